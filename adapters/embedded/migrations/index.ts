@@ -1,0 +1,13 @@
+import type { EmbeddedDatabase } from '../database.js';
+
+/** One schema step. `up` is SQL, or a function for steps that need logic; it runs inside a transaction. */
+export interface Migration {
+  id: number;
+  name: string;
+  up: string | ((db: EmbeddedDatabase) => void);
+}
+
+/**
+ * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
+ */
+export const migrations: readonly Migration[] = [];
