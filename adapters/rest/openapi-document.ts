@@ -1,0 +1,37 @@
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/_app.js';
+import type { RouteMeta } from '../../server/trpc.js';
+
+const securitySchemes = {
+  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/login, /auth/signup or /auth/callback' },
+  apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key secret (tmk_…) from POST /api-keys' },
+  portalSession: { type: 'apiKey', in: 'cookie', name: 'tm_portal', description: 'Portal session cookie; state-changing calls also need X-CSRF-Token' },
+} as const;
+
+const schemeOf = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', portal: 'portalSession' } as const;
+
+/**
+ * OpenAPI 3.1 generated from the routers. trpc-to-openapi puts every scheme on every protected
+ * operation; each procedure's `auth` meta narrows that to the credential the route really takes.
+ */
+export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(router, {
+    title: 'Tenant Memory Platform API',
+    description: 'Multi-tenant memory store for AI agents: auth, API keys, memories, search, knowledge and portal.',
+    version,
+    openApiVersion: '3.1.0',
+    baseUrl,
+    securitySchemes: securitySchemes as unknown as Record<string, never>,
+  });
+  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta } }>;
+  for (const proc of Object.values(procedures)) {
+    const meta = proc._def.meta;
+    if (!meta?.openapi) continue;
+    const op = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
+    if (!op) continue;
+    const auth = meta.auth ?? 'none';
+    if (auth === 'none') delete op.security;
+    else op.security = [{ [schemeOf[auth]]: [] }];
+  }
+  return doc;
+}

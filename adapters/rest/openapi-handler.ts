@@ -1,0 +1,66 @@
+import type { NextFunction, Request, Response } from 'express';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import type { AppRouter } from '../../routers/_app.js';
+import type { Services } from '../../server/container.js';
+import { createRequestContext, type RequestContext } from '../../server/context.js';
+import { retryAfterOf, statusOf, toErrorBody } from '../../server/error-body.js';
+import { codeForTrpc, type ErrorBody } from '../../server/errors.js';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+
+/**
+ * Serves every REST path of the spec from the tRPC routers through trpc-to-openapi.
+ *
+ * trpc-to-openapi writes its own error body, whose `code` is tRPC's. Our tRPC error formatter
+ * already put the api-decisions body under `data.app`; the response wrapper below sends that body
+ * instead, so REST callers see one error shape everywhere.
+ */
+export function createRestHandler(router: AppRouter, services: Services) {
+  const handler = createOpenApiNodeHttpHandler<AppRouter, Request, Response>({
+    router,
+    createContext: ({ req, res }) => createRequestContext(services, req, res),
+    responseMeta: ({ ctx, errors }) => {
+      const context = ctx as RequestContext | undefined;
+      const headers: Record<string, string> = { ...(context?.response.headers ?? {}) };
+      if (errors.length > 0) {
+        const first = errors[0]!;
+        const body = toErrorBody(first, context?.requestId ?? 'unknown');
+        const retryAfter = retryAfterOf(first);
+        if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+        return { status: statusOf(body.code), headers };
+      }
+      return { status: context?.response.status ?? 200, headers };
+    },
+    onError: ({ error, req }) => {
+      if (toErrorBody(error, '').code === 'INTERNAL') {
+        services.logger.error({ err: error.cause ?? error, url: req.url }, 'unhandled error in REST procedure');
+      }
+    },
+  });
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (res.statusCode >= 400 && typeof chunk === 'string') {
+        chunk = rewriteErrorBody(chunk, String(res.locals.requestId ?? 'unknown'));
+      }
+      return end(chunk, ...rest);
+    }) as Response['end'];
+    void handler(req, res, next).catch(next);
+  };
+}
+
+function rewriteErrorBody(raw: string, requestId: string): string {
+  let parsed: { data?: { app?: ErrorBody }; code?: TRPC_ERROR_CODE_KEY; message?: string };
+  try {
+    parsed = JSON.parse(raw) as typeof parsed;
+  } catch {
+    return raw;
+  }
+  // Errors raised before a context existed (e.g. a wrong content type) were formatted without a request id.
+  const body: ErrorBody = parsed.data?.app ?? {
+    code: (parsed.code && codeForTrpc[parsed.code]) || 'INTERNAL',
+    message: parsed.message ?? 'error',
+    request_id: requestId,
+  };
+  return JSON.stringify({ ...body, request_id: requestId });
+}

@@ -1,0 +1,12 @@
+import { router } from '../server/trpc.js';
+import { systemRouter } from './system.js';
+
+/**
+ * Every area's router. Each procedure is defined once here and served both at /trpc and, through
+ * its `openapi` meta, on the spec's REST path.
+ */
+export const appRouter = router({
+  system: systemRouter,
+});
+
+export type AppRouter = typeof appRouter;

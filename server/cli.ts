@@ -1,0 +1,67 @@
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './main.js';
+import { version } from './version.js';
+
+/** Flags of `serve` override the environment variables of the same meaning. */
+function envFromFlags(flags: Record<string, string | undefined>): Record<string, string | undefined> {
+  const map: Record<string, string> = {
+    port: 'PORT',
+    host: 'HOST',
+    dataDir: 'DATA_DIR',
+    storage: 'STORAGE',
+    logLevel: 'LOG_LEVEL',
+    mongodbUrl: 'MONGODB_URL',
+    qdrantUrl: 'QDRANT_URL',
+  };
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const [flag, name] of Object.entries(map)) if (flags[flag] !== undefined) env[name] = flags[flag];
+  return env;
+}
+
+function fail(err: unknown): never {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(err instanceof ConfigError ? 78 : 1);
+}
+
+export function buildCli(): Command {
+  const program = new Command('tenant-memory').description('Tenant Memory Platform: a multi-tenant memory store for AI agents').version(version);
+
+  program
+    .command('serve')
+    .description('start the HTTP service (REST, /trpc, /openapi.json, /docs) with in-process workers')
+    .option('-p, --port <port>', 'port to listen on (env PORT, default 8080)')
+    .option('--host <host>', 'address to bind (env HOST, default 0.0.0.0)')
+    .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR, default ./data)')
+    .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
+    .option('--mongodb-url <url>', 'MongoDB connection string for --storage mongo (env MONGODB_URL)')
+    .option('--qdrant-url <url>', 'Qdrant URL for --storage mongo (env QDRANT_URL)')
+    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .action(async (flags: Record<string, string | undefined>) => {
+      let config;
+      try {
+        config = loadConfig(envFromFlags(flags));
+      } catch (err) {
+        fail(err);
+      }
+      const logger = createLogger(config.LOG_LEVEL);
+      const running = await startServer(config, logger).catch(fail);
+      logger.info({ url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined }, 'tenant-memory listening');
+      const stop = (signal: string) => {
+        logger.info({ signal }, 'shutting down');
+        running.close().then(
+          () => process.exit(0),
+          (err) => fail(err),
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  await buildCli().parseAsync(argv);
+}

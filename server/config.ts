@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+/** OIDC providers as JSON: `[{"id":"acme","issuer":"https://…","client_id":"…","client_secret":"…"}]`. */
+const oidcProviders = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.array(
+      z.object({
+        id: z.string().regex(/^[a-z0-9_-]+$/i),
+        issuer: z.url(),
+        client_id: z.string().min(1),
+        client_secret: z.string().optional(),
+        scopes: z.string().default('openid email profile'),
+      }),
+    ),
+  );
+
+/**
+ * Every environment variable the service reads, validated once at start-up. Names follow
+ * api-decisions; CLI flags of `tenant-memory serve` override the same keys.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  STORAGE: z.enum(['embedded', 'mongo']).default('embedded'),
+  MONGODB_URL: z.string().optional(),
+  MONGODB_DB: z.string().default('tenant_memory'),
+  QDRANT_URL: z.url().optional(),
+  QDRANT_API_KEY: z.string().optional(),
+  QDRANT_COLLECTION: z.string().default('memories'),
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'openai', 'hash']).default('local'),
+  EMBEDDINGS_URL: z.url().optional(),
+  EMBEDDINGS_MODEL: z.string().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  LLM_URL: z.url().optional(),
+  LLM_MODEL: z.string().optional(),
+  LLM_API_KEY: z.string().optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(300).default(30 * 86_400),
+  STEP_UP_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  BREAK_GLASS_MAX_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(240),
+  SIGNUP_ENABLED: bool.default(true),
+  OIDC_PROVIDERS: oidcProviders.default([]),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().default('false'),
+  CORS_ORIGINS: csv.default([]),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  MEMORY_CONTENT_MAX_BYTES: z.coerce.number().int().min(16).default(64 * 1024),
+  WORKER_MODE: z.enum(['inline', 'external']).default('inline'),
+  NODE_ENV: z.string().default('development'),
+});
+
+export type Config = z.output<typeof envSchema> & { jwtSecret: string };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads and validates configuration. A bad value throws a ConfigError naming the variable, so the
+ * process stops at start-up rather than failing later. On the embedded profile an unset JWT_SECRET
+ * is generated once and kept in DATA_DIR so that tokens survive restarts.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''),
+  );
+  const parsed = envSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = parsed.data;
+  if (cfg.STORAGE === 'mongo' && !cfg.MONGODB_URL) {
+    throw new ConfigError('invalid configuration:\n  MONGODB_URL: required when STORAGE=mongo');
+  }
+  if (cfg.STORAGE === 'mongo' && !cfg.QDRANT_URL) {
+    throw new ConfigError('invalid configuration:\n  QDRANT_URL: required when STORAGE=mongo');
+  }
+  if (cfg.EMBEDDINGS_PROVIDER === 'openai' && !cfg.EMBEDDINGS_URL) {
+    throw new ConfigError('invalid configuration:\n  EMBEDDINGS_URL: required when EMBEDDINGS_PROVIDER=openai');
+  }
+  const jwtSecret = cfg.JWT_SECRET ?? persistedSecret(cfg);
+  return { ...cfg, jwtSecret };
+}
+
+function persistedSecret(cfg: z.output<typeof envSchema>): string {
+  if (cfg.STORAGE !== 'embedded') {
+    throw new ConfigError('invalid configuration:\n  JWT_SECRET: required when STORAGE=mongo (instances must share it)');
+  }
+  mkdirSync(cfg.DATA_DIR, { recursive: true });
+  const file = path.join(cfg.DATA_DIR, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/** The trust-proxy setting as express understands it: false, true, a hop count, or a list of addresses/CIDRs. */
+export function trustProxySetting(value: string): boolean | number | string[] {
+  if (value === 'false' || value === '0' || value === '') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((s) => s.trim());
+}

@@ -1,0 +1,31 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '../errors.js';
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * JSON bodies for REST routes. A body that is not JSON gets 415; malformed JSON 400; oversized 413
+ * (through the error handler). A POST without any body (e.g. rotate) is treated as `{}` so callers
+ * need not send a content type for an empty request.
+ */
+export function jsonBody(limitBytes: number) {
+  const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!bodyMethods.has(req.method)) return next();
+    if (!hasBody(req)) {
+      req.body = {};
+      req.headers['content-type'] = 'application/json';
+      return next();
+    }
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+      return next(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got '${type || 'none'}'`));
+    }
+    parse(req, res, next);
+  };
+}

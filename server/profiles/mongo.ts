@@ -1,0 +1,20 @@
+import { MongoClient } from 'mongodb';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { StoragePorts } from '../ports/index.js';
+
+/** The server profile: MongoDB documents (and Qdrant vectors, wired by the retrieval layer). */
+export async function createMongoPorts(config: Config, logger: Logger): Promise<StoragePorts> {
+  const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  const db = client.db(config.MONGODB_DB);
+  logger.info({ db: config.MONGODB_DB }, 'mongodb connected');
+  return {
+    async ping() {
+      await db.command({ ping: 1 });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Built-in roles and the permissions they carry. Permissions are checked on every bearer route;
+ * API keys carry scopes instead (see api-keys scopes).
+ */
+export const permissions = [
+  'tenant:read',
+  'tenant:manage',
+  'members:read',
+  'members:manage',
+  'roles:read',
+  'api_keys:read',
+  'api_keys:manage',
+  'audit:read',
+  'memories:read',
+  'memories:write',
+  'knowledge:read',
+  'knowledge:write',
+  'usage:read',
+  'break_glass:request',
+  'break_glass:approve',
+  'data:export',
+  'data:delete',
+  'retention:override',
+] as const;
+
+export type Permission = (typeof permissions)[number];
+
+export const roleNames = ['owner', 'admin', 'member', 'viewer'] as const;
+export type RoleName = (typeof roleNames)[number];
+
+export interface RoleDefinition {
+  name: RoleName;
+  description: string;
+  permissions: readonly Permission[];
+}
+
+const readOnly: Permission[] = ['tenant:read', 'members:read', 'roles:read', 'api_keys:read', 'memories:read', 'knowledge:read', 'usage:read'];
+const member: Permission[] = [...readOnly, 'api_keys:manage', 'memories:write', 'knowledge:write', 'break_glass:request'];
+const admin: Permission[] = permissions.filter((p) => p !== 'tenant:manage');
+
+export const builtInRoles: readonly RoleDefinition[] = [
+  { name: 'owner', description: 'Full control of the tenant, including its settings and members', permissions: [...permissions] },
+  { name: 'admin', description: 'Manages members, keys, data and audit; cannot change tenant settings', permissions: admin },
+  { name: 'member', description: 'Uses the tenant: reads and writes memories and knowledge, manages API keys', permissions: member },
+  { name: 'viewer', description: 'Read-only access to the tenant', permissions: readOnly },
+];
+
+export function roleByName(name: string): RoleDefinition | undefined {
+  return builtInRoles.find((r) => r.name === name);
+}
+
+/** What a break-glass approval grants for its duration. */
+export const breakGlassRole: RoleName = 'admin';

@@ -1,0 +1,42 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { RequestContext } from './context.js';
+import { toErrorBody } from './error-body.js';
+import { AppError, errorCatalog } from './errors.js';
+
+/** Extra procedure metadata: which credential a REST route takes, for the OpenAPI document. */
+export type RouteMeta = OpenApiMeta<{ auth?: 'none' | 'bearer' | 'apiKey' | 'portal' }>;
+
+/**
+ * The one tRPC instance. `OpenApiMeta` lets each procedure declare its REST path; superjson is the
+ * transformer of the typed client (trpc-to-openapi ignores transformers, so REST stays plain JSON).
+ */
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<RouteMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error, ctx }) {
+      // Typed clients get the same machine code, request id and fields as REST callers.
+      return { ...shape, data: { ...shape.data, stack: undefined, app: toErrorBody(error, ctx?.requestId ?? 'unknown') } };
+    },
+  });
+
+export const router = t.router;
+export const middleware = t.middleware;
+/**
+ * Services throw AppError; tRPC would report those as INTERNAL_SERVER_ERROR. This maps each to its
+ * tRPC code once, for every procedure, keeping the AppError as the cause for the error body.
+ */
+export const baseProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof AppError) {
+      throw new TRPCError({ code: errorCatalog[cause.code].trpc, message: cause.message, cause });
+    }
+  }
+  return result;
+});
+export const createCallerFactory = t.createCallerFactory;

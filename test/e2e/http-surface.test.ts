@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenantMemoryClient } from '../../client/index.js';
+import { http, startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('HTTP surface', () => {
+  it('answers health, readiness and metrics', async () => {
+    expect((await http(server.url, 'GET', '/healthz')).body).toMatchObject({ status: 'ok' });
+    expect((await http(server.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { storage: 'ok' } });
+    const metrics = await http(server.url, 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('http_request_duration_seconds');
+  });
+
+  it('serves an OpenAPI 3.1 document with both security schemes and an interactive reference', async () => {
+    const doc = (await http(server.url, 'GET', '/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['bearerAuth', 'apiKeyAuth']));
+    const docs = await http(server.url, 'GET', '/docs/');
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain('swagger');
+  });
+
+  it('echoes a request id and sets security headers', async () => {
+    const res = await http(server.url, 'GET', '/healthz', { headers: { 'x-request-id': 'req-test-12345' } });
+    expect(res.headers.get('x-request-id')).toBe('req-test-12345');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const generated = await http(server.url, 'GET', '/healthz');
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown routes with the error body', async () => {
+    const res = await http(server.url, 'GET', '/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String), request_id: res.headers.get('x-request-id') });
+  });
+
+  it('calls the server end to end through the typed client', async () => {
+    const client = createTenantMemoryClient({ url: server.url });
+    await expect(client.system.info.query()).resolves.toEqual({ name: 'tenant-memory', version: expect.any(String), storage: 'embedded' });
+  });
+});
