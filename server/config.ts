@@ -66,6 +66,12 @@ const envSchema = z.object({
   BREAK_GLASS_MAX_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(240),
   SIGNUP_ENABLED: bool.default(true),
   OIDC_PROVIDERS: oidcProviders.default([]),
+  /**
+   * Lets OIDC issuers on plain http that are not on loopback be used (development against a provider
+   * on another host without TLS). http issuers on loopback (127.0.0.0/8, ::1, localhost) are always
+   * allowed: that traffic never leaves the machine. Everything else must be https.
+   */
+  OIDC_ALLOW_INSECURE_ISSUERS: bool.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('false'),
   CORS_ORIGINS: csv.default([]),
@@ -105,6 +111,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (cfg.EMBEDDINGS_PROVIDER === 'openai' && !cfg.EMBEDDINGS_URL) {
     throw new ConfigError('invalid configuration:\n  EMBEDDINGS_URL: required when EMBEDDINGS_PROVIDER=openai');
   }
+  for (const p of cfg.OIDC_PROVIDERS) {
+    const issuer = new URL(p.issuer);
+    if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && (isLoopbackHostname(issuer.hostname) || cfg.OIDC_ALLOW_INSECURE_ISSUERS))) {
+      throw new ConfigError(
+        `invalid configuration:\n  OIDC_PROVIDERS: issuer of '${p.id}' must be https (http only on loopback, or with OIDC_ALLOW_INSECURE_ISSUERS=true)`,
+      );
+    }
+  }
+  const providerIds = cfg.OIDC_PROVIDERS.map((p) => p.id);
+  if (new Set(providerIds).size !== providerIds.length) {
+    throw new ConfigError('invalid configuration:\n  OIDC_PROVIDERS: provider ids must be unique');
+  }
   const jwtSecret = cfg.JWT_SECRET ?? persistedSecret(cfg);
   return { ...cfg, jwtSecret };
 }
@@ -127,4 +145,12 @@ export function trustProxySetting(value: string): boolean | number | string[] {
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value.split(',').map((s) => s.trim());
+}
+
+/** True for host names that always mean this machine: localhost, 127.0.0.0/8 and ::1 (URL.hostname form). */
+export function isLoopbackHostname(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '[::1]' || h === '::1') return true;
+  return /^127(\.\d{1,3}){3}$/.test(h);
 }
