@@ -1,4 +1,5 @@
 import type { EmbeddedDatabase } from '../database.js';
+import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
 
 /** One schema step. `up` is SQL, or a function for steps that need logic; it runs inside a transaction. */
@@ -11,4 +12,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [ssoStateMigration];
+export const migrations: readonly Migration[] = [apiKeysMigration, ssoStateMigration];

@@ -1,0 +1,393 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
+import { AppError, notFound, unauthenticated, validation } from '../errors.js';
+import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyUsage } from '../ports/api-keys.js';
+import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiKeyScope } from '../principal.js';
+import { isValidNamespace } from '../schemas/namespace.js';
+import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
+
+/**
+ * Scoped API keys: create, list, rotate, revoke, and the per-request authentication of `X-API-Key`.
+ *
+ * Secrets are `tmk_` + 52 lower-case base32 characters (32 random bytes, 256 bits). Only their SHA-256
+ * is stored; the secret is returned once, by create and rotate. Authentication hashes the presented
+ * secret, probes the unique hash index, compares the stored hash in constant time, then checks status
+ * and the IP allowlist. Nothing about a key's validity is cached: every request reads the store, so a
+ * rotation or revocation made by any process (several API instances, the worker) takes effect on the
+ * very next request everywhere. Only derived, immutable data (a compiled IP allowlist, keyed by its
+ * normalised text) is memoised.
+ *
+ * `last_used_at` is kept off the hot path: a use is recorded when the stored value (or this process's
+ * last recorded use) is at least `usageGranularityMs` old (default 60 s), and recorded uses are written
+ * in one batch `usageFlushMs` later (default 1 s). So the list shows a key's last use to within a minute,
+ * at most ~1 s after the first use of each minute; `list` flushes first, so the same process sees
+ * it at once. A key in steady use costs one UPDATE per minute per process, not one per request.
+ */
+
+export const SECRET_PREFIX = 'tmk_';
+const SECRET_PATTERN = /^tmk_[a-z2-7]{52}$/;
+/** Characters of a secret shown in lists: `tmk_` + 8 (40 of 256 bits; not enough to guess the rest). */
+const DISPLAY_PREFIX_LENGTH = 12;
+export const API_KEY_NAME_MAX = 200;
+export const API_KEY_LIST_MAX = 100;
+
+export type ApiKeyAuditAction = 'api_key.create' | 'api_key.rotate' | 'api_key.revoke' | 'api_key.denied_ip';
+
+/** What the service tells the audit log; the container adapts it to the audit service. Never carries a secret. */
+export interface ApiKeyAuditEvent {
+  tenantId: string;
+  action: ApiKeyAuditAction;
+  /** The user who acted (null for `api_key.denied_ip`, where the key itself is the actor). */
+  actorUserId: string | null;
+  keyId: string;
+  ip: string | null;
+  requestId: string | null;
+  details: Record<string, unknown>;
+}
+
+export type ApiKeyAuditSink = (event: ApiKeyAuditEvent) => Promise<void>;
+
+/** Who performs a management action (from the bearer principal and the request). */
+export interface ApiKeyActor {
+  tenantId: string;
+  userId: string | null;
+  ip?: string | null;
+  requestId?: string | null;
+}
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: readonly string[];
+  namespace_restrictions?: readonly string[] | null;
+  ip_allowlist?: readonly string[] | null;
+}
+
+/** A key as the API shows it: everything but the secret and its hash. */
+export interface ApiKeyView {
+  keyId: string;
+  tenantId: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  namespaceRestrictions: string[] | null;
+  ipAllowlist: string[] | null;
+  prefix: string;
+  status: ApiKeyStatus;
+  createdBy: string | null;
+  createdAt: string;
+  rotatedAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface ApiKeyService extends ApiKeyAuthenticator {
+  create(actor: ApiKeyActor, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }>;
+  list(tenantId: string): Promise<ApiKeyView[]>;
+  get(tenantId: string, keyId: string): Promise<ApiKeyView>;
+  /** New secret for an active key; the old one stops working at once. Revoked key → 409. */
+  rotate(actor: ApiKeyActor, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
+  /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. */
+  revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
+  /** Writes recorded `last_used_at` values now. */
+  flushUsage(): Promise<void>;
+  /** Flushes and stops the background timer. */
+  close(): Promise<void>;
+}
+
+export interface ApiKeyServiceDeps {
+  store: ApiKeyStore;
+  audit?: ApiKeyAuditSink;
+  logger: { warn(obj: object, msg: string): void };
+  now?: () => Date;
+  /** Minimum interval between two recorded uses of one key (default 60 000 ms). */
+  usageGranularityMs?: number;
+  /** Delay before recorded uses are written (default 1 000 ms). */
+  usageFlushMs?: number;
+}
+
+export function hashApiKeySecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function generateApiKeySecret(): string {
+  return SECRET_PREFIX + encodeBase32LowerCaseNoPadding(randomBytes(32));
+}
+
+function view(record: ApiKeyRecord): ApiKeyView {
+  return {
+    keyId: record.id,
+    tenantId: record.tenantId,
+    name: record.name,
+    scopes: [...record.scopes] as ApiKeyScope[],
+    namespaceRestrictions: record.namespaceRestrictions ? [...record.namespaceRestrictions] : null,
+    ipAllowlist: record.ipAllowlist ? [...record.ipAllowlist] : null,
+    prefix: record.secretPrefix,
+    status: record.status,
+    createdBy: record.createdBy,
+    createdAt: record.createdAt,
+    rotatedAt: record.rotatedAt,
+    revokedAt: record.revokedAt,
+    lastUsedAt: record.lastUsedAt,
+  };
+}
+
+const scopeSet: ReadonlySet<string> = new Set(apiKeyScopes);
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+function validateName(name: unknown): string {
+  if (typeof name !== 'string') throw validation('name', 'required');
+  const trimmed = name.trim();
+  if (trimmed === '') throw validation('name', 'must not be empty');
+  if (trimmed.length > API_KEY_NAME_MAX) throw validation('name', `must be at most ${API_KEY_NAME_MAX} characters`);
+  if (CONTROL_CHARS.test(trimmed)) throw validation('name', 'must not contain control characters');
+  return trimmed;
+}
+
+function validateScopes(scopes: unknown): ApiKeyScope[] {
+  if (!Array.isArray(scopes) || scopes.length === 0) throw validation('scopes', 'at least one scope is required');
+  for (const [i, s] of scopes.entries()) {
+    if (typeof s !== 'string' || !scopeSet.has(s)) {
+      throw new AppError('VALIDATION_FAILED', `scopes: unknown scope '${String(s)}' (allowed: ${apiKeyScopes.join(', ')})`, {
+        fields: [{ field: `scopes.${i}`, message: `unknown scope '${String(s)}'` }],
+      });
+    }
+  }
+  // Canonical order, duplicates dropped.
+  return apiKeyScopes.filter((s) => scopes.includes(s));
+}
+
+function validateList(field: string, values: readonly string[] | null | undefined, each: (v: string, i: number) => string): string[] | null {
+  if (values === undefined || values === null) return null;
+  if (!Array.isArray(values)) throw validation(field, 'must be an array of strings');
+  if (values.length === 0) throw validation(field, 'must not be empty (omit it, or send null, for no restriction)');
+  if (values.length > API_KEY_LIST_MAX) throw validation(field, `at most ${API_KEY_LIST_MAX} entries`);
+  const out: string[] = [];
+  values.forEach((v, i) => {
+    const normalised = each(v, i);
+    if (!out.includes(normalised)) out.push(normalised);
+  });
+  return out;
+}
+
+function validateNamespaces(values: readonly string[] | null | undefined): string[] | null {
+  return validateList('namespace_restrictions', values, (v, i) => {
+    if (typeof v !== 'string' || !isValidNamespace(v)) {
+      throw new AppError('VALIDATION_FAILED', `namespace_restrictions: '${String(v)}' is not a valid namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)`, {
+        fields: [{ field: `namespace_restrictions.${i}`, message: `invalid namespace '${String(v)}'` }],
+      });
+    }
+    return v;
+  });
+}
+
+function validateAllowlist(values: readonly string[] | null | undefined): string[] | null {
+  return validateList('ip_allowlist', values, (v, i) => {
+    try {
+      if (typeof v !== 'string') throw new AllowlistEntryError(String(v), 'not a string');
+      return normaliseAllowlistEntry(v);
+    } catch (err) {
+      if (!(err instanceof AllowlistEntryError)) throw err;
+      throw new AppError('VALIDATION_FAILED', `ip_allowlist: ${err.message}`, { fields: [{ field: `ip_allowlist.${i}`, message: err.message }] });
+    }
+  });
+}
+
+export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
+  const { store, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const granularityMs = deps.usageGranularityMs ?? 60_000;
+  const flushMs = deps.usageFlushMs ?? 1_000;
+  const audit = deps.audit ?? (async () => {});
+
+  /** Compiled allowlists by their normalised text (immutable data, so safe to share and never stale). */
+  const matchers = new Map<string, IpMatcher>();
+  /** Per key: when this process last recorded a use (ms). */
+  const recordedAt = new Map<string, number>();
+  const pendingUsage = new Map<string, ApiKeyUsage>();
+  /** Per key and address: when a denied-IP event was last audited (ms), to keep floods out of the audit log. */
+  const deniedAuditedAt = new Map<string, number>();
+  let flushTimer: NodeJS.Timeout | null = null;
+  let flushing: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const safeAudit = async (event: ApiKeyAuditEvent) => {
+    try {
+      await audit(event);
+    } catch (err) {
+      logger.warn({ err, action: event.action, keyId: event.keyId }, 'audit record failed');
+    }
+  };
+
+  function matcherFor(entries: readonly string[]): IpMatcher {
+    const cacheKey = entries.join(' ');
+    let m = matchers.get(cacheKey);
+    if (!m) {
+      if (matchers.size >= 10_000) matchers.clear();
+      m = compileAllowlist(entries);
+      matchers.set(cacheKey, m);
+    }
+    return m;
+  }
+
+  function flushUsage(): Promise<void> {
+    if (flushTimer) {
+      clearTimeout(flushTimer);
+      flushTimer = null;
+    }
+    if (pendingUsage.size === 0) return flushing;
+    const batch = [...pendingUsage.values()];
+    pendingUsage.clear();
+    flushing = flushing.then(() =>
+      store.recordUsage(batch).catch((err: unknown) => {
+        logger.warn({ err, keys: batch.length }, 'recording API key last_used_at failed');
+      }),
+    );
+    return flushing;
+  }
+
+  function noteUse(record: ApiKeyRecord): void {
+    const at = now();
+    const ms = at.getTime();
+    const mine = recordedAt.get(record.id) ?? 0;
+    if (ms - mine < granularityMs) return;
+    if (record.lastUsedAt !== null && ms - Date.parse(record.lastUsedAt) < granularityMs) return;
+    if (recordedAt.size >= 100_000) recordedAt.clear();
+    recordedAt.set(record.id, ms);
+    pendingUsage.set(record.id, { tenantId: record.tenantId, keyId: record.id, usedAt: at.toISOString() });
+    if (!flushTimer && !closed) {
+      flushTimer = setTimeout(() => void flushUsage(), flushMs);
+      flushTimer.unref();
+    }
+  }
+
+  async function existing(tenantId: string, keyId: string): Promise<ApiKeyRecord> {
+    const record = await store.get(tenantId, keyId);
+    if (!record) throw notFound('API key');
+    return record;
+  }
+
+  function newSecret() {
+    const secret = generateApiKeySecret();
+    return { secret, secretHash: hashApiKeySecret(secret), secretPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
+  }
+
+  return {
+    async create(actor, input) {
+      const name = validateName(input.name);
+      const scopes = validateScopes(input.scopes);
+      const namespaceRestrictions = validateNamespaces(input.namespace_restrictions);
+      const ipAllowlist = validateAllowlist(input.ip_allowlist);
+      const { secret, secretHash, secretPrefix } = newSecret();
+      const record = await store.insert(actor.tenantId, {
+        id: randomUUID(),
+        name,
+        scopes,
+        namespaceRestrictions,
+        ipAllowlist,
+        secretHash,
+        secretPrefix,
+        createdBy: actor.userId,
+        createdAt: now().toISOString(),
+      });
+      await safeAudit({
+        tenantId: actor.tenantId,
+        action: 'api_key.create',
+        actorUserId: actor.userId,
+        keyId: record.id,
+        ip: actor.ip ?? null,
+        requestId: actor.requestId ?? null,
+        details: { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix },
+      });
+      return { key: view(record), secret };
+    },
+
+    async list(tenantId) {
+      await flushUsage();
+      return (await store.list(tenantId)).map(view);
+    },
+
+    async get(tenantId, keyId) {
+      return view(await existing(tenantId, keyId));
+    },
+
+    async rotate(actor, keyId) {
+      const { secret, secretHash, secretPrefix } = newSecret();
+      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString() });
+      if (!record) {
+        const current = await existing(actor.tenantId, keyId); // 404 when absent or another tenant's
+        throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);
+      }
+      await safeAudit({
+        tenantId: actor.tenantId,
+        action: 'api_key.rotate',
+        actorUserId: actor.userId,
+        keyId,
+        ip: actor.ip ?? null,
+        requestId: actor.requestId ?? null,
+        details: { prefix: secretPrefix },
+      });
+      return { key: view(record), secret };
+    },
+
+    async revoke(actor, keyId) {
+      const result = await store.revoke(actor.tenantId, keyId, now().toISOString());
+      if (!result) throw notFound('API key');
+      if (result.changed) {
+        await safeAudit({
+          tenantId: actor.tenantId,
+          action: 'api_key.revoke',
+          actorUserId: actor.userId,
+          keyId,
+          ip: actor.ip ?? null,
+          requestId: actor.requestId ?? null,
+          details: { name: result.key.name, prefix: result.key.secretPrefix },
+        });
+      }
+      return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
+    },
+
+    async authenticate(secret, clientIp): Promise<ApiKeyPrincipal> {
+      if (!SECRET_PATTERN.test(secret)) throw unauthenticated('invalid API key');
+      const digest = createHash('sha256').update(secret).digest();
+      const record = await store.findBySecretHash(digest.toString('hex'));
+      if (!record) throw unauthenticated('invalid API key');
+      const stored = Buffer.from(record.secretHash, 'hex');
+      if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw unauthenticated('invalid API key');
+      if (record.status !== 'active') throw unauthenticated('API key revoked');
+      if (record.ipAllowlist !== null && !matcherFor(record.ipAllowlist)(clientIp)) {
+        const ms = now().getTime();
+        const auditKey = `${record.id}|${clientIp}`;
+        if (ms - (deniedAuditedAt.get(auditKey) ?? 0) >= granularityMs) {
+          if (deniedAuditedAt.size >= 10_000) deniedAuditedAt.clear();
+          deniedAuditedAt.set(auditKey, ms);
+          logger.warn({ keyId: record.id, tenantId: record.tenantId, ip: clientIp }, 'API key used from an address outside its allowlist');
+          await safeAudit({
+            tenantId: record.tenantId,
+            action: 'api_key.denied_ip',
+            actorUserId: null,
+            keyId: record.id,
+            ip: clientIp,
+            requestId: null,
+            details: { prefix: record.secretPrefix },
+          });
+        }
+        throw new AppError('IP_NOT_ALLOWED', 'this API key may not be used from this address');
+      }
+      noteUse(record);
+      return {
+        kind: 'apiKey',
+        keyId: record.id,
+        tenantId: record.tenantId,
+        scopes: new Set(record.scopes as ApiKeyScope[]),
+        namespaces: record.namespaceRestrictions,
+      };
+    },
+
+    flushUsage,
+
+    async close() {
+      closed = true;
+      await flushUsage();
+    },
+  };
+}

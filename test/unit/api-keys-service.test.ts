@@ -1,0 +1,305 @@
+import { createHash, randomUUID } from 'node:crypto';
+import Database from 'libsql';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
+import { runMigrations } from '../../adapters/embedded/database.js';
+import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import type { Services } from '../../server/container.js';
+import type { RequestContext } from '../../server/context.js';
+import { AppError } from '../../server/errors.js';
+import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
+import { assertNamespaceAllowed, requireScope } from '../../server/procedures.js';
+import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
+import { createCallerFactory, router } from '../../server/trpc.js';
+import { z } from 'zod';
+
+const SECRET = /^tmk_[a-z2-7]{52}$/;
+
+async function appError(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected an AppError');
+}
+
+function openStore() {
+  const db = new Database(':memory:');
+  runMigrations(db, [apiKeysMigration]);
+  return { db, store: createEmbeddedApiKeyStore(db) };
+}
+
+/** The real store, counting usage writes. */
+function counting(store: ApiKeyStore) {
+  const writes: ApiKeyUsage[][] = [];
+  return {
+    writes,
+    store: { ...store, recordUsage: async (uses: readonly ApiKeyUsage[]) => (writes.push([...uses]), store.recordUsage(uses)) } satisfies ApiKeyStore,
+  };
+}
+
+let clock: Date;
+let audit: ApiKeyAuditEvent[];
+let warnings: string[];
+let db: InstanceType<typeof Database>;
+let store: ApiKeyStore;
+let writes: ApiKeyUsage[][];
+let service: ApiKeyService;
+const tenant = randomUUID();
+const user = randomUUID();
+const actor = () => ({ tenantId: tenant, userId: user, ip: '127.0.0.1', requestId: 'req-1' });
+
+function makeService(s: ApiKeyStore = store) {
+  return createApiKeyService({
+    store: s,
+    audit: async (e) => void audit.push(e),
+    logger: { warn: (_o, msg) => void warnings.push(msg) },
+    now: () => clock,
+    usageFlushMs: 5,
+  });
+}
+
+beforeEach(() => {
+  clock = new Date('2030-03-01T12:00:00.000Z');
+  audit = [];
+  warnings = [];
+  const opened = openStore();
+  db = opened.db;
+  const c = counting(opened.store);
+  store = c.store;
+  writes = c.writes;
+  service = makeService();
+});
+
+describe('create', () => {
+  it('returns a tmk_ secret with 256 random bits once, and stores only its SHA-256', async () => {
+    const { key, secret } = await service.create(actor(), { name: '  ingest  ', scopes: ['memories:write', 'memories:read', 'memories:read'] });
+    expect(secret).toMatch(SECRET);
+    expect(key).toMatchObject({ tenantId: tenant, name: 'ingest', scopes: ['memories:read', 'memories:write'], status: 'active', createdBy: user, namespaceRestrictions: null, ipAllowlist: null, lastUsedAt: null });
+    expect(key.prefix).toBe(secret.slice(0, 12));
+    const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get([key.keyId]) as Record<string, unknown>;
+    expect(row.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(secret.slice(12));
+    expect(JSON.stringify(key)).not.toContain(secret.slice(12));
+    const second = await service.create(actor(), { name: 'other', scopes: ['usage:read'] });
+    expect(second.secret).not.toBe(secret);
+  });
+
+  it('normalises and de-duplicates restrictions', async () => {
+    const { key } = await service.create(actor(), {
+      name: 'k',
+      scopes: ['knowledge:read'],
+      namespace_restrictions: ['default', 'team-a', 'default'],
+      ip_allowlist: ['::ffff:10.0.0.0/104', '10.0.0.0/8', '2001:DB8::/32'],
+    });
+    expect(key.namespaceRestrictions).toEqual(['default', 'team-a']);
+    expect(key.ipAllowlist).toEqual(['10.0.0.0/8', '2001:db8::/32']);
+  });
+
+  it('records an audit event without the secret', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'api_key.create', tenantId: tenant, actorUserId: user, keyId: key.keyId, ip: '127.0.0.1', requestId: 'req-1' }),
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(secret.slice(12));
+  });
+
+  it.each([
+    [{ name: '', scopes: ['usage:read'] }, 'name', 'name: must not be empty'],
+    [{ name: '   ', scopes: ['usage:read'] }, 'name', 'name: must not be empty'],
+    [{ name: 'x'.repeat(201), scopes: ['usage:read'] }, 'name', 'at most 200'],
+    [{ name: 'a\u0000b', scopes: ['usage:read'] }, 'name', 'control characters'],
+    [{ name: 'k', scopes: [] }, 'scopes', 'at least one scope'],
+    [{ name: 'k', scopes: ['memories:read', 'memories:delete'] }, 'scopes.1', "unknown scope 'memories:delete'"],
+    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: [] }, 'namespace_restrictions', 'must not be empty'],
+    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: ['ok', 'not ok'] }, 'namespace_restrictions.1', "'not ok' is not a valid namespace"],
+    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: ['x'.repeat(65)] }, 'namespace_restrictions.0', 'not a valid namespace'],
+    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: [] }, 'ip_allowlist', 'must not be empty'],
+    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1', '10.0.0.0/40'] }, 'ip_allowlist.1', "'10.0.0.0/40'"],
+    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: ['example.com'] }, 'ip_allowlist.0', "'example.com' is not a valid IP address"],
+    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) }, 'ip_allowlist', 'at most 100'],
+  ])('rejects %j with 400 naming %s', async (input, field, message) => {
+    const err = await appError(service.create(actor(), input));
+    expect(err.code).toBe('VALIDATION_FAILED');
+    expect(err.message).toContain(message);
+    expect(err.details?.fields?.[0]?.field).toBe(field);
+    expect(await store.list(tenant)).toEqual([]);
+  });
+});
+
+describe('authenticate', () => {
+  it('turns a valid secret into the key’s principal', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['team'] });
+    const principal = await service.authenticate(secret, '203.0.113.9');
+    expect(principal).toEqual({ kind: 'apiKey', keyId: key.keyId, tenantId: tenant, scopes: new Set(['memories:read', 'usage:read']), namespaces: ['team'] });
+    expect(() => assertNamespaceAllowed(principal, 'team')).not.toThrow();
+    expect(() => assertNamespaceAllowed(principal, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
+  });
+
+  it('answers 401 for malformed, unknown and tampered secrets', async () => {
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    for (const bad of ['', 'tmk_', 'secret', secret.toUpperCase(), `${secret}a`, secret.slice(0, -1), `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`]) {
+      const err = await appError(service.authenticate(bad, '127.0.0.1'));
+      expect(err.code).toBe('UNAUTHENTICATED');
+      expect(err.message).not.toContain(bad.slice(4) || '\u0000');
+    }
+  });
+
+  it('stops accepting the old secret at once on rotate and accepts the new one', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    await service.authenticate(secret, '127.0.0.1');
+    const rotated = await service.rotate(actor(), key.keyId);
+    expect(rotated.secret).toMatch(SECRET);
+    expect(rotated.secret).not.toBe(secret);
+    expect(rotated.key.prefix).toBe(rotated.secret.slice(0, 12));
+    expect(rotated.key.rotatedAt).toBe(clock.toISOString());
+    expect((await appError(service.authenticate(secret, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    expect((await service.authenticate(rotated.secret, '127.0.0.1')).keyId).toBe(key.keyId);
+    expect(audit.map((e) => e.action)).toEqual(['api_key.create', 'api_key.rotate']);
+  });
+
+  it('answers 401 once revoked; revoke is idempotent and audited once; a revoked key cannot be rotated', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    const first = await service.revoke(actor(), key.keyId);
+    expect(first).toMatchObject({ status: 'revoked', alreadyRevoked: false, key: { status: 'revoked', revokedAt: clock.toISOString() } });
+    const err = await appError(service.authenticate(secret, '127.0.0.1'));
+    expect(err.code).toBe('UNAUTHENTICATED');
+    expect(err.message).toBe('API key revoked');
+    const second = await service.revoke(actor(), key.keyId);
+    expect(second).toMatchObject({ status: 'revoked', alreadyRevoked: true });
+    expect(audit.map((e) => e.action)).toEqual(['api_key.create', 'api_key.revoke']);
+    expect((await appError(service.rotate(actor(), key.keyId))).code).toBe('CONFLICT');
+  });
+
+  it('sees a revocation made by another process on the very next request (no validity cache)', async () => {
+    const other = makeService(store); // a second instance over the same database
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    await service.authenticate(secret, '127.0.0.1');
+    await other.revoke(actor(), key.keyId);
+    expect((await appError(service.authenticate(secret, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    const k2 = await service.create(actor(), { name: 'k2', scopes: ['usage:read'] });
+    await service.authenticate(k2.secret, '127.0.0.1');
+    const rotated = await other.rotate(actor(), k2.key.keyId);
+    expect((await appError(service.authenticate(k2.secret, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    expect((await service.authenticate(rotated.secret, '127.0.0.1')).keyId).toBe(k2.key.keyId);
+  });
+
+  it('enforces the IP allowlist (IPv4, CIDR, IPv6, IPv4-mapped) with 403 IP_NOT_ALLOWED, audited at most once a minute per address', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['198.51.100.7', '10.0.0.0/8', '2001:db8::/32'] });
+    for (const ok of ['198.51.100.7', '::ffff:198.51.100.7', '10.200.3.4', '2001:db8:5::1']) {
+      expect((await service.authenticate(secret, ok)).keyId).toBe(key.keyId);
+    }
+    for (const denied of ['198.51.100.8', '11.0.0.1', '2001:db9::1', '::1', '']) {
+      const err = await appError(service.authenticate(secret, denied));
+      expect(err.code).toBe('IP_NOT_ALLOWED');
+      expect(err.status).toBe(403);
+    }
+    await appError(service.authenticate(secret, '198.51.100.8'));
+    const denials = audit.filter((e) => e.action === 'api_key.denied_ip');
+    expect(denials.map((e) => e.ip)).toEqual(['198.51.100.8', '11.0.0.1', '2001:db9::1', '::1', '']);
+    expect(denials[0]).toMatchObject({ tenantId: tenant, keyId: key.keyId, actorUserId: null });
+    clock = new Date(clock.getTime() + 60_000);
+    await appError(service.authenticate(secret, '198.51.100.8'));
+    expect(audit.filter((e) => e.action === 'api_key.denied_ip')).toHaveLength(6);
+  });
+
+  it('checks status before the allowlist: a revoked key answers 401 from anywhere', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1'] });
+    await service.revoke(actor(), key.keyId);
+    expect((await appError(service.authenticate(secret, '192.0.2.1'))).code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('last_used_at', () => {
+  it('is written in the background at most once per minute per key, and list shows it at once', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    expect((await service.list(tenant))[0]!.lastUsedAt).toBeNull();
+    const t0 = clock.toISOString();
+    for (let i = 0; i < 50; i++) await service.authenticate(secret, '127.0.0.1');
+    expect(writes).toHaveLength(0); // nothing written on the request path
+    expect((await service.list(tenant))[0]!.lastUsedAt).toBe(t0); // list flushes pending uses first
+    expect(writes).toEqual([[{ tenantId: tenant, keyId: key.keyId, usedAt: t0 }]]);
+
+    clock = new Date(clock.getTime() + 59_000);
+    for (let i = 0; i < 50; i++) await service.authenticate(secret, '127.0.0.1');
+    await service.flushUsage();
+    expect(writes).toHaveLength(1);
+
+    clock = new Date(clock.getTime() + 1_000);
+    await service.authenticate(secret, '127.0.0.1');
+    await new Promise((r) => setTimeout(r, 30)); // the background flush (usageFlushMs = 5)
+    expect(writes).toHaveLength(2);
+    expect((await service.get(tenant, key.keyId)).lastUsedAt).toBe(clock.toISOString());
+  });
+
+  it('skips the write when another process recorded a use within the minute', async () => {
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    await service.authenticate(secret, '127.0.0.1');
+    await service.flushUsage();
+    const other = makeService(store);
+    clock = new Date(clock.getTime() + 30_000);
+    await other.authenticate(secret, '127.0.0.1');
+    await other.flushUsage();
+    expect(writes).toHaveLength(1);
+  });
+
+  it('does not record failed authentications', async () => {
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1'] });
+    await appError(service.authenticate(secret, '10.0.0.2'));
+    await service.flushUsage();
+    expect(writes).toHaveLength(0);
+  });
+
+  it('flushes on close', async () => {
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    await service.authenticate(secret, '127.0.0.1');
+    await service.close();
+    expect(writes).toHaveLength(1);
+  });
+});
+
+describe('tenant scoping', () => {
+  it('answers 404 for another tenant’s key on get, rotate and revoke, leaving it untouched', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    const intruder = { tenantId: randomUUID(), userId: randomUUID() };
+    expect((await appError(service.get(intruder.tenantId, key.keyId))).code).toBe('NOT_FOUND');
+    expect((await appError(service.rotate(intruder, key.keyId))).code).toBe('NOT_FOUND');
+    expect((await appError(service.revoke(intruder, key.keyId))).code).toBe('NOT_FOUND');
+    expect(await service.list(intruder.tenantId)).toEqual([]);
+    expect((await service.authenticate(secret, '127.0.0.1')).tenantId).toBe(tenant);
+  });
+});
+
+describe('requireScope over the real authenticator', () => {
+  const probe = router({
+    write: requireScope('memories:write')
+      .input(z.object({ namespace: z.string() }))
+      .query(({ ctx, input }) => {
+        assertNamespaceAllowed(ctx.principal, input.namespace);
+        return ctx.principal.keyId;
+      }),
+  });
+  const caller = (key: string | undefined) => {
+    const ctx = {
+      requestId: 'req',
+      ip: '127.0.0.1',
+      userAgent: null,
+      header: (name: string) => (name === 'x-api-key' ? key : undefined),
+      services: { apiKeyAuth: service } as unknown as Services,
+      logger: undefined as unknown as RequestContext['logger'],
+      response: { headers: {} },
+    } satisfies RequestContext;
+    return createCallerFactory(probe)(ctx);
+  };
+
+  it('admits a key with the scope and refuses one without it (403 SCOPE_MISSING), or without a key (401)', async () => {
+    const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespace_restrictions: ['a'] });
+    const reader = await service.create(actor(), { name: 'r', scopes: ['memories:read'] });
+    await expect(caller(writer.secret).write({ namespace: 'a' })).resolves.toBe(writer.key.keyId);
+    await expect(caller(writer.secret).write({ namespace: 'b' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'NAMESPACE_FORBIDDEN' } });
+    await expect(caller(reader.secret).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'SCOPE_MISSING' } });
+    await expect(caller(undefined).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
