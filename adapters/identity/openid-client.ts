@@ -131,7 +131,10 @@ function toProviderError(err: unknown, provider: OidcProviderConfig): IdentityPr
     return new IdentityProviderError('rejected', `provider '${id}' rejected the code exchange (${detail})`, { cause: err });
   }
   if (err instanceof oidc.WWWAuthenticateChallengeError) {
-    return new IdentityProviderError('rejected', `provider '${id}' rejected the request (HTTP ${err.status})`, { cause: err });
+    // e.g. invalid_client answered with 401 and a WWW-Authenticate challenge.
+    const challenge = err.cause.find((c) => typeof c.parameters.error === 'string')?.parameters;
+    const detail = challenge ? (challenge.error_description ? `${challenge.error}: ${challenge.error_description}` : challenge.error) : `HTTP ${err.status}`;
+    return new IdentityProviderError('rejected', `provider '${id}' rejected the request (${detail})`, { cause: err });
   }
   if (err instanceof oidc.ClientError) {
     if (err.code && unavailableCodes.has(err.code)) {

@@ -80,7 +80,12 @@ function contract(name: string, open: () => Promise<{ store: SsoStateStore; clos
 
 contract('embedded (libsql)', async () => {
   const db = openInMemoryDatabase();
-  return { store: createEmbeddedSsoStateStore(db), close: async () => db.close() };
+  return {
+    store: createEmbeddedSsoStateStore(db),
+    close: async () => {
+      db.close();
+    },
+  };
 });
 
 const mongoUrl = process.env.MONGODB_URL;
