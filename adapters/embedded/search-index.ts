@@ -1,0 +1,425 @@
+import type { EmbeddedDatabase } from './database.js';
+import { fuse, type Channel, type ChannelHit, type FusionMethod } from './search/fusion.js';
+import { IvfIndex, type IvfOptions } from './search/ivf.js';
+import { buildFtsQuery, queryTerms } from './search/query-text.js';
+import {
+  deleteIndexRows,
+  deleteTenantRows,
+  ensureIndexInfo,
+  tenantToken,
+  writeIndexRows,
+} from './search/rows.js';
+import { TenantVectors, type RowFilter } from './search/vector-cache.js';
+import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+import {
+  SEARCH_MODES,
+  type IndexInfo,
+  type IndexedMemory,
+  type SearchFilters,
+  type SearchIndex,
+  type SearchQuery,
+  type SearchResult,
+} from '../../server/ports/search-index.js';
+
+export { writeIndexRows, deleteIndexRows, deleteTenantRows, resetIndexForModel, readIndexInfo } from './search/rows.js';
+
+/** Weights of the channels and how they are fused. Defaults measured by bench/retrieval-quality.ts. */
+export interface FusionConfig {
+  method: FusionMethod;
+  /** Per mode and channel. A channel absent or at 0 is not run. */
+  weights: {
+    hybrid: { keyword: number; dense: number };
+    'hybrid+graph': { keyword: number; dense: number; graph: number };
+  };
+}
+
+export const DEFAULT_FUSION: FusionConfig = {
+  method: { kind: 'rrf', k: 60 },
+  weights: {
+    hybrid: { keyword: 1, dense: 1 },
+    'hybrid+graph': { keyword: 1, dense: 1, graph: 0.5 },
+  },
+};
+
+export interface GraphConfig {
+  /** Weight of a 1-hop related entity relative to its association strength (0 disables expansion). */
+  hopWeight: number;
+  /** Related entities followed per query entity. */
+  neighborsPerSeed: number;
+  /** Entities mentioned by more memories than this are not expanded or scanned (too generic to help). */
+  maxDocFrequency: number;
+}
+
+export const DEFAULT_GRAPH: GraphConfig = { hopWeight: 0.5, neighborsPerSeed: 8, maxDocFrequency: 20_000 };
+
+/** BM25 weights of the FTS columns (tenant, title, content, tags); the tenant column never scores. */
+export interface KeywordConfig {
+  titleWeight: number;
+  contentWeight: number;
+  tagsWeight: number;
+}
+
+export const DEFAULT_KEYWORD: KeywordConfig = { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 };
+
+export interface EmbeddedSearchIndexOptions {
+  fusion?: FusionConfig;
+  graph?: GraphConfig;
+  keyword?: KeywordConfig;
+  /**
+   * A tenant with more vectors than this is searched through an approximate (IVF) index built in the
+   * background; below it (and until the index is ready) the dense channel is an exact scan.
+   */
+  annThreshold?: number;
+  ivf?: Partial<IvfOptions>;
+  /** Memory budget of the in-process vector caches, in bytes (least recently used tenants go first). */
+  vectorCacheBytes?: number;
+  /** Candidates each channel contributes before fusion (at least offset + limit). */
+  candidateDepth?: number;
+}
+
+/** Per-call overrides, for benchmarks and tuning; not part of the port. */
+export interface SearchTuning {
+  fusion?: FusionConfig;
+  graph?: GraphConfig;
+  /** Force the exact dense scan even above the ANN threshold (to measure ANN recall). */
+  exact?: boolean;
+}
+
+export type ChannelName = 'keyword' | 'dense' | 'graph';
+
+interface Normalised {
+  filter: RowFilter;
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The search index of the embedded profile: BM25 over FTS5, dense vectors (exact scan of an in-process
+ * per-tenant cache, or IVF above a threshold) and an entity graph, on the same libsql database as the
+ * rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
+ */
+export class EmbeddedSearchIndex implements SearchIndex {
+  private readonly info: IndexInfo;
+  private readonly fusion: FusionConfig;
+  private readonly graph: GraphConfig;
+  private readonly keyword: KeywordConfig;
+  private readonly annThreshold: number;
+  private readonly ivfOptions: Partial<IvfOptions>;
+  private readonly cacheBytes: number;
+  private readonly candidateDepth: number;
+  private readonly caches = new Map<string, TenantVectors>();
+  private readonly ivfs = new Map<string, IvfIndex>();
+  private readonly stmts = new Map<string, ReturnType<EmbeddedDatabase['prepare']>>();
+
+  constructor(
+    private readonly db: EmbeddedDatabase,
+    configured: IndexInfo,
+    options: EmbeddedSearchIndexOptions = {},
+  ) {
+    this.info = ensureIndexInfo(db, configured);
+    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.graph = options.graph ?? DEFAULT_GRAPH;
+    this.keyword = options.keyword ?? DEFAULT_KEYWORD;
+    this.annThreshold = options.annThreshold ?? 50_000;
+    this.ivfOptions = options.ivf ?? {};
+    this.cacheBytes = options.vectorCacheBytes ?? 1024 * 1024 * 1024;
+    this.candidateDepth = options.candidateDepth ?? 100;
+  }
+
+  indexInfo(): IndexInfo {
+    return { ...this.info };
+  }
+
+  async upsert(tenantId: string, doc: IndexedMemory): Promise<void> {
+    this.db.transaction(() => writeIndexRows(this.db, tenantId, doc))();
+  }
+
+  /** Many documents in one transaction (bulk loads, reindex). */
+  async upsertMany(tenantId: string, docs: IndexedMemory[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const d of docs) writeIndexRows(this.db, tenantId, d);
+    })();
+  }
+
+  async remove(tenantId: string, memoryId: string): Promise<void> {
+    this.db.transaction(() => deleteIndexRows(this.db, tenantId, memoryId))();
+  }
+
+  async removeTenant(tenantId: string): Promise<void> {
+    this.db.transaction(() => deleteTenantRows(this.db, tenantId))();
+    this.caches.delete(tenantId);
+    this.ivfs.get(tenantId)?.cancel();
+    this.ivfs.delete(tenantId);
+  }
+
+  async close(): Promise<void> {
+    for (const ivf of this.ivfs.values()) ivf.cancel();
+    this.ivfs.clear();
+    this.caches.clear();
+  }
+
+  async search(tenantId: string, query: SearchQuery, tuning: SearchTuning = {}): Promise<SearchResult> {
+    const limit = query.limit;
+    const offset = query.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`offset must be a non-negative integer, got ${offset}`);
+    if (!SEARCH_MODES.includes(query.mode)) throw new RangeError(`unknown search mode ${String(query.mode)}`);
+    if (query.vector && query.vector.length !== this.info.dimension) {
+      throw new RangeError(`query vector has ${query.vector.length} dimensions, the index holds ${this.info.dimension}`);
+    }
+    if (query.mode === 'vector-only' && !query.vector) throw new RangeError('vector-only search needs a query vector');
+    const f = normaliseFilters(tenantId, query.filters);
+    if (!f) return { hits: [], total: 0 };
+    const depth = Math.max(this.candidateDepth, offset + limit);
+    const fusion = tuning.fusion ?? this.fusion;
+
+    const channels: Channel[] = [];
+    if (query.mode === 'vector-only') {
+      channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(tenantId, query.vector!, depth, f, tuning.exact) });
+    } else {
+      const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
+      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(tenantId, query.text, depth, f) });
+      if (w.dense > 0 && query.vector) {
+        channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(tenantId, query.vector, depth, f, tuning.exact) });
+      }
+      if (w.graph > 0) {
+        channels.push({ name: 'graph', weight: w.graph, hits: this.graphChannel(tenantId, query.text, depth, f, tuning.graph ?? this.graph) });
+      }
+    }
+    const live = channels.filter((c) => c.hits.length > 0);
+    const fused =
+      live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
+    return this.rank(tenantId, fused, offset, limit, query.filters.minQuality);
+  }
+
+  /** One channel alone, best first (benchmarks: `keyword` is plain BM25). */
+  channelSearch(tenantId: string, channel: ChannelName, query: SearchQuery, tuning: SearchTuning = {}): Promise<SearchResult> {
+    const f = normaliseFilters(tenantId, query.filters);
+    if (!f) return Promise.resolve({ hits: [], total: 0 });
+    const depth = Math.max(this.candidateDepth, (query.offset ?? 0) + query.limit);
+    const hits =
+      channel === 'keyword'
+        ? this.keywordChannel(tenantId, query.text, depth, f)
+        : channel === 'dense'
+          ? query.vector
+            ? this.denseChannel(tenantId, query.vector, depth, f, tuning.exact)
+            : []
+          : this.graphChannel(tenantId, query.text, depth, f, tuning.graph ?? this.graph);
+    return Promise.resolve(this.rank(tenantId, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
+  }
+
+  private prepare(sql: string): ReturnType<EmbeddedDatabase['prepare']> {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  private rank(tenantId: string, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
+    if (fused.size === 0) return { hits: [], total: 0 };
+    const rows = this.prepare(
+      `SELECT doc_id, memory_id, quality FROM search_docs
+       WHERE tenant_id = ? AND doc_id IN (SELECT value FROM json_each(?))`,
+    ).all([tenantId, JSON.stringify([...fused.keys()])]) as { doc_id: number; memory_id: string; quality: number }[];
+    const threshold = minQuality ?? 0;
+    const ranked = rows
+      .map((r) => ({ memoryId: r.memory_id, score: fused.get(r.doc_id)!, ok: r.quality >= threshold ? 1 : 0 }))
+      .sort((a, b) => b.ok - a.ok || b.score - a.score || (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
+    return {
+      hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })),
+      total: ranked.length,
+    };
+  }
+
+  // ---- keyword channel: BM25 over FTS5 with the tenant inside the MATCH ---------------------------
+
+  private keywordChannel(tenantId: string, text: string, depth: number, f: Normalised): ChannelHit[] {
+    const token = tenantToken(this.db, tenantId, false);
+    if (!token) return [];
+    const match = buildFtsQuery(token, text);
+    if (!match) return [];
+    const k = this.keyword;
+    const rows = this.prepare(
+      `SELECT d.doc_id AS doc_id, bm25(search_fts, 0.0, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)}) AS rank
+       FROM search_fts CROSS JOIN search_docs d ON d.doc_id = search_fts.rowid
+       WHERE search_fts MATCH ? AND ${f.sql}
+       ORDER BY rank LIMIT ?`,
+    ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[];
+    // FTS5's bm25() is lower-is-better; negate so every channel is higher-is-better.
+    return rows.map((r) => ({ key: r.doc_id, score: -r.rank }));
+  }
+
+  // ---- dense channel ---------------------------------------------------------------------------------
+
+  private vectors(tenantId: string): TenantVectors {
+    let c = this.caches.get(tenantId);
+    const floorRow = this.prepare("SELECT value FROM search_meta WHERE key = 'changes_floor'").get([]) as { value: string } | undefined;
+    const floor = floorRow ? Number(floorRow.value) : 0;
+    if (!c) {
+      c = new TenantVectors(tenantId, this.info.dimension);
+      c.load(this.db);
+      this.caches.set(tenantId, c);
+      this.evict(tenantId);
+    } else {
+      c.sync(this.db, floor);
+      // Refresh LRU order.
+      this.caches.delete(tenantId);
+      this.caches.set(tenantId, c);
+    }
+    return c;
+  }
+
+  private evict(keep: string): void {
+    let total = 0;
+    for (const c of this.caches.values()) total += c.bytes;
+    for (const [id, c] of this.caches) {
+      if (total <= this.cacheBytes) break;
+      if (id === keep) continue;
+      total -= c.bytes;
+      this.caches.delete(id);
+      this.ivfs.get(id)?.cancel();
+      this.ivfs.delete(id);
+    }
+  }
+
+  private denseChannel(tenantId: string, q: Float32Array, depth: number, f: Normalised, exact = false): ChannelHit[] {
+    const c = this.vectors(tenantId);
+    if (c.size === 0) return [];
+    let hits: { docId: number; score: number }[];
+    if (!exact && c.size > this.annThreshold) {
+      let ivf = this.ivfs.get(tenantId);
+      if (!ivf) {
+        ivf = new IvfIndex(c, this.ivfOptions);
+        this.ivfs.set(tenantId, ivf);
+      }
+      hits = ivf.search(q, depth, f.filter) ?? c.exactSearch(q, depth, f.filter);
+    } else {
+      hits = c.exactSearch(q, depth, f.filter);
+    }
+    return hits.map((h) => ({ key: h.docId, score: h.score }));
+  }
+
+  /** Whether the approximate index of a tenant is built and current (benchmarks wait on it). */
+  annReady(tenantId: string): boolean {
+    const ivf = this.ivfs.get(tenantId);
+    return ivf ? ivf.ready : false;
+  }
+
+  /** Builds the approximate index of a tenant now (or waits for the background build) when above the threshold. */
+  async warm(tenantId: string): Promise<void> {
+    const c = this.vectors(tenantId);
+    if (c.size <= this.annThreshold) return;
+    let ivf = this.ivfs.get(tenantId);
+    if (!ivf) {
+      ivf = new IvfIndex(c, this.ivfOptions);
+      this.ivfs.set(tenantId, ivf);
+    }
+    await ivf.whenReady();
+  }
+
+  // ---- graph channel -----------------------------------------------------------------------------
+
+  private graphChannel(tenantId: string, text: string, depth: number, f: Normalised, g: GraphConfig): ChannelHit[] {
+    const terms = queryTerms(text).map(singularize);
+    const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
+    for (const t of terms) keys.add(t);
+    for (let i = 0; i + 1 < terms.length; i++) keys.add(`${terms[i]} ${terms[i + 1]}`);
+    if (keys.size === 0) return [];
+    const tenant = this.prepare('SELECT doc_count FROM search_tenants WHERE tenant_id = ?').get([tenantId]) as
+      | { doc_count: number }
+      | undefined;
+    const n = Math.max(1, tenant?.doc_count ?? 0);
+    const idf = (df: number) => Math.log(1 + n / Math.max(1, df));
+    const seeds = (
+      this.prepare(
+        `SELECT entity_id, doc_count FROM search_entities
+         WHERE tenant_id = ? AND key IN (SELECT value FROM json_each(?)) AND doc_count > 0`,
+      ).all([tenantId, JSON.stringify([...keys])]) as { entity_id: number; doc_count: number }[]
+    ).filter((s) => s.doc_count <= g.maxDocFrequency);
+    if (seeds.length === 0) return [];
+    const weight = new Map<number, number>();
+    const df = new Map<number, number>();
+    for (const s of seeds) {
+      weight.set(s.entity_id, idf(s.doc_count));
+      df.set(s.entity_id, s.doc_count);
+    }
+    if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
+      const edges = this.prepare(
+        `SELECT e.a AS a, e.b AS b, e.weight AS w, x.doc_count AS df
+         FROM search_edges e JOIN search_entities x ON x.entity_id = e.b
+         WHERE e.a IN (SELECT value FROM json_each(?)) AND x.tenant_id = ? AND x.doc_count <= ?`,
+      ).all([JSON.stringify(seeds.map((s) => s.entity_id)), tenantId, g.maxDocFrequency]) as {
+        a: number;
+        b: number;
+        w: number;
+        df: number;
+      }[];
+      const bySeed = new Map<number, { b: number; score: number }[]>();
+      for (const e of edges) {
+        // Association: co-occurrences over the geometric mean of the two frequencies (cosine of the
+        // incidence vectors), times the related entity's own specificity.
+        const assoc = e.w / Math.sqrt(df.get(e.a)! * Math.max(1, e.df));
+        const list = bySeed.get(e.a) ?? [];
+        list.push({ b: e.b, score: assoc * idf(e.df) });
+        bySeed.set(e.a, list);
+      }
+      for (const [, list] of bySeed) {
+        list.sort((x, y) => y.score - x.score);
+        for (const { b, score } of list.slice(0, g.neighborsPerSeed)) {
+          const w = g.hopWeight * score;
+          if (w > (weight.get(b) ?? 0)) weight.set(b, w);
+        }
+      }
+    }
+    const rows = this.prepare(
+      `SELECT m.entity_id AS entity_id, m.doc_id AS doc_id
+       FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
+       WHERE m.entity_id IN (SELECT value FROM json_each(?)) AND ${f.sql}`,
+    ).all([JSON.stringify([...weight.keys()]), ...f.params]) as { entity_id: number; doc_id: number }[];
+    const scores = new Map<number, number>();
+    for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
+    return [...scores.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, depth)
+      .map(([key, score]) => ({ key, score }));
+  }
+}
+
+function num(x: number): string {
+  if (!Number.isFinite(x)) throw new RangeError(`invalid weight ${x}`);
+  return x.toFixed(6);
+}
+
+/**
+ * One filter, two forms: SQL over `search_docs d` (keyword and graph channels) and a predicate over the
+ * vector cache (dense channel). Null when nothing can match (an empty namespace list).
+ */
+function normaliseFilters(tenantId: string, filters: SearchFilters): Normalised | null {
+  if (filters.namespaces && filters.namespaces.length === 0) return null;
+  const parts = ['d.tenant_id = ?'];
+  const params: unknown[] = [tenantId];
+  if (filters.namespaces) {
+    parts.push('d.namespace IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filters.namespaces));
+  }
+  if (filters.agentId !== undefined) {
+    parts.push('d.agent_id = ?');
+    params.push(filters.agentId);
+  }
+  if (!filters.includeSuperseded) parts.push("d.status <> 'superseded'");
+  if (filters.includeArchived === false) parts.push("d.status <> 'archived'");
+  if (!filters.includeFlagged) parts.push('d.injection_flagged = 0');
+  return {
+    sql: parts.join(' AND '),
+    params,
+    filter: {
+      namespaces: filters.namespaces ? new Set(filters.namespaces) : null,
+      agentId: filters.agentId ?? null,
+      includeSuperseded: filters.includeSuperseded === true,
+      includeArchived: filters.includeArchived !== false,
+      includeFlagged: filters.includeFlagged === true,
+    },
+  };
+}

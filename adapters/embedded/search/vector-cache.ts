@@ -1,0 +1,271 @@
+import type { EmbeddedDatabase } from '../database.js';
+import type { MemoryStatus } from '../../../server/ports/search-index.js';
+
+/**
+ * In-process copy of one tenant's vectors (a contiguous Float32Array, row i = doc i) with the filter
+ * attributes beside them, kept current from the `search_changes` log. The database stays the source of
+ * truth; a cache never answers with a row the log says is gone: before every search it applies the
+ * entries written since its last look (by this or any other process).
+ */
+
+const STATUS_CODE: Record<MemoryStatus, number> = { active: 0, archived: 1, superseded: 2 };
+
+export interface RowFilter {
+  namespaces: Set<string> | null;
+  agentId: string | null;
+  includeSuperseded: boolean;
+  includeArchived: boolean;
+  includeFlagged: boolean;
+}
+
+interface DocRow {
+  doc_id: number;
+  namespace: string;
+  agent_id: string | null;
+  status: MemoryStatus;
+  injection_flagged: number;
+  vector: ArrayBuffer | Uint8Array | null;
+}
+
+export class TenantVectors {
+  readonly tenantId: string;
+  readonly dim: number;
+  size = 0;
+  lastSeq = 0;
+  private capacity = 0;
+  matrix = new Float32Array(0);
+  docIds = new Int32Array(0);
+  private status = new Uint8Array(0);
+  private flagged = new Uint8Array(0);
+  private namespace: string[] = [];
+  private agent: (string | null)[] = [];
+  readonly position = new Map<number, number>();
+  /** Bumped on every change; approximate indexes built on this cache compare it. */
+  version = 0;
+
+  constructor(tenantId: string, dim: number) {
+    this.tenantId = tenantId;
+    this.dim = dim;
+  }
+
+  get bytes(): number {
+    return this.capacity * (this.dim * 4 + 6) + this.size * 64;
+  }
+
+  private grow(min: number): void {
+    if (min <= this.capacity) return;
+    const cap = Math.max(min, Math.ceil(this.capacity * 1.5), 64);
+    const m = new Float32Array(cap * this.dim);
+    m.set(this.matrix.subarray(0, this.size * this.dim));
+    this.matrix = m;
+    const d = new Int32Array(cap);
+    d.set(this.docIds.subarray(0, this.size));
+    this.docIds = d;
+    const st = new Uint8Array(cap);
+    st.set(this.status.subarray(0, this.size));
+    this.status = st;
+    const fl = new Uint8Array(cap);
+    fl.set(this.flagged.subarray(0, this.size));
+    this.flagged = fl;
+    this.capacity = cap;
+  }
+
+  private put(row: DocRow): void {
+    if (!row.vector || row.vector.byteLength !== this.dim * 4) {
+      this.drop(row.doc_id);
+      return;
+    }
+    let i = this.position.get(row.doc_id);
+    if (i === undefined) {
+      this.grow(this.size + 1);
+      i = this.size++;
+      this.position.set(row.doc_id, i);
+    }
+    const bytes = row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector);
+    new Uint8Array(this.matrix.buffer, i * this.dim * 4, this.dim * 4).set(bytes);
+    this.docIds[i] = row.doc_id;
+    this.status[i] = STATUS_CODE[row.status];
+    this.flagged[i] = row.injection_flagged;
+    this.namespace[i] = row.namespace;
+    this.agent[i] = row.agent_id;
+  }
+
+  private drop(docId: number): void {
+    const i = this.position.get(docId);
+    if (i === undefined) return;
+    const last = this.size - 1;
+    if (i !== last) {
+      this.matrix.copyWithin(i * this.dim, last * this.dim, (last + 1) * this.dim);
+      const movedDoc = this.docIds[last]!;
+      this.docIds[i] = movedDoc;
+      this.status[i] = this.status[last]!;
+      this.flagged[i] = this.flagged[last]!;
+      this.namespace[i] = this.namespace[last]!;
+      this.agent[i] = this.agent[last]!;
+      this.position.set(movedDoc, i);
+    }
+    this.namespace.length = last;
+    this.agent.length = last;
+    this.position.delete(docId);
+    this.size = last;
+  }
+
+  /** Full load of the tenant's vectors. */
+  load(db: EmbeddedDatabase): void {
+    const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
+    const count = db.prepare('SELECT COUNT(*) AS n FROM search_vectors WHERE tenant_id = ?').get([this.tenantId]) as { n: number };
+    this.size = 0;
+    this.capacity = 0;
+    this.position.clear();
+    this.namespace = [];
+    this.agent = [];
+    this.grow(count.n);
+    const rows = db
+      .prepare(
+        `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
+         FROM search_vectors v JOIN search_docs d ON d.doc_id = v.doc_id
+         WHERE v.tenant_id = ? AND d.tenant_id = ?`,
+      )
+      .iterate([this.tenantId, this.tenantId]) as IterableIterator<DocRow>;
+    for (const row of rows) this.put(row);
+    this.lastSeq = max.m;
+    this.version++;
+  }
+
+  /** Applies the change log since the last sync; reloads when the log was pruned past it. */
+  sync(db: EmbeddedDatabase, floor: number): void {
+    if (this.lastSeq < floor) {
+      this.load(db);
+      return;
+    }
+    const changes = db
+      .prepare('SELECT seq, doc_id FROM search_changes WHERE tenant_id = ? AND seq > ? ORDER BY seq')
+      .all([this.tenantId, this.lastSeq]) as { seq: number; doc_id: number }[];
+    if (changes.length === 0) return;
+    if (changes.some((c) => c.doc_id === 0) || changes.length > Math.max(5000, this.size / 2)) {
+      this.load(db);
+      return;
+    }
+    const ids = [...new Set(changes.map((c) => c.doc_id))];
+    const found = new Set<number>();
+    const stmt = db.prepare(
+      `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
+       FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
+       WHERE d.tenant_id = ? AND d.doc_id IN (SELECT value FROM json_each(?))`,
+    );
+    for (const row of stmt.iterate([this.tenantId, JSON.stringify(ids)]) as IterableIterator<DocRow>) {
+      found.add(row.doc_id);
+      this.put(row);
+    }
+    for (const id of ids) if (!found.has(id)) this.drop(id);
+    this.lastSeq = changes[changes.length - 1]!.seq;
+    this.version++;
+  }
+
+  /** Whether row i passes the filter. */
+  accepts(i: number, f: RowFilter): boolean {
+    const st = this.status[i]!;
+    if (st === 2 && !f.includeSuperseded) return false;
+    if (st === 1 && !f.includeArchived) return false;
+    if (this.flagged[i] === 1 && !f.includeFlagged) return false;
+    if (f.agentId !== null && this.agent[i] !== f.agentId) return false;
+    if (f.namespaces !== null && !f.namespaces.has(this.namespace[i]!)) return false;
+    return true;
+  }
+
+  /** Exact cosine (dot product of unit vectors) over every row passing the filter; best `k` first. */
+  exactSearch(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
+    const top = new TopK(k);
+    const dim = this.dim;
+    const m = this.matrix;
+    for (let i = 0; i < this.size; i++) {
+      if (!this.accepts(i, f)) continue;
+      top.push(i, dot(m, i * dim, q, dim));
+    }
+    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+  }
+
+  /** Scores the given rows (for approximate indexes). */
+  scoreRows(rows: Iterable<number>, q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
+    const top = new TopK(k);
+    for (const i of rows) {
+      if (i >= this.size || !this.accepts(i, f)) continue;
+      top.push(i, dot(this.matrix, i * this.dim, q, this.dim));
+    }
+    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+  }
+}
+
+export function dot(m: Float32Array, offset: number, q: Float32Array, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < dim; j += 4) {
+    s0 += m[offset + j]! * q[j]!;
+    s1 += m[offset + j + 1]! * q[j + 1]!;
+    s2 += m[offset + j + 2]! * q[j + 2]!;
+    s3 += m[offset + j + 3]! * q[j + 3]!;
+  }
+  for (; j < dim; j++) s0 += m[offset + j]! * q[j]!;
+  return s0 + s1 + s2 + s3;
+}
+
+/** Bounded min-heap keeping the k largest (id, score) pairs. */
+export class TopK {
+  private ids: number[] = [];
+  private scores: number[] = [];
+  constructor(private readonly k: number) {}
+
+  push(id: number, score: number): void {
+    if (this.k <= 0) return;
+    const n = this.ids.length;
+    if (n < this.k) {
+      this.ids.push(id);
+      this.scores.push(score);
+      this.up(n);
+    } else if (score > this.scores[0]!) {
+      this.ids[0] = id;
+      this.scores[0] = score;
+      this.down(0);
+    }
+  }
+
+  get minScore(): number {
+    return this.ids.length < this.k ? -Infinity : this.scores[0]!;
+  }
+
+  sorted(): [number, number][] {
+    const out: [number, number][] = this.ids.map((id, i) => [id, this.scores[i]!]);
+    return out.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.scores[p]! <= this.scores[i]!) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.ids.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.scores[l]! < this.scores[m]!) m = l;
+      if (r < n && this.scores[r]! < this.scores[m]!) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    [this.ids[a], this.ids[b]] = [this.ids[b]!, this.ids[a]!];
+    [this.scores[a], this.scores[b]] = [this.scores[b]!, this.scores[a]!];
+  }
+}

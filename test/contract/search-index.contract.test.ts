@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'vitest';
+import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { describeSearchIndexContract } from './search-index.contract.js';
+
+describeSearchIndexContract('embedded (libsql)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'search-contract-'));
+  const open: EmbeddedDatabase[] = [];
+  return {
+    async open(info) {
+      const db = openEmbeddedDatabase(dir);
+      open.push(db);
+      try {
+        return new EmbeddedSearchIndex(db, info);
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+    },
+    async cleanup() {
+      for (const db of open) if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+// The server profile's adapter runs the same suite when a Qdrant server is reachable.
+describe.skipIf(!!process.env.QDRANT_URL)('SearchIndex contract: qdrant', () => {
+  it.skip('skipped: set QDRANT_URL to run the search index contract against Qdrant', () => {});
+});
