@@ -1,4 +1,5 @@
 import { router } from '../server/trpc.js';
+import { apiKeysRouter } from './apiKeys.js';
 import { systemRouter } from './system.js';
 
 /**
@@ -6,6 +7,7 @@ import { systemRouter } from './system.js';
  * its `openapi` meta, on the spec's REST path.
  */
 export const appRouter = router({
+  apiKeys: apiKeysRouter,
   system: systemRouter,
 });
 

@@ -5,6 +5,7 @@ import type { StoragePorts } from './ports/index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts } from './profiles/embedded.js';
 import { createMongoPorts } from './profiles/mongo.js';
+import { createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 
 export interface HealthReport {
   ok: boolean;
@@ -21,6 +22,8 @@ export interface Services {
   ports: StoragePorts;
   bearerAuth: BearerAuthenticator;
   apiKeyAuth: ApiKeyAuthenticator;
+  /** API key management; also the `apiKeyAuth` authenticator. */
+  apiKeys: ApiKeyService;
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
@@ -32,6 +35,7 @@ export async function createContainer(config: Config, logger: Logger): Promise<S
 
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: StoragePorts): Services {
+  const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
   const refuse = async (): Promise<never> => {
     throw unauthenticated('authentication is not available');
   };
@@ -40,7 +44,8 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     logger,
     ports,
     bearerAuth: { authenticateAccessToken: refuse, accessOf: refuse },
-    apiKeyAuth: { authenticate: refuse },
+    apiKeyAuth: apiKeys,
+    apiKeys,
     health: {
       async ready() {
         try {
@@ -51,6 +56,9 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
         }
       },
     },
-    close: () => ports.close(),
+    close: async () => {
+      await apiKeys.close(); // writes pending last_used_at values
+      await ports.close();
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -8,6 +9,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
   const db = openEmbeddedDatabase(config.DATA_DIR);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
+    apiKeys: createEmbeddedApiKeyStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -1,4 +1,5 @@
 import { MongoClient } from 'mongodb';
+import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
@@ -10,6 +11,7 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
   const db = client.db(config.MONGODB_DB);
   logger.info({ db: config.MONGODB_DB }, 'mongodb connected');
   return {
+    apiKeys: await createMongoApiKeyStore(db),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -41,6 +41,7 @@ export interface ApiKeyAuditEvent {
   actorUserId: string | null;
   keyId: string;
   ip: string | null;
+  userAgent: string | null;
   requestId: string | null;
   details: Record<string, unknown>;
 }
@@ -52,6 +53,7 @@ export interface ApiKeyActor {
   tenantId: string;
   userId: string | null;
   ip?: string | null;
+  userAgent?: string | null;
   requestId?: string | null;
 }
 
@@ -87,6 +89,10 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
   rotate(actor: ApiKeyActor, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
   /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. */
   revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
+  /** The key behind an authenticated principal (for `GET /api-keys/current`). */
+  describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
+  /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
+  checkScope(principal: ApiKeyPrincipal, scope: ApiKeyScope): void;
   /** Writes recorded `last_used_at` values now. */
   flushUsage(): Promise<void>;
   /** Flushes and stops the background timer. */
@@ -295,6 +301,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         actorUserId: actor.userId,
         keyId: record.id,
         ip: actor.ip ?? null,
+        userAgent: actor.userAgent ?? null,
         requestId: actor.requestId ?? null,
         details: { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix },
       });
@@ -323,6 +330,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         actorUserId: actor.userId,
         keyId,
         ip: actor.ip ?? null,
+        userAgent: actor.userAgent ?? null,
         requestId: actor.requestId ?? null,
         details: { prefix: secretPrefix },
       });
@@ -339,6 +347,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
           actorUserId: actor.userId,
           keyId,
           ip: actor.ip ?? null,
+          userAgent: actor.userAgent ?? null,
           requestId: actor.requestId ?? null,
           details: { name: result.key.name, prefix: result.key.secretPrefix },
         });
@@ -367,6 +376,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
             actorUserId: null,
             keyId: record.id,
             ip: clientIp,
+            userAgent: null,
             requestId: null,
             details: { prefix: record.secretPrefix },
           });
@@ -381,6 +391,14 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         scopes: new Set(record.scopes as ApiKeyScope[]),
         namespaces: record.namespaceRestrictions,
       };
+    },
+
+    async describe(principal) {
+      return view(await existing(principal.tenantId, principal.keyId));
+    },
+
+    checkScope(principal, scope) {
+      if (!principal.scopes.has(scope)) throw new AppError('SCOPE_MISSING', `API key lacks scope '${scope}'`);
     },
 
     flushUsage,

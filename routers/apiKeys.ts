@@ -1,0 +1,93 @@
+import { apiKeyProcedure, requirePermission } from '../server/procedures.js';
+import { router } from '../server/trpc.js';
+import {
+  apiKeyIdInput,
+  checkScopeInput,
+  checkScopeOutput,
+  createApiKeyInput,
+  createApiKeyOutput,
+  currentApiKeyOutput,
+  listApiKeysOutput,
+  revokeApiKeyOutput,
+  rotateApiKeyOutput,
+  toApiKeySummary,
+} from './apiKeys/schemas.js';
+
+const tags = ['API keys'];
+
+interface ActorContext {
+  principal: { tenantId: string; userId: string };
+  ip: string;
+  userAgent: string | null;
+  requestId: string;
+}
+const actorOf = (ctx: ActorContext) => ({ tenantId: ctx.principal.tenantId, userId: ctx.principal.userId, ip: ctx.ip, userAgent: ctx.userAgent, requestId: ctx.requestId });
+
+/**
+ * `/api-keys`: management by bearer token (permissions `api_keys:read` / `api_keys:manage`), and two
+ * probes authenticated by the key itself. Static paths come before `/api-keys/{id}`.
+ */
+export const apiKeysRouter = router({
+  current: apiKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/api-keys/current', tags, summary: 'The API key making this request', protect: true }, auth: 'apiKey' })
+    .output(currentApiKeyOutput)
+    .query(async ({ ctx }) => {
+      const key = await ctx.services.apiKeys.describe(ctx.principal);
+      return { key_id: key.keyId, tenant_id: key.tenantId, name: key.name, scopes: key.scopes, namespace_restrictions: key.namespaceRestrictions };
+    }),
+
+  checkScope: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/api-keys/current/check', tags, summary: 'Whether the calling key holds a scope (403 SCOPE_MISSING otherwise)', protect: true },
+      auth: 'apiKey',
+    })
+    .input(checkScopeInput)
+    .output(checkScopeOutput)
+    .query(({ ctx, input }) => {
+      ctx.services.apiKeys.checkScope(ctx.principal, input.scope);
+      return { key_id: ctx.principal.keyId, scope: input.scope, granted: true as const };
+    }),
+
+  list: requirePermission('api_keys:read')
+    .meta({ openapi: { method: 'GET', path: '/api-keys', tags, summary: "The current tenant's API keys (secrets are never shown)", protect: true }, auth: 'bearer' })
+    .output(listApiKeysOutput)
+    .query(async ({ ctx }) => ({ keys: (await ctx.services.apiKeys.list(ctx.principal.tenantId)).map(toApiKeySummary) })),
+
+  create: requirePermission('api_keys:manage')
+    .meta({ openapi: { method: 'POST', path: '/api-keys', tags, summary: 'Create an API key; the secret is returned only in this response', protect: true, successDescription: 'Created' }, auth: 'bearer' })
+    .input(createApiKeyInput)
+    .output(createApiKeyOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { key, secret } = await ctx.services.apiKeys.create(actorOf(ctx), input);
+      ctx.response.status = 201;
+      return {
+        key_id: key.keyId,
+        secret,
+        tenant_id: key.tenantId,
+        name: key.name,
+        scopes: key.scopes,
+        namespace_restrictions: key.namespaceRestrictions,
+        ip_allowlist: key.ipAllowlist,
+        prefix: key.prefix,
+        created_at: key.createdAt,
+      };
+    }),
+
+  rotate: requirePermission('api_keys:manage')
+    .meta({ openapi: { method: 'POST', path: '/api-keys/{id}/rotate', tags, summary: 'Replace the secret; the old one stops working at once (409 if revoked)', protect: true }, auth: 'bearer' })
+    .input(apiKeyIdInput)
+    .output(rotateApiKeyOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { key, secret } = await ctx.services.apiKeys.rotate(actorOf(ctx), input.id);
+      return { key_id: key.keyId, secret, prefix: key.prefix, rotated_at: key.rotatedAt! };
+    }),
+
+  revoke: requirePermission('api_keys:manage')
+    .meta({ openapi: { method: 'DELETE', path: '/api-keys/{id}', tags, summary: 'Revoke a key; it answers 401 from then on. Idempotent: revoking again answers 200', protect: true }, auth: 'bearer' })
+    .input(apiKeyIdInput)
+    .output(revokeApiKeyOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { key } = await ctx.services.apiKeys.revoke(actorOf(ctx), input.id);
+      return { key_id: key.keyId, status: 'revoked' as const, revoked_at: key.revokedAt! };
+    }),
+});
