@@ -1,6 +1,9 @@
 import { router } from '../server/trpc.js';
 import { apiKeysRouter } from './apiKeys.js';
+import { authRouter } from './auth.js';
+import { rolesRouter } from './roles.js';
 import { systemRouter } from './system.js';
+import { tenantsRouter } from './tenants.js';
 
 /**
  * Every area's router. Each procedure is defined once here and served both at /trpc and, through
@@ -9,6 +12,9 @@ import { systemRouter } from './system.js';
 export const appRouter = router({
   apiKeys: apiKeysRouter,
   system: systemRouter,
+  auth: authRouter,
+  tenants: tenantsRouter,
+  roles: rolesRouter,
 });
 
 export type AppRouter = typeof appRouter;

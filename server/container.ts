@@ -6,6 +6,14 @@ import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts } from './profiles/embedded.js';
 import { createMongoPorts } from './profiles/mongo.js';
 import { createApiKeyService, type ApiKeyService } from './services/api-keys.js';
+import { createAuditService, type AuditService } from './services/audit.js';
+import { createAuthService, type AuthService } from './services/auth.js';
+import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
+import { systemClock, type Clock } from './services/clock.js';
+import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
+import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
+import { createTenantsService, type TenantsService } from './services/tenants.js';
+import { createUsersService, type UsersService } from './services/users.js';
 
 export interface HealthReport {
   ok: boolean;
@@ -22,19 +30,52 @@ export interface Services {
   ports: StoragePorts;
   bearerAuth: BearerAuthenticator;
   apiKeyAuth: ApiKeyAuthenticator;
+  /** The clock every service uses (injectable in tests). */
+  now: Clock;
+  audit: AuditService;
+  auth: AuthService;
+  users: UsersService;
+  tenants: TenantsService;
+  breakGlass: BreakGlassService;
   /** API key management; also the `apiKeyAuth` authenticator. */
   apiKeys: ApiKeyService;
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
 
-export async function createContainer(config: Config, logger: Logger): Promise<Services> {
+/** Knobs for tests and benchmarks; production uses the defaults. */
+export interface ServiceOptions {
+  now?: Clock;
+  argon2?: Argon2Params;
+  loginThrottle?: ThrottleLimits;
+}
+
+export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger) : createEmbeddedPorts(config, logger);
-  return buildServices(config, logger, ports);
+  return buildServices(config, logger, ports, options);
 }
 
 /** Wires services over whichever storage ports the profile provided. */
-export function buildServices(config: Config, logger: Logger, ports: StoragePorts): Services {
+export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
+  const now = options.now ?? systemClock;
+  const audit = createAuditService({ audit: ports.audit, logger, now });
+  const users = createUsersService({ users: ports.users, now });
+  const tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });
+  const breakGlass = createBreakGlassService({ breakGlass: ports.breakGlass, audit, maxMinutes: config.BREAK_GLASS_MAX_MINUTES, now });
+  const auth = createAuthService({
+    config,
+    users: ports.users,
+    tenants: ports.tenants,
+    sessions: ports.sessions,
+    stepUpTokens: ports.stepUpTokens,
+    tenantsService: tenants,
+    breakGlass,
+    audit,
+    passwords: createPasswordHasher(options.argon2),
+    throttle: createLoginThrottle(options.loginThrottle),
+    logger,
+    now,
+  });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
   const refuse = async (): Promise<never> => {
     throw unauthenticated('authentication is not available');
@@ -43,7 +84,13 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     config,
     logger,
     ports,
-    bearerAuth: { authenticateAccessToken: refuse, accessOf: refuse },
+    bearerAuth: auth,
+    now,
+    audit,
+    auth,
+    users,
+    tenants,
+    breakGlass,
     apiKeyAuth: apiKeys,
     apiKeys,
     health: {

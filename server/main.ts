@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createContainer, type Services } from './container.js';
+import { createContainer, type ServiceOptions, type Services } from './container.js';
 import { createLogger, type Logger } from './logger.js';
 
 export interface RunningServer {
@@ -13,8 +13,12 @@ export interface RunningServer {
 }
 
 /** Builds the container and app and listens; `close` stops accepting, drains, then closes storage. */
-export async function startServer(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
-  const services = await createContainer(config, logger);
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config.LOG_LEVEL),
+  options: ServiceOptions = {},
+): Promise<RunningServer> {
+  const services = await createContainer(config, logger, options);
   const app = createApp(services);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));

@@ -1,9 +1,21 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { AuditPort } from './audit.js';
+import type { BreakGlassPort } from './break-glass.js';
+import type { SessionsPort } from './sessions.js';
+import type { StepUpTokensPort } from './step-up.js';
+import type { TenantsPort } from './tenants.js';
+import type { UsersPort } from './users.js';
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
  * own file; tenant-scoped methods take `tenantId` first so cross-tenant access cannot be expressed.
  */
 export interface StoragePorts {
+  users: UsersPort;
+  tenants: TenantsPort;
+  sessions: SessionsPort;
+  stepUpTokens: StepUpTokensPort;
+  breakGlass: BreakGlassPort;
+  audit: AuditPort;
   apiKeys: ApiKeyStore;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;

@@ -1,5 +1,11 @@
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
+import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
+import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
+import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
@@ -9,6 +15,12 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
   const db = openEmbeddedDatabase(config.DATA_DIR);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
+    users: createEmbeddedUsersPort(db),
+    tenants: createEmbeddedTenantsPort(db),
+    sessions: createEmbeddedSessionsPort(db),
+    stepUpTokens: createEmbeddedStepUpPort(db),
+    breakGlass: createEmbeddedBreakGlassPort(db),
+    audit: createEmbeddedAuditPort(db),
     apiKeys: createEmbeddedApiKeyStore(db),
     async ping() {
       db.prepare('SELECT 1').get();

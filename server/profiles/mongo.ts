@@ -1,4 +1,7 @@
 import { MongoClient } from 'mongodb';
+import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
+import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
+import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -11,6 +14,12 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
   const db = client.db(config.MONGODB_DB);
   logger.info({ db: config.MONGODB_DB }, 'mongodb connected');
   return {
+    users: await createMongoUsersPort(db),
+    tenants: await createMongoTenantsPort(db),
+    sessions: await createMongoSessionsPort(db),
+    stepUpTokens: await createMongoStepUpPort(db),
+    breakGlass: await createMongoBreakGlassPort(db),
+    audit: await createMongoAuditPort(db),
     apiKeys: await createMongoApiKeyStore(db),
     async ping() {
       await db.command({ ping: 1 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
+import type { ServiceOptions } from '../../server/container.js';
 import { startServer, type RunningServer } from '../../server/main.js';
 
 export interface TestServer extends RunningServer {
@@ -16,7 +17,7 @@ export interface TestServer extends RunningServer {
  * Starts the real service on an ephemeral loopback port over a fresh embedded data directory.
  * Each call is isolated: its own database file, secret and logs.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-test-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', ...env });
   const logs: string[] = [];
@@ -26,7 +27,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       cb();
     },
   });
-  const running = await startServer(config, createLogger(config.LOG_LEVEL, sink));
+  const running = await startServer(config, createLogger(config.LOG_LEVEL, sink), options);
   return {
     ...running,
     dataDir,

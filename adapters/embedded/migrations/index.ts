@@ -1,4 +1,5 @@
 import type { EmbeddedDatabase } from '../database.js';
+import { identityMigration } from './0001_identity.js';
 import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
 import { searchIndexMigration } from './0030_search_index.js';
@@ -13,4 +14,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [apiKeysMigration, ssoStateMigration, searchIndexMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, searchIndexMigration];

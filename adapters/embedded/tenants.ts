@@ -1,0 +1,114 @@
+import type { RoleName } from '../../server/services/roles.js';
+import type { MemberRecord, MembershipRecord, TenantRecord, TenantsPort, UserTenant } from '../../server/ports/tenants.js';
+import type { EmbeddedDatabase } from './database.js';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  plan: string;
+  status: string;
+  created_at: string;
+}
+
+interface MembershipRow {
+  tenant_id: string;
+  user_id: string;
+  role: RoleName;
+  is_default: number;
+  created_at: string;
+}
+
+const toTenant = (r: TenantRow): TenantRecord => ({ id: r.id, name: r.name, plan: r.plan, status: r.status, createdAt: r.created_at });
+const toMembership = (r: MembershipRow): MembershipRecord => ({
+  tenantId: r.tenant_id,
+  userId: r.user_id,
+  role: r.role,
+  isDefault: r.is_default === 1,
+  createdAt: r.created_at,
+});
+const toMember = (r: MembershipRow & { email: string; name: string | null }): MemberRecord => ({
+  ...toMembership(r),
+  email: r.email,
+  name: r.name,
+});
+
+/** Tenants and memberships in the embedded database. */
+export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
+  const insertTenant = db.prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insertMember = db.prepare(
+    `INSERT INTO memberships (tenant_id, user_id, role, is_default, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(tenant_id, user_id) DO NOTHING`,
+  );
+  const getTenant = db.prepare('SELECT id, name, plan, status, created_at FROM tenants WHERE id = ?');
+  const forUser = db.prepare(
+    `SELECT t.id, t.name, t.plan, t.status, t.created_at,
+            m.tenant_id, m.user_id, m.role, m.is_default, m.created_at AS m_created_at
+       FROM memberships m JOIN tenants t ON t.id = m.tenant_id
+      WHERE m.user_id = ?
+      ORDER BY m.created_at, m.rowid`,
+  );
+  const membership = db.prepare('SELECT tenant_id, user_id, role, is_default, created_at FROM memberships WHERE tenant_id = ? AND user_id = ?');
+  const memberCols = 'm.tenant_id, m.user_id, m.role, m.is_default, m.created_at, u.email, u.name';
+  const members = db.prepare(
+    `SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? ORDER BY m.created_at, m.rowid`,
+  );
+  const member = db.prepare(`SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? AND m.user_id = ?`);
+  const owners = db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE tenant_id = ? AND role = 'owner'");
+  const setRole = db.prepare('UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ?');
+
+  const createTx = db.transaction((tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }) => {
+    insertTenant.run([tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt]);
+    insertMember.run([tenant.id, owner.userId, 'owner', owner.isDefault ? 1 : 0, owner.createdAt]);
+  });
+
+  type Row = MembershipRow & { email: string; name: string | null };
+  const changeRoleTx = db.transaction((tenantId: string, userId: string, role: RoleName) => {
+    const current = member.get([tenantId, userId]) as Row | undefined;
+    if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role === 'owner' && role !== 'owner') {
+      const { n } = owners.get([tenantId]) as { n: number };
+      if (n <= 1) return { ok: false as const, reason: 'last_owner' as const };
+    }
+    setRole.run([role, tenantId, userId]);
+    return { ok: true as const, previous: current.role, member: toMember({ ...current, role }) };
+  });
+
+  return {
+    async create(tenant, owner) {
+      // IMMEDIATE: take the write lock up front so a concurrent writer process waits instead of failing mid-way.
+      createTx.immediate(tenant, owner);
+      return tenant;
+    },
+    async get(tenantId) {
+      const row = getTenant.get([tenantId]) as TenantRow | undefined;
+      return row ? toTenant(row) : null;
+    },
+    async listForUser(userId) {
+      const rows = forUser.all([userId]) as Array<TenantRow & MembershipRow & { m_created_at: string }>;
+      return rows.map(
+        (r): UserTenant => ({
+          tenant: toTenant(r),
+          membership: toMembership({ ...r, created_at: r.m_created_at }),
+        }),
+      );
+    },
+    async membership(tenantId, userId) {
+      const row = membership.get([tenantId, userId]) as MembershipRow | undefined;
+      return row ? toMembership(row) : null;
+    },
+    async listMembers(tenantId) {
+      return (members.all([tenantId]) as Row[]).map(toMember);
+    },
+    async getMember(tenantId, userId) {
+      const row = member.get([tenantId, userId]) as Row | undefined;
+      return row ? toMember(row) : null;
+    },
+    async addMember(tenantId, m) {
+      const { changes } = insertMember.run([tenantId, m.userId, m.role, m.isDefault ? 1 : 0, m.createdAt]);
+      return changes === 1;
+    },
+    async changeRole(tenantId, userId, role) {
+      return changeRoleTx.immediate(tenantId, userId, role);
+    },
+  };
+}

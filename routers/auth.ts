@@ -1,0 +1,193 @@
+import { unauthenticated } from '../server/errors.js';
+import type { AuditEventRecord } from '../server/ports/audit.js';
+import type { BreakGlassRecord } from '../server/ports/break-glass.js';
+import type { UserPrincipal } from '../server/principal.js';
+import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
+import { router } from '../server/trpc.js';
+import type { RequestMeta } from '../server/services/audit.js';
+import {
+  auditList,
+  auditListInput,
+  auditVerification,
+  breakGlassIdInput,
+  breakGlassList,
+  breakGlassRequest,
+  breakGlassRequestInput,
+  emptyInput,
+  loginInput,
+  revokeOutput,
+  signupInput,
+  stepUpInput,
+  stepUpOutput,
+  tokenResponse,
+} from './auth/schemas.js';
+
+const tags = ['Auth'];
+const bgTags = ['Break-glass'];
+const auditTags = ['Audit'];
+
+const metaOf = (ctx: { ip: string; userAgent: string | null }): RequestMeta => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
+const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
+
+/** The token of `Authorization: Bearer <token>`; 401 when absent. */
+function bearerTokenOf(header: string | undefined): string {
+  const m = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
+  if (!m) throw unauthenticated('missing bearer token');
+  return m[1]!;
+}
+
+export const toBreakGlassView = (r: BreakGlassRecord) => ({
+  id: r.id,
+  tenant_id: r.tenantId,
+  requester_id: r.requesterId,
+  reason: r.reason,
+  duration_minutes: r.durationMinutes,
+  status: r.status,
+  created_at: r.createdAt,
+  decided_at: r.decidedAt,
+  decided_by: r.decidedBy,
+  expires_at: r.expiresAt,
+});
+
+export const toAuditEventView = (e: AuditEventRecord) => ({
+  id: e.id,
+  tenant_id: e.tenantId,
+  seq: e.seq,
+  type: e.type,
+  actor: { user_id: e.actor.userId ?? null, key_id: e.actor.keyId ?? null },
+  ip: e.ip,
+  user_agent: e.userAgent,
+  target: e.target,
+  details: e.details,
+  created_at: e.createdAt,
+  prev_hash: e.prevHash,
+  hash: e.hash,
+});
+
+/**
+ * `/auth`: email/password sign-up and sign-in, refresh rotation, revocation, step-up, break-glass
+ * and the tenant audit log. (SSO routes live in their own router.)
+ */
+export const authRouter = router({
+  signup: publicProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/signup', tags, summary: 'Create an account and its default tenant, and sign in (403 when sign-up is disabled, 409 when the email is taken)', successDescription: 'Created' },
+      auth: 'none',
+    })
+    .input(signupInput)
+    .output(tokenResponse)
+    .mutation(async ({ ctx, input }) => {
+      const tokens = await ctx.services.auth.signup(input, metaOf(ctx));
+      ctx.response.status = 201;
+      return tokens;
+    }),
+
+  login: publicProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in with email and password (one 401 for any wrong credential; 429 with Retry-After when throttled)' },
+      auth: 'none',
+    })
+    .input(loginInput)
+    .output(tokenResponse)
+    .mutation(({ ctx, input }) => ctx.services.auth.login(input, metaOf(ctx))),
+
+  refresh: publicProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/refresh', tags, summary: 'Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new token pair; the old refresh token stops working', protect: true },
+      auth: 'bearer',
+    })
+    .input(emptyInput)
+    .output(tokenResponse)
+    .mutation(({ ctx }) => ctx.services.auth.refresh(bearerTokenOf(ctx.header('authorization')), metaOf(ctx))),
+
+  revoke: publicProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/revoke', tags, summary: 'End the session of an access or refresh token (Bearer); both of its tokens stop working at once', protect: true },
+      auth: 'bearer',
+    })
+    .input(emptyInput)
+    .output(revokeOutput)
+    .mutation(async ({ ctx }) => {
+      await ctx.services.auth.revoke(bearerTokenOf(ctx.header('authorization')), metaOf(ctx));
+      return { revoked: true as const };
+    }),
+
+  stepUp: bearerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/step-up',
+        tags,
+        summary: 'Re-authenticate for one sensitive action (data.export, data.delete, retention.override); returns a short-lived token for X-Step-Up-Token',
+        protect: true,
+      },
+      auth: 'bearer',
+    })
+    .input(stepUpInput)
+    .output(stepUpOutput)
+    .mutation(({ ctx, input }) => ctx.services.auth.stepUp(ctx.principal, input, metaOf(ctx))),
+
+  breakGlassRequest: requirePermission('break_glass:request')
+    .meta({
+      openapi: { method: 'POST', path: '/auth/break-glass/request', tags: bgTags, summary: 'Ask for time-boxed emergency elevation; another owner or admin must approve it', protect: true, successDescription: 'Created' },
+      auth: 'bearer',
+    })
+    .input(breakGlassRequestInput)
+    .output(breakGlassRequest)
+    .mutation(async ({ ctx, input }) => {
+      const record = await ctx.services.breakGlass.request(actorOf(ctx.principal), { reason: input.reason, durationMinutes: input.duration_minutes }, metaOf(ctx));
+      ctx.response.status = 201;
+      return toBreakGlassView(record);
+    }),
+
+  breakGlassList: bearerProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/auth/break-glass', tags: bgTags, summary: "Break-glass requests of the tenant (owners and admins see all, others their own)", protect: true },
+      auth: 'bearer',
+    })
+    .input(emptyInput)
+    .output(breakGlassList)
+    .query(async ({ ctx }) => ({ requests: (await ctx.services.breakGlass.list(actorOf(ctx.principal))).map(toBreakGlassView) })),
+
+  breakGlassApprove: requirePermission('break_glass:approve')
+    .meta({
+      openapi: { method: 'POST', path: '/auth/break-glass/{id}/approve', tags: bgTags, summary: 'Approve a pending request (not your own: 403; already decided: 409)', protect: true },
+      auth: 'bearer',
+    })
+    .input(breakGlassIdInput)
+    .output(breakGlassRequest)
+    .mutation(async ({ ctx, input }) => toBreakGlassView(await ctx.services.breakGlass.approve(actorOf(ctx.principal), input.id, metaOf(ctx)))),
+
+  breakGlassDeny: requirePermission('break_glass:approve')
+    .meta({
+      openapi: { method: 'POST', path: '/auth/break-glass/{id}/deny', tags: bgTags, summary: 'Deny a pending request (not your own: 403; already decided: 409)', protect: true },
+      auth: 'bearer',
+    })
+    .input(breakGlassIdInput)
+    .output(breakGlassRequest)
+    .mutation(async ({ ctx, input }) => toBreakGlassView(await ctx.services.breakGlass.deny(actorOf(ctx.principal), input.id, metaOf(ctx)))),
+
+  auditList: requirePermission('audit:read')
+    .meta({
+      openapi: { method: 'GET', path: '/auth/audit', tags: auditTags, summary: "The tenant's audit events, newest first (hash-chained; see /auth/audit/verify)", protect: true },
+      auth: 'bearer',
+    })
+    .input(auditListInput)
+    .output(auditList)
+    .query(async ({ ctx, input }) => {
+      const { events, total } = await ctx.services.audit.list(ctx.principal.tenantId, input);
+      return { events: events.map(toAuditEventView), total, limit: input.limit, offset: input.offset };
+    }),
+
+  auditVerify: requirePermission('audit:read')
+    .meta({
+      openapi: { method: 'GET', path: '/auth/audit/verify', tags: auditTags, summary: "Recompute the tenant's audit hash chain; reports the first changed, missing or extra event", protect: true },
+      auth: 'bearer',
+    })
+    .input(emptyInput)
+    .output(auditVerification)
+    .query(async ({ ctx }) => {
+      const v = await ctx.services.audit.verify(ctx.principal.tenantId);
+      return { ok: v.ok, checked: v.checked, broken_at: v.brokenAt ?? null, reason: v.reason ?? null };
+    }),
+});

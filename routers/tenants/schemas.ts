@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { roleNames } from '../../server/services/roles.js';
+
+/** Shapes of `/auth/tenants`, `/auth/gettenant` and `/auth/members`. */
+
+const timestamp = z.string().meta({ description: 'RFC 3339 timestamp', example: '2025-01-31T12:00:00.000Z' });
+
+export const tenantListItem = z.object({
+  tenant_id: z.uuid(),
+  name: z.string(),
+  created_at: timestamp,
+  is_default: z.boolean().meta({ description: "Whether this is the user's default tenant (created at sign-up)" }),
+});
+
+export const tenantList = z.object({ tenants: z.array(tenantListItem) });
+
+export const createTenantInput = z.object({ name: z.string().trim().min(1).max(200) });
+
+export const primaryTenant = z.object({ tenant_id: z.uuid(), name: z.string(), is_default: z.boolean() });
+
+export const roleName = z.enum(roleNames);
+
+export const member = z.object({
+  user_id: z.uuid(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: roleName,
+  joined_at: timestamp,
+});
+
+export const memberList = z.object({ members: z.array(member) });
+
+export const addMemberInput = z.object({ email: z.email().max(320), role: roleName });
+
+export const changeRoleInput = z.object({ user_id: z.uuid(), role: roleName });

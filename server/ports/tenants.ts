@@ -1,0 +1,57 @@
+import type { RoleName } from '../services/roles.js';
+
+/** A tenant: the unit of isolation. Every tenant-scoped record carries its id. */
+export interface TenantRecord {
+  id: string;
+  name: string;
+  /** `free` | `pro` | `enterprise`. */
+  plan: string;
+  /** `active` | `suspended`. */
+  status: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** A user's place in a tenant. */
+export interface MembershipRecord {
+  tenantId: string;
+  userId: string;
+  role: RoleName;
+  /** The tenant created for the user at sign-up. */
+  isDefault: boolean;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** One of a user's tenants, with the membership that links them, in membership order. */
+export interface UserTenant {
+  tenant: TenantRecord;
+  membership: MembershipRecord;
+}
+
+export interface MemberRecord extends MembershipRecord {
+  email: string;
+  name: string | null;
+}
+
+export type RoleChangeResult =
+  | { ok: true; previous: RoleName; member: MemberRecord }
+  | { ok: false; reason: 'not_found' | 'last_owner' };
+
+export interface TenantsPort {
+  /** Creates the tenant and makes `owner` its owner, atomically. */
+  create(tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }): Promise<TenantRecord>;
+  get(tenantId: string): Promise<TenantRecord | null>;
+  /** The user's tenants, oldest membership first (the first is the "primary" tenant). */
+  listForUser(userId: string): Promise<UserTenant[]>;
+  membership(tenantId: string, userId: string): Promise<MembershipRecord | null>;
+  listMembers(tenantId: string): Promise<MemberRecord[]>;
+  getMember(tenantId: string, userId: string): Promise<MemberRecord | null>;
+  /** Adds a member; false when the user already is one. */
+  addMember(tenantId: string, membership: Omit<MembershipRecord, 'tenantId'>): Promise<boolean>;
+  /**
+   * Changes a member's role atomically. Refuses (`last_owner`) to demote the tenant's only owner,
+   * so a tenant can never be left without one.
+   */
+  changeRole(tenantId: string, userId: string, role: RoleName): Promise<RoleChangeResult>;
+}

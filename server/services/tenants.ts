@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, notFound } from '../errors.js';
+import type { MemberRecord, TenantsPort, UserTenant } from '../ports/tenants.js';
+import type { UsersPort } from '../ports/users.js';
+import type { AuditService, RequestMeta } from './audit.js';
+import { isoAt, systemClock, type Clock } from './clock.js';
+import type { RoleName } from './roles.js';
+
+/** Who acts on a tenant: a signed-in user with a base role there (break-glass does not change it). */
+export interface TenantActor {
+  userId: string;
+  tenantId: string;
+  role: RoleName;
+}
+
+export interface TenantsService {
+  /** The user's tenants, oldest membership first. */
+  listForUser(userId: string): Promise<UserTenant[]>;
+  /** The first tenant of the user's memberships (the spec's "primary" tenant). */
+  primary(userId: string): Promise<UserTenant | null>;
+  /** Creates a tenant (plan free, status active) whose owner is the user. */
+  create(userId: string, input: { name: string; isDefault?: boolean }, meta: RequestMeta): Promise<UserTenant>;
+  listMembers(tenantId: string): Promise<MemberRecord[]>;
+  addMember(actor: TenantActor, input: { email: string; role: RoleName }, meta: RequestMeta): Promise<MemberRecord>;
+  changeRole(actor: TenantActor, userId: string, role: RoleName, meta: RequestMeta): Promise<MemberRecord>;
+}
+
+export function createTenantsService(deps: { tenants: TenantsPort; users: UsersPort; audit: AuditService; now?: Clock }): TenantsService {
+  const { tenants, users, audit } = deps;
+  const now = deps.now ?? systemClock;
+
+  /** Only owners may create owners or change an owner's role. */
+  const assertMayAssign = (actor: TenantActor, role: RoleName, currentRole?: RoleName) => {
+    if (actor.role !== 'owner' && (role === 'owner' || currentRole === 'owner')) {
+      throw new AppError('FORBIDDEN', 'only an owner may grant or change the owner role');
+    }
+  };
+
+  return {
+    listForUser: (userId) => tenants.listForUser(userId),
+
+    async primary(userId) {
+      return (await tenants.listForUser(userId))[0] ?? null;
+    },
+
+    async create(userId, input, meta) {
+      const name = input.name.trim();
+      if (!name) throw new AppError('VALIDATION_FAILED', 'name: must not be empty', { fields: [{ field: 'name', message: 'must not be empty' }] });
+      const createdAt = isoAt(now());
+      const tenant = await tenants.create(
+        { id: randomUUID(), name, plan: 'free', status: 'active', createdAt },
+        { userId, isDefault: input.isDefault ?? false, createdAt },
+      );
+      await audit.record({
+        tenantId: tenant.id,
+        type: 'tenant.create',
+        actor: { userId },
+        ...meta,
+        target: { type: 'tenant', id: tenant.id },
+        details: { name, plan: tenant.plan },
+      });
+      return {
+        tenant,
+        membership: { tenantId: tenant.id, userId, role: 'owner', isDefault: input.isDefault ?? false, createdAt },
+      };
+    },
+
+    listMembers: (tenantId) => tenants.listMembers(tenantId),
+
+    async addMember(actor, input, meta) {
+      assertMayAssign(actor, input.role);
+      const user = await users.findByEmail(input.email.trim().toLowerCase());
+      if (!user) throw notFound('user');
+      const added = await tenants.addMember(actor.tenantId, { userId: user.id, role: input.role, isDefault: false, createdAt: isoAt(now()) });
+      if (!added) throw new AppError('CONFLICT', 'user is already a member of this tenant');
+      await audit.record({
+        tenantId: actor.tenantId,
+        type: 'member.add',
+        actor: { userId: actor.userId },
+        ...meta,
+        target: { type: 'user', id: user.id },
+        details: { role: input.role },
+      });
+      const member = await tenants.getMember(actor.tenantId, user.id);
+      if (!member) throw notFound('member');
+      return member;
+    },
+
+    async changeRole(actor, userId, role, meta) {
+      const current = await tenants.getMember(actor.tenantId, userId);
+      if (!current) throw notFound('member');
+      assertMayAssign(actor, role, current.role);
+      if (current.role === role) return current;
+      const result = await tenants.changeRole(actor.tenantId, userId, role);
+      if (!result.ok) {
+        if (result.reason === 'not_found') throw notFound('member');
+        throw new AppError('CONFLICT', 'the last owner of a tenant cannot be demoted');
+      }
+      await audit.record({
+        tenantId: actor.tenantId,
+        type: 'member.role_change',
+        actor: { userId: actor.userId },
+        ...meta,
+        target: { type: 'user', id: userId },
+        details: { from: result.previous, to: role },
+      });
+      return result.member;
+    },
+  };
+}

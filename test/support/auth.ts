@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { http } from './server.js';
+
+export interface SignedUpUser {
+  accessToken: string;
+  refreshToken: string;
+  userId: string;
+  /** The user's default tenant (they own it). */
+  tenantId: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * Signs up a fresh user over HTTP (POST /auth/signup) and returns their tokens and ids. Each call
+ * makes a unique email unless one is given. Throws with the response when sign-up does not answer 201.
+ */
+export async function signUp(baseUrl: string, opts: { email?: string; password?: string; name?: string } = {}): Promise<SignedUpUser> {
+  const email = opts.email ?? `user-${randomUUID()}@example.test`;
+  const password = opts.password ?? `pw-${randomUUID()}`;
+  const body: Record<string, string> = { email, password };
+  if (opts.name !== undefined) body.name = opts.name;
+  const res = await http(baseUrl, 'POST', '/auth/signup', { body });
+  if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${res.text}`);
+  return {
+    accessToken: res.body.access_token,
+    refreshToken: res.body.refresh_token,
+    userId: res.body.user_id,
+    tenantId: res.body.tenant_id,
+    email,
+    password,
+  };
+}
+
+/** Signs in over HTTP (POST /auth/login) and returns the token response body; throws unless 200. */
+export async function logIn(baseUrl: string, email: string, password: string) {
+  const res = await http(baseUrl, 'POST', '/auth/login', { body: { email, password } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return res.body as { access_token: string; refresh_token: string; token_type: 'Bearer'; expires_in: number; user_id: string; tenant_id: string };
+}
+
+/** Headers for a bearer route, optionally acting in another tenant of the user (X-Tenant-ID). */
+export function bearer(token: string, tenantId?: string): Record<string, string> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (tenantId) headers['x-tenant-id'] = tenantId;
+  return headers;
+}
