@@ -2,6 +2,7 @@ import { router } from '../server/trpc.js';
 import { apiKeysRouter } from './apiKeys.js';
 import { authRouter } from './auth.js';
 import { rolesRouter } from './roles.js';
+import { ssoRouter } from './sso.js';
 import { systemRouter } from './system.js';
 import { tenantsRouter } from './tenants.js';
 
@@ -13,6 +14,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   system: systemRouter,
   auth: authRouter,
+  sso: ssoRouter,
   tenants: tenantsRouter,
   roles: rolesRouter,
 });

@@ -1,4 +1,5 @@
-import type { Config } from './config.js';
+import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { isLoopbackHostname, type Config } from './config.js';
 import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
@@ -12,6 +13,7 @@ import { createBreakGlassService, type BreakGlassService } from './services/brea
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
 import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
+import { createSsoService, type SsoService } from './services/sso.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 
@@ -37,6 +39,8 @@ export interface Services {
   users: UsersService;
   tenants: TenantsService;
   breakGlass: BreakGlassService;
+  /** OIDC single sign-on (POST /auth/sso/login, GET /auth/callback). */
+  sso: SsoService;
   /** API key management; also the `apiKeyAuth` authenticator. */
   apiKeys: ApiKeyService;
   health: { ready(): Promise<HealthReport> };
@@ -76,6 +80,25 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     logger,
     now,
   });
+  const sso = createSsoService({
+    providers: config.OIDC_PROVIDERS.map((p) => ({
+      id: p.id,
+      issuer: p.issuer,
+      clientId: p.client_id,
+      clientSecret: p.client_secret,
+      scopes: p.scopes,
+      // loadConfig refused other http issuers unless OIDC_ALLOW_INSECURE_ISSUERS is set.
+      allowInsecureRequests: new URL(p.issuer).protocol === 'http:' && (isLoopbackHostname(new URL(p.issuer).hostname) || config.OIDC_ALLOW_INSECURE_ISSUERS),
+    })),
+    oidc: createOpenIdClient(),
+    states: ports.ssoStates,
+    users,
+    tenants,
+    auth,
+    audit,
+    publicUrl: config.PUBLIC_URL,
+    now,
+  });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
   const refuse = async (): Promise<never> => {
     throw unauthenticated('authentication is not available');
@@ -91,6 +114,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     users,
     tenants,
     breakGlass,
+    sso,
     apiKeyAuth: apiKeys,
     apiKeys,
     health: {

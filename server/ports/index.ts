@@ -2,6 +2,7 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { AuditPort } from './audit.js';
 import type { BreakGlassPort } from './break-glass.js';
 import type { SessionsPort } from './sessions.js';
+import type { SsoStateStore } from './sso-state.js';
 import type { StepUpTokensPort } from './step-up.js';
 import type { TenantsPort } from './tenants.js';
 import type { UsersPort } from './users.js';
@@ -17,6 +18,8 @@ export interface StoragePorts {
   breakGlass: BreakGlassPort;
   audit: AuditPort;
   apiKeys: ApiKeyStore;
+  /** Pending SSO logins (state, nonce, PKCE verifier) between /auth/sso/login and /auth/callback. */
+  ssoStates: SsoStateStore;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

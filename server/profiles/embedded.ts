@@ -3,6 +3,7 @@ import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
+import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
 import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
@@ -22,6 +23,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
     breakGlass: createEmbeddedBreakGlassPort(db),
     audit: createEmbeddedAuditPort(db),
     apiKeys: createEmbeddedApiKeyStore(db),
+    ssoStates: createEmbeddedSsoStateStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb';
 import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
 import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
+import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -21,6 +22,7 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
     breakGlass: await createMongoBreakGlassPort(db),
     audit: await createMongoAuditPort(db),
     apiKeys: await createMongoApiKeyStore(db),
+    ssoStates: await createMongoSsoStateStore(db),
     async ping() {
       await db.command({ ping: 1 });
     },
