@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PLAN_LIMITS, planLimitsEnv } from './schemas/plan-limits.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -77,6 +78,8 @@ const envSchema = z.object({
   CORS_ORIGINS: csv.default([]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   MEMORY_CONTENT_MAX_BYTES: z.coerce.number().int().min(16).default(64 * 1024),
+  /** Per-plan monthly limits as JSON merged over the defaults (see server/schemas/plan-limits.ts). */
+  PLAN_LIMITS: planLimitsEnv.default(DEFAULT_PLAN_LIMITS),
   WORKER_MODE: z.enum(['inline', 'external']).default('inline'),
   NODE_ENV: z.string().default('development'),
 });

@@ -1,0 +1,415 @@
+import type { IndexedMemory } from '../../server/ports/search-index.js';
+import {
+  ConsolidationConflictError,
+  DEFAULT_MEMORY_SETTINGS,
+  type ApplyWriteOp,
+  type ConsolidationPlan,
+  type ContradictionPolicy,
+  type MemoryListQuery,
+  type MemoryRecord,
+  type MemorySettings,
+  type MemoryStore,
+  type MemoryVersionRecord,
+  type UpdateMemoryOp,
+  type VersionSnapshot,
+} from '../../server/ports/memories.js';
+import type { EmbeddedDatabase } from './database.js';
+
+/**
+ * Where the memory store writes search index rows, synchronously, inside its own transactions (bound
+ * to `writeIndexRows` / `deleteIndexRows` of the embedded search index by the profile).
+ */
+export interface EmbeddedIndexWriter {
+  upsert(tenantId: string, doc: IndexedMemory): void;
+  remove(tenantId: string, memoryId: string): void;
+}
+
+/** Columns of `memories` as stored. */
+export interface MemoryRow {
+  id: string;
+  tenant_id: string;
+  namespace: string;
+  agent_id: string | null;
+  type: MemoryRecord['type'];
+  title: string;
+  content: string;
+  tags: string;
+  metadata: string;
+  writer_sensitivity: MemoryRecord['writerSensitivity'];
+  sensitivity: MemoryRecord['sensitivity'];
+  sensitivity_reasons: string;
+  status: MemoryRecord['status'];
+  head_version: number;
+  committed_version: number;
+  pending_count: number;
+  contradiction_status: MemoryRecord['contradictionStatus'];
+  contradiction_policy: ContradictionPolicy | null;
+  conflicts_with: string;
+  superseded_by: string | null;
+  merged_into: string | null;
+  injection_flagged: number;
+  injection_score: number;
+  injection_patterns: string;
+  quality: number;
+  fingerprint: string | null;
+  size_bytes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const MEMORY_COLUMNS = `id, tenant_id, namespace, agent_id, type, title, content, tags, metadata, writer_sensitivity,
+  sensitivity, sensitivity_reasons, status, head_version, committed_version, pending_count, contradiction_status,
+  contradiction_policy, conflicts_with, superseded_by, merged_into, injection_flagged, injection_score,
+  injection_patterns, quality, fingerprint, size_bytes, created_at, updated_at`;
+
+export function toMemoryRecord(row: MemoryRow): MemoryRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    namespace: row.namespace,
+    agentId: row.agent_id,
+    type: row.type,
+    title: row.title,
+    content: row.content,
+    tags: JSON.parse(row.tags) as string[],
+    metadata: JSON.parse(row.metadata) as MemoryRecord['metadata'],
+    writerSensitivity: row.writer_sensitivity,
+    sensitivity: row.sensitivity,
+    sensitivityReasons: JSON.parse(row.sensitivity_reasons) as string[],
+    status: row.status,
+    version: row.head_version,
+    committedVersion: row.committed_version,
+    pendingCount: row.pending_count,
+    contradictionStatus: row.contradiction_status,
+    contradictionPolicy: row.contradiction_policy,
+    conflictsWith: JSON.parse(row.conflicts_with) as string[],
+    supersededBy: row.superseded_by,
+    mergedInto: row.merged_into,
+    injectionFlagged: row.injection_flagged === 1,
+    injectionScore: row.injection_score,
+    injectionPatterns: JSON.parse(row.injection_patterns) as MemoryRecord['injectionPatterns'],
+    quality: row.quality,
+    sizeBytes: row.size_bytes,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+interface VersionRow {
+  memory_id: string;
+  version: number;
+  change: MemoryVersionRecord['change'];
+  title: string;
+  content: string;
+  tags: string;
+  type: MemoryVersionRecord['type'];
+  agent_id: string | null;
+  metadata: string;
+  sensitivity: MemoryVersionRecord['sensitivity'];
+  status: MemoryVersionRecord['status'];
+  rolled_back_to: number | null;
+  created_at: string;
+}
+
+const VERSION_COLUMNS = 'memory_id, version, change, title, content, tags, type, agent_id, metadata, sensitivity, status, rolled_back_to, created_at';
+
+export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
+  return {
+    memoryId: row.memory_id,
+    version: row.version,
+    change: row.change,
+    title: row.title,
+    content: row.content,
+    tags: JSON.parse(row.tags) as string[],
+    type: row.type,
+    agentId: row.agent_id,
+    metadata: JSON.parse(row.metadata) as MemoryVersionRecord['metadata'],
+    sensitivity: row.sensitivity,
+    status: row.status,
+    rolledBackTo: row.rolled_back_to,
+    createdAt: row.created_at,
+  };
+}
+
+/** `?, ?, …` for n parameters. */
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** SQLite LIKE pattern matching `text` literally (escape character `\`). */
+function likeLiteral(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Memory records, versions, settings and the consolidation commit in the embedded libsql database.
+ * Statements are prepared once; every write is one transaction (`BEGIN IMMEDIATE`, so a second
+ * process waits on the busy timeout instead of failing a snapshot upgrade).
+ */
+export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedIndexWriter): MemoryStore {
+  const get = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND id = ?`);
+  const versions = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? ORDER BY version`);
+  const version = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
+  const deleteRow = db.prepare('DELETE FROM memories WHERE tenant_id = ? AND id = ? RETURNING size_bytes, merged_into');
+  const mergedInto = db.prepare('SELECT id FROM memories WHERE tenant_id = ? AND merged_into = ?');
+  const deleteVersions = db.prepare('DELETE FROM memory_versions WHERE tenant_id = ? AND memory_id = ?');
+  const deleteWrites = db.prepare('DELETE FROM memory_writes WHERE tenant_id = ? AND memory_id = ?');
+  const deleteSubjects = db.prepare('DELETE FROM memory_subjects WHERE memory_id = ?');
+  const insertSubject = db.prepare('INSERT OR IGNORE INTO memory_subjects (tenant_id, namespace, subject, memory_id) VALUES (?, ?, ?, ?)');
+  const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
+    ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
+  const consumeWrite = db.prepare('DELETE FROM memory_writes WHERE id = ? AND tenant_id = ? AND memory_id = ? AND version = ?');
+  const insertVersion = db.prepare(`INSERT INTO memory_versions (memory_id, version, tenant_id, change, title, content, tags, type,
+      agent_id, metadata, sensitivity, status, rolled_back_to, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const applyDerived = db.prepare(`UPDATE memories SET
+      committed_version = ?, pending_count = pending_count - 1,
+      sensitivity = CASE WHEN head_version = ? THEN ? ELSE sensitivity END,
+      sensitivity_reasons = CASE WHEN head_version = ? THEN ? ELSE sensitivity_reasons END,
+      status = ?, injection_flagged = ?, injection_score = ?, injection_patterns = ?, quality = ?,
+      contradiction_status = ?, contradiction_policy = ?, conflicts_with = ?, superseded_by = ?, merged_into = ?,
+      fingerprint = ?, updated_at = ?, committed_at = ?
+    WHERE tenant_id = ? AND id = ? AND committed_version = ? AND pending_count > 0`);
+  const updateOther = db.prepare(`UPDATE memories SET
+      head_version = ?, committed_version = ?, status = ?, contradiction_status = ?, contradiction_policy = ?,
+      conflicts_with = ?, superseded_by = ?, updated_at = ?
+    WHERE tenant_id = ? AND id = ? AND committed_version = ? AND head_version = committed_version AND pending_count = 0`);
+  const byFingerprint = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories
+    WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
+    ORDER BY committed_at DESC LIMIT ?`);
+  const getSettings = db.prepare('SELECT contradiction_policy, updated_at FROM memory_settings WHERE tenant_id = ?');
+  const putSettings = db.prepare(`INSERT INTO memory_settings (tenant_id, contradiction_policy, updated_at) VALUES (?, ?, ?)
+    ON CONFLICT (tenant_id) DO UPDATE SET contradiction_policy = excluded.contradiction_policy, updated_at = excluded.updated_at`);
+  const bySubjectCache = new Map<number, ReturnType<EmbeddedDatabase['prepare']>>();
+
+  const subjectStatement = (n: number) => {
+    let stmt = bySubjectCache.get(n);
+    if (!stmt) {
+      stmt = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories
+        WHERE id IN (SELECT memory_id FROM memory_subjects WHERE tenant_id = ? AND namespace = ? AND subject IN (${placeholders(n)}))
+          AND tenant_id = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
+        ORDER BY committed_at DESC LIMIT ?`);
+      bySubjectCache.set(n, stmt);
+    }
+    return stmt;
+  };
+
+  const insertSnapshot = (tenantId: string, memoryId: string, v: number, s: VersionSnapshot) => {
+    insertVersion.run([
+      memoryId,
+      v,
+      tenantId,
+      s.change,
+      s.title,
+      s.content,
+      JSON.stringify(s.tags),
+      s.type,
+      s.agentId,
+      JSON.stringify(s.metadata),
+      s.sensitivity,
+      s.status,
+      s.rolledBackTo,
+      s.createdAt,
+    ]);
+  };
+
+  const applyWrite = (tenantId: string, op: ApplyWriteOp, at: string) => {
+    if (consumeWrite.run([op.writeId, tenantId, op.memoryId, op.version]).changes !== 1) {
+      throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
+    }
+    const d = op.derived;
+    const updated = applyDerived.run([
+      op.version,
+      op.version,
+      d.sensitivity,
+      op.version,
+      JSON.stringify(d.sensitivityReasons),
+      d.status,
+      d.injectionFlagged ? 1 : 0,
+      d.injectionScore,
+      JSON.stringify(d.injectionPatterns),
+      d.quality,
+      d.contradictionStatus,
+      d.contradictionPolicy,
+      JSON.stringify(d.conflictsWith),
+      d.supersededBy,
+      d.mergedInto,
+      d.fingerprint,
+      at,
+      at,
+      tenantId,
+      op.memoryId,
+      op.version - 1,
+    ]);
+    if (updated.changes !== 1) throw new ConsolidationConflictError(`memory ${op.memoryId} is not at version ${op.version - 1}`);
+    insertSnapshot(tenantId, op.memoryId, op.version, op.snapshot);
+    deleteSubjects.run([op.memoryId]);
+    if (d.status === 'active' && d.mergedInto === null) {
+      for (const subject of d.subjects) insertSubject.run([tenantId, op.namespace, subject, op.memoryId]);
+    }
+    if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) adjustTotals.run([tenantId, op.usage.memories, op.usage.bytes]);
+  };
+
+  const updateMemory = (tenantId: string, op: UpdateMemoryOp, at: string) => {
+    const next = op.snapshot ? op.expectCommittedVersion + 1 : op.expectCommittedVersion;
+    const s = op.set;
+    const updated = updateOther.run([
+      next,
+      next,
+      s.status,
+      s.contradictionStatus,
+      s.contradictionPolicy,
+      JSON.stringify(s.conflictsWith),
+      s.supersededBy,
+      at,
+      tenantId,
+      op.memoryId,
+      op.expectCommittedVersion,
+    ]);
+    if (updated.changes !== 1) {
+      throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
+    }
+    if (op.snapshot) insertSnapshot(tenantId, op.memoryId, next, op.snapshot);
+    if (s.status !== 'active') deleteSubjects.run([op.memoryId]);
+  };
+
+  const commit = db.transaction((tenantId: string, plan: ConsolidationPlan) => {
+    for (const op of plan.ops) {
+      if (op.kind === 'apply') applyWrite(tenantId, op, plan.at);
+      else updateMemory(tenantId, op, plan.at);
+    }
+    for (const memoryId of plan.indexRemovals) index.remove(tenantId, memoryId);
+    for (const doc of plan.indexUpserts) index.upsert(tenantId, doc);
+  });
+
+  const purge = (tenantId: string, memoryId: string): { size_bytes: number; merged_into: string | null } | undefined => {
+    const row = deleteRow.get([tenantId, memoryId]) as { size_bytes: number; merged_into: string | null } | undefined;
+    if (!row) return undefined;
+    deleteVersions.run([tenantId, memoryId]);
+    deleteWrites.run([tenantId, memoryId]);
+    deleteSubjects.run([memoryId]);
+    index.remove(tenantId, memoryId);
+    return row;
+  };
+
+  const remove = db.transaction((tenantId: string, memoryId: string): boolean => {
+    const row = purge(tenantId, memoryId);
+    if (!row) return false;
+    // A merged duplicate already stopped counting when it was merged.
+    if (row.merged_into === null) adjustTotals.run([tenantId, -1, -row.size_bytes]);
+    // Duplicates merged into this memory hold (nearly) the same content: they go with it.
+    for (const { id } of mergedInto.all([tenantId, memoryId]) as { id: string }[]) purge(tenantId, id);
+    return true;
+  });
+
+  return {
+    async get(tenantId, memoryId) {
+      const row = get.get([tenantId, memoryId]) as MemoryRow | undefined;
+      return row ? toMemoryRecord(row) : null;
+    },
+
+    async getMany(tenantId, memoryIds) {
+      const out: MemoryRecord[] = [];
+      for (let i = 0; i < memoryIds.length; i += 500) {
+        const chunk = memoryIds.slice(i, i + 500);
+        const rows = db
+          .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND id IN (${placeholders(chunk.length)})`)
+          .all([tenantId, ...chunk]) as MemoryRow[];
+        for (const r of rows) out.push(toMemoryRecord(r));
+      }
+      return out;
+    },
+
+    async list(tenantId, q: MemoryListQuery) {
+      if (q.namespaces !== null && q.namespaces.length === 0) return { items: [], total: 0 };
+      const where = ['tenant_id = ?'];
+      const params: unknown[] = [tenantId];
+      if (q.namespaces !== null) {
+        where.push(`namespace IN (${placeholders(q.namespaces.length)})`);
+        params.push(...q.namespaces);
+      }
+      if (q.text) {
+        where.push("(title LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')");
+        const pattern = likeLiteral(q.text);
+        params.push(pattern, pattern);
+      }
+      if (q.type) {
+        where.push('type = ?');
+        params.push(q.type);
+      }
+      if (q.sensitivity) {
+        where.push('sensitivity = ?');
+        params.push(q.sensitivity);
+      }
+      if (q.status) {
+        where.push('status = ?');
+        params.push(q.status);
+      }
+      if (q.contradiction) {
+        where.push('contradiction_status = ?');
+        params.push(q.contradiction);
+      }
+      if (q.from) {
+        where.push('created_at >= ?');
+        params.push(q.from);
+      }
+      if (q.to) {
+        where.push('created_at <= ?');
+        params.push(q.to);
+      }
+      if (!q.includeMerged) where.push('merged_into IS NULL');
+      const clause = where.join(' AND ');
+      const { n } = db.prepare(`SELECT COUNT(*) AS n FROM memories WHERE ${clause}`).get(params) as { n: number };
+      const rows = db
+        .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+        .all([...params, q.limit, q.offset]) as MemoryRow[];
+      return { items: rows.map(toMemoryRecord), total: n };
+    },
+
+    async listVersions(tenantId, memoryId) {
+      return (versions.all([tenantId, memoryId]) as VersionRow[]).map(toVersionRecord);
+    },
+
+    async getVersion(tenantId, memoryId, v) {
+      const row = version.get([tenantId, memoryId, v]) as VersionRow | undefined;
+      return row ? toVersionRecord(row) : null;
+    },
+
+    async delete(tenantId, memoryId) {
+      return remove.immediate(tenantId, memoryId);
+    },
+
+    async findCandidates(tenantId, q) {
+      const found = new Map<string, MemoryRecord>();
+      const exclude = new Set(q.excludeIds ?? []);
+      if (q.fingerprint) {
+        for (const row of byFingerprint.all([tenantId, q.namespace, q.fingerprint, q.limit]) as MemoryRow[]) {
+          if (!exclude.has(row.id)) found.set(row.id, toMemoryRecord(row));
+        }
+      }
+      const subjects = [...new Set(q.subjects ?? [])].slice(0, 16);
+      if (subjects.length > 0 && found.size < q.limit) {
+        const rows = subjectStatement(subjects.length).all([tenantId, q.namespace, ...subjects, tenantId, q.limit + exclude.size]) as MemoryRow[];
+        for (const row of rows) {
+          if (found.size >= q.limit) break;
+          if (!exclude.has(row.id) && !found.has(row.id)) found.set(row.id, toMemoryRecord(row));
+        }
+      }
+      return [...found.values()];
+    },
+
+    async commitConsolidation(tenantId, plan) {
+      commit.immediate(tenantId, plan);
+    },
+
+    async getSettings(tenantId): Promise<MemorySettings> {
+      const row = getSettings.get([tenantId]) as { contradiction_policy: ContradictionPolicy; updated_at: string } | undefined;
+      return row ? { contradictionPolicy: row.contradiction_policy, updatedAt: row.updated_at } : { ...DEFAULT_MEMORY_SETTINGS };
+    },
+
+    async putSettings(tenantId, settings, at) {
+      putSettings.run([tenantId, settings.contradictionPolicy, at]);
+      return { contradictionPolicy: settings.contradictionPolicy, updatedAt: at };
+    },
+  };
+}

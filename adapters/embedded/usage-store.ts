@@ -1,0 +1,35 @@
+import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
+import type { EmbeddedDatabase } from './database.js';
+
+/** Usage counters and totals of the embedded profile (tables of migration 10). */
+export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
+  const counters = db.prepare('SELECT writes, reads, searches FROM usage_periods WHERE tenant_id = ? AND period = ?');
+  const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
+  const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
+  const consume: Record<UsageCounter, ReturnType<EmbeddedDatabase['prepare']>> = {
+    reads: db.prepare(`INSERT INTO usage_periods (tenant_id, period, reads) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
+      ON CONFLICT (tenant_id, period) DO UPDATE SET reads = reads + excluded.reads WHERE ?4 IS NULL OR reads + excluded.reads <= ?4`),
+    searches: db.prepare(`INSERT INTO usage_periods (tenant_id, period, searches) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
+      ON CONFLICT (tenant_id, period) DO UPDATE SET searches = searches + excluded.searches WHERE ?4 IS NULL OR searches + excluded.searches <= ?4`),
+  };
+
+  return {
+    async consume(tenantId, period, counter, limit, by = 1) {
+      return consume[counter].run([tenantId, period, by, limit]).changes === 1;
+    },
+    async snapshot(tenantId, period) {
+      const c = (counters.get([tenantId, period]) as { writes: number; reads: number; searches: number } | undefined) ?? { writes: 0, reads: 0, searches: 0 };
+      const t = (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+      const p = (pending.get([tenantId]) as { n: number }).n;
+      return {
+        period,
+        writes: c.writes,
+        reads: c.reads,
+        searches: c.searches,
+        memoryCount: t.memory_count,
+        storageBytes: t.storage_bytes,
+        pendingWrites: p,
+      };
+    },
+  };
+}

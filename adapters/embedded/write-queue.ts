@@ -1,0 +1,197 @@
+import type { MemoryContent, Sensitivity } from '../../server/ports/memories.js';
+import {
+  memorySizeBytes,
+  type EnqueueRequest,
+  type EnqueueResult,
+  type QueuedWrite,
+  type WriteKind,
+  type WriteQueue,
+  type WriteReceipt,
+} from '../../server/ports/write-queue.js';
+import type { EmbeddedDatabase } from './database.js';
+
+interface WriteRow {
+  id: number;
+  tenant_id: string;
+  memory_id: string;
+  namespace: string;
+  version: number;
+  kind: WriteKind;
+  content: string;
+  rolled_back_to: number | null;
+  accepted_at: string;
+}
+
+interface HeadRow {
+  namespace: string;
+  head_version: number;
+  pending_count: number;
+  size_bytes: number;
+  merged_into: string | null;
+}
+
+/**
+ * Until a write is consolidated its content is unclassified: a memory shows the writer's sensitivity,
+ * or `high` when the writer gave none (unknown is treated as sensitive, never as harmless).
+ */
+export function provisionalSensitivity(writer: Sensitivity | null): Sensitivity {
+  return writer ?? 'high';
+}
+
+/**
+ * The write queue of the embedded profile. `enqueue` is one `BEGIN IMMEDIATE` transaction covering
+ * the idempotency record, the quota check, the memory row, the queued write and the usage counters.
+ */
+export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
+  const idem = db.prepare('SELECT request_hash, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
+  const putIdem = db.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, response, created_at, expires_at)
+    VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
+      created_at = excluded.created_at, expires_at = excluded.expires_at`);
+  const writesUsed = db.prepare('SELECT writes FROM usage_periods WHERE tenant_id = ? AND period = ?');
+  const countWrite = db.prepare(`INSERT INTO usage_periods (tenant_id, period, writes) VALUES (?, ?, 1)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET writes = writes + 1`);
+  const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
+  const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
+    ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
+  const head = db.prepare('SELECT namespace, head_version, pending_count, size_bytes, merged_into FROM memories WHERE tenant_id = ? AND id = ?');
+  const target = db.prepare(`SELECT title, content, tags, type, agent_id, metadata, sensitivity FROM memory_versions
+    WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
+  const insertMemory = db.prepare(`INSERT INTO memories (id, tenant_id, namespace, agent_id, type, title, content, tags, metadata,
+      writer_sensitivity, sensitivity, status, head_version, committed_version, pending_count, size_bytes, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, 0, 1, ?, ?, ?)`);
+  const updateHead = db.prepare(`UPDATE memories SET agent_id = ?, type = ?, title = ?, content = ?, tags = ?, metadata = ?,
+      writer_sensitivity = ?, sensitivity = ?, head_version = ?, pending_count = pending_count + 1, size_bytes = ?, updated_at = ?
+    WHERE tenant_id = ? AND id = ?`);
+  const insertWrite = db.prepare(`INSERT INTO memory_writes (tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const peek = db.prepare(`SELECT id, tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at
+    FROM memory_writes WHERE tenant_id = ? ORDER BY id LIMIT ?`);
+  const tenants = db.prepare('SELECT tenant_id, MIN(id) AS first FROM memory_writes GROUP BY tenant_id ORDER BY first LIMIT ?');
+  const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
+
+  const enqueue = db.transaction((tenantId: string, req: EnqueueRequest): EnqueueResult => {
+    if (req.idempotency) {
+      const seen = idem.get([tenantId, req.idempotency.key]) as { request_hash: string; response: string; expires_at: string } | undefined;
+      if (seen && seen.expires_at > req.acceptedAt) {
+        if (seen.request_hash !== req.idempotency.requestHash) return { kind: 'idempotency_mismatch' };
+        return { kind: 'replayed', receipt: JSON.parse(seen.response) as WriteReceipt };
+      }
+    }
+    const q = req.quota;
+    if (q.writes !== null) {
+      const used = (writesUsed.get([tenantId, q.period]) as { writes: number } | undefined)?.writes ?? 0;
+      if (used + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
+    }
+    const total = (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+
+    let receipt: WriteReceipt;
+    let namespace: string;
+    let content: MemoryContent;
+    let rolledBackTo: number | null = null;
+    if (req.kind === 'create') {
+      content = req.content;
+      namespace = req.namespace;
+      const size = memorySizeBytes(content);
+      if (q.memories !== null && total.memory_count + 1 > q.memories) return { kind: 'quota_exceeded', limit: 'memories' };
+      if (q.storageBytes !== null && total.storage_bytes + size > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      insertMemory.run([
+        req.memoryId,
+        tenantId,
+        namespace,
+        content.agentId,
+        content.type,
+        content.title,
+        content.content,
+        JSON.stringify(content.tags),
+        JSON.stringify(content.metadata),
+        content.writerSensitivity,
+        provisionalSensitivity(content.writerSensitivity),
+        size,
+        req.acceptedAt,
+        req.acceptedAt,
+      ]);
+      adjustTotals.run([tenantId, 1, size]);
+      receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
+    } else {
+      const row = head.get([tenantId, req.memoryId]) as HeadRow | undefined;
+      if (!row || (req.allowedNamespaces !== null && !req.allowedNamespaces.includes(row.namespace))) return { kind: 'not_found' };
+      if (row.merged_into !== null) return { kind: 'merged', mergedInto: row.merged_into };
+      if (req.ifMatch !== null && req.ifMatch !== row.head_version) return { kind: 'version_mismatch', currentVersion: row.head_version };
+      namespace = row.namespace;
+      if (req.kind === 'update') {
+        if (req.namespace !== null && req.namespace !== row.namespace) return { kind: 'namespace_mismatch', current: row.namespace };
+        content = req.content;
+      } else {
+        const t = target.get([tenantId, req.memoryId, req.targetVersion]) as
+          | { title: string; content: string; tags: string; type: MemoryContent['type']; agent_id: string | null; metadata: string; sensitivity: Sensitivity }
+          | undefined;
+        if (!t) return { kind: 'target_version_not_found' };
+        content = {
+          title: t.title,
+          content: t.content,
+          tags: JSON.parse(t.tags) as string[],
+          type: t.type,
+          agentId: t.agent_id,
+          metadata: JSON.parse(t.metadata) as MemoryContent['metadata'],
+          writerSensitivity: t.sensitivity,
+        };
+        rolledBackTo = req.targetVersion;
+      }
+      const size = memorySizeBytes(content);
+      const delta = size - row.size_bytes;
+      if (delta > 0 && q.storageBytes !== null && total.storage_bytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      const version = row.head_version + 1;
+      updateHead.run([
+        content.agentId,
+        content.type,
+        content.title,
+        content.content,
+        JSON.stringify(content.tags),
+        JSON.stringify(content.metadata),
+        content.writerSensitivity,
+        provisionalSensitivity(content.writerSensitivity),
+        version,
+        size,
+        req.acceptedAt,
+        tenantId,
+        req.memoryId,
+      ]);
+      if (delta !== 0) adjustTotals.run([tenantId, 0, delta]);
+      receipt = { memoryId: req.memoryId, kind: req.kind, version, pendingCount: row.pending_count + 1, rolledBackTo };
+    }
+    insertWrite.run([tenantId, req.memoryId, namespace, receipt.version, receipt.kind, JSON.stringify(content), rolledBackTo, req.acceptedAt]);
+    countWrite.run([tenantId, q.period]);
+    if (req.idempotency) {
+      putIdem.run([tenantId, req.idempotency.key, req.idempotency.requestHash, JSON.stringify(receipt), req.acceptedAt, req.idempotency.expiresAt]);
+    }
+    return { kind: 'accepted', receipt };
+  });
+
+  return {
+    async enqueue(tenantId, request) {
+      return enqueue.immediate(tenantId, request);
+    },
+    async peek(tenantId, limit) {
+      return (peek.all([tenantId, limit]) as WriteRow[]).map(
+        (r): QueuedWrite => ({
+          id: r.id,
+          tenantId: r.tenant_id,
+          memoryId: r.memory_id,
+          namespace: r.namespace,
+          version: r.version,
+          kind: r.kind,
+          content: JSON.parse(r.content) as MemoryContent,
+          rolledBackTo: r.rolled_back_to,
+          acceptedAt: r.accepted_at,
+        }),
+      );
+    },
+    async tenantsWithPending(limit) {
+      return (tenants.all([limit]) as { tenant_id: string }[]).map((r) => r.tenant_id);
+    },
+    async pendingCount(tenantId) {
+      return (pending.get([tenantId]) as { n: number }).n;
+    },
+  };
+}

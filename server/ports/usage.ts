@@ -1,0 +1,28 @@
+/**
+ * Storage port of per-tenant usage: counters per period (calendar month, `YYYY-MM`, UTC) and the
+ * running totals of live memories and their bytes. Writes are counted by the write queue inside the
+ * enqueue transaction and totals move with every memory change; reads and searches are counted here.
+ */
+
+export type UsageCounter = 'reads' | 'searches';
+
+export interface UsageSnapshot {
+  period: string;
+  writes: number;
+  reads: number;
+  searches: number;
+  /** Live memories (merged duplicates and deleted memories do not count). */
+  memoryCount: number;
+  storageBytes: number;
+  /** Accepted writes not yet consolidated. */
+  pendingWrites: number;
+}
+
+export interface UsageStore {
+  /**
+   * Adds `by` to the tenant's counter for the period unless the result would exceed `limit`
+   * (null = unlimited). Atomic check-and-increment; true when counted.
+   */
+  consume(tenantId: string, period: string, counter: UsageCounter, limit: number | null, by?: number): Promise<boolean>;
+  snapshot(tenantId: string, period: string): Promise<UsageSnapshot>;
+}

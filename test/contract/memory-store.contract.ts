@@ -1,0 +1,426 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IdempotencyStore } from '../../server/ports/idempotency.js';
+import {
+  ConsolidationConflictError,
+  type ApplyWriteOp,
+  type DerivedState,
+  type MemoryContent,
+  type MemoryStore,
+} from '../../server/ports/memories.js';
+import type { UsageStore } from '../../server/ports/usage.js';
+import { memorySizeBytes, type EnqueueRequest, type WriteQueue, type WriteQuota } from '../../server/ports/write-queue.js';
+
+/** The ports of the memory aggregate as one adapter family provides them, over fresh storage. */
+export interface MemoryPortsFixture {
+  memories: MemoryStore;
+  queue: WriteQueue;
+  usage: UsageStore;
+  idempotency: IdempotencyStore;
+  /** Memory ids that currently have search index rows for the tenant. */
+  indexedIds(tenantId: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const PERIOD = '2030-01';
+const UNLIMITED: WriteQuota = { period: PERIOD, writes: null, storageBytes: null, memories: null };
+const AT = '2030-01-15T10:00:00.000Z';
+
+export function content(text: string, extra: Partial<MemoryContent> = {}): MemoryContent {
+  return { title: '', content: text, tags: [], type: 'episodic', agentId: null, metadata: {}, writerSensitivity: null, ...extra };
+}
+
+function derived(extra: Partial<DerivedState> = {}): DerivedState {
+  return {
+    status: 'active',
+    sensitivity: 'low',
+    sensitivityReasons: [],
+    injectionFlagged: false,
+    injectionScore: 0,
+    injectionPatterns: [],
+    quality: 0.5,
+    contradictionStatus: 'clear',
+    contradictionPolicy: null,
+    conflictsWith: [],
+    supersededBy: null,
+    mergedInto: null,
+    fingerprint: randomUUID(),
+    subjects: [],
+    ...extra,
+  };
+}
+
+/**
+ * The behaviour every adapter family of the memory aggregate (memory store, write queue, usage,
+ * idempotency) must show. Runs against the embedded adapters always and MongoDB when configured.
+ */
+export function describeMemoryStoreContract(name: string, make: () => Promise<MemoryPortsFixture>): void {
+  describe(`memory store contract: ${name}`, () => {
+    let f: MemoryPortsFixture;
+    let tenant: string;
+    beforeEach(async () => {
+      f = await make();
+      tenant = randomUUID();
+    });
+    afterEach(async () => {
+      await f.close();
+    });
+
+    const create = (tenantId: string, text: string, opts: Partial<Extract<EnqueueRequest, { kind: 'create' }>> = {}) =>
+      f.queue.enqueue(tenantId, {
+        kind: 'create',
+        memoryId: randomUUID(),
+        namespace: 'default',
+        content: content(text),
+        allowedNamespaces: null,
+        idempotency: null,
+        quota: UNLIMITED,
+        acceptedAt: AT,
+        ...opts,
+      });
+
+    const update = (tenantId: string, memoryId: string, text: string, opts: Partial<Extract<EnqueueRequest, { kind: 'update' }>> = {}) =>
+      f.queue.enqueue(tenantId, {
+        kind: 'update',
+        memoryId,
+        namespace: null,
+        ifMatch: null,
+        content: content(text),
+        allowedNamespaces: null,
+        idempotency: null,
+        quota: UNLIMITED,
+        acceptedAt: AT,
+        ...opts,
+      });
+
+    /** Applies every queued write of the tenant as-is (a minimal consolidation). */
+    async function consolidateAll(tenantId: string, extra: (w: { memoryId: string }) => Partial<DerivedState> = () => ({})) {
+      const writes = await f.queue.peek(tenantId, 1000);
+      const ops: ApplyWriteOp[] = writes.map((w) => {
+        const d = derived(extra(w));
+        return {
+          kind: 'apply',
+          writeId: w.id,
+          memoryId: w.memoryId,
+          namespace: w.namespace,
+          version: w.version,
+          snapshot: { change: w.kind, ...w.content, sensitivity: 'low', status: d.status, rolledBackTo: w.rolledBackTo, createdAt: AT },
+          derived: d,
+          ...(d.mergedInto ? { usage: { memories: -1, bytes: -memorySizeBytes(w.content) } } : {}),
+        };
+      });
+      const last = new Map(writes.map((w) => [w.memoryId, w]));
+      await f.memories.commitConsolidation(tenantId, {
+        ops,
+        indexUpserts: [...last.values()].map((w) => ({
+          memoryId: w.memoryId,
+          namespace: w.namespace,
+          agentId: w.content.agentId,
+          title: w.content.title,
+          content: w.content.content,
+          tags: w.content.tags,
+          status: 'active',
+          injectionFlagged: false,
+          quality: 0.5,
+          createdAt: AT,
+          vector: null,
+          entities: [],
+        })),
+        indexRemovals: [],
+        at: AT,
+      });
+      return writes;
+    }
+
+    it('accepts a create durably: the record is readable at once, dirty, with the writer content', async () => {
+      const r = await create(tenant, 'Alice lives in Paris', { content: content('Alice lives in Paris', { title: 't', tags: ['a'], writerSensitivity: 'low' }) });
+      expect(r).toMatchObject({ kind: 'accepted', receipt: { kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null } });
+      if (r.kind !== 'accepted') return;
+      const m = await f.memories.get(tenant, r.receipt.memoryId);
+      expect(m).toMatchObject({
+        tenantId: tenant,
+        namespace: 'default',
+        title: 't',
+        content: 'Alice lives in Paris',
+        tags: ['a'],
+        version: 1,
+        committedVersion: 0,
+        pendingCount: 1,
+        status: 'active',
+        sensitivity: 'low',
+        writerSensitivity: 'low',
+        contradictionStatus: 'clear',
+      });
+      const queued = await f.queue.peek(tenant, 10);
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ memoryId: r.receipt.memoryId, version: 1, kind: 'create', content: { content: 'Alice lives in Paris' } });
+      expect(await f.queue.pendingCount(tenant)).toBe(1);
+      const usage = await f.usage.snapshot(tenant, PERIOD);
+      expect(usage).toMatchObject({ writes: 1, memoryCount: 1, pendingWrites: 1, storageBytes: memorySizeBytes(content('Alice lives in Paris', { title: 't', tags: ['a'] })) });
+    });
+
+    it('shows an unclassified memory as high sensitivity until consolidated when the writer gave none', async () => {
+      const r = await create(tenant, 'card 4111 1111 1111 1111');
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      expect((await f.memories.get(tenant, r.receipt.memoryId))?.sensitivity).toBe('high');
+    });
+
+    it('keeps another tenant out: reads, updates and deletes answer not found', async () => {
+      const r = await create(tenant, 'private');
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      const other = randomUUID();
+      expect(await f.memories.get(other, r.receipt.memoryId)).toBeNull();
+      expect(await f.memories.getMany(other, [r.receipt.memoryId])).toEqual([]);
+      expect((await update(other, r.receipt.memoryId, 'hijack')).kind).toBe('not_found');
+      expect(await f.memories.delete(other, r.receipt.memoryId)).toBe(false);
+      expect(await f.memories.listVersions(other, r.receipt.memoryId)).toEqual([]);
+      expect((await f.memories.list(other, { namespaces: null, limit: 10, offset: 0 })).total).toBe(0);
+      expect(await f.memories.get(tenant, r.receipt.memoryId)).not.toBeNull();
+    });
+
+    it('reserves versions in order and refuses a stale If-Match', async () => {
+      const r = await create(tenant, 'v1');
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      const id = r.receipt.memoryId;
+      expect(await update(tenant, id, 'v2', { ifMatch: 1 })).toMatchObject({ kind: 'accepted', receipt: { version: 2, pendingCount: 2 } });
+      expect(await update(tenant, id, 'stale', { ifMatch: 1 })).toEqual({ kind: 'version_mismatch', currentVersion: 2 });
+      expect(await update(tenant, id, 'v3')).toMatchObject({ kind: 'accepted', receipt: { version: 3, pendingCount: 3 } });
+      const m = await f.memories.get(tenant, id);
+      expect(m).toMatchObject({ content: 'v3', version: 3, committedVersion: 0, pendingCount: 3 });
+      expect((await f.queue.peek(tenant, 10)).map((w) => [w.version, w.content.content])).toEqual([
+        [1, 'v1'],
+        [2, 'v2'],
+        [3, 'v3'],
+      ]);
+    });
+
+    it('limits updates to the allowed namespaces and never moves a memory between namespaces', async () => {
+      const r = await create(tenant, 'in a', { namespace: 'a' });
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      expect((await update(tenant, r.receipt.memoryId, 'x', { allowedNamespaces: ['b'] })).kind).toBe('not_found');
+      expect(await update(tenant, r.receipt.memoryId, 'x', { namespace: 'b' })).toEqual({ kind: 'namespace_mismatch', current: 'a' });
+      expect((await update(tenant, r.receipt.memoryId, 'x', { allowedNamespaces: ['a'], namespace: 'a' })).kind).toBe('accepted');
+    });
+
+    it('replays an idempotent retry, refuses the key for another request, and frees it after expiry', async () => {
+      const claim = { key: 'k-1', requestHash: 'h1', expiresAt: '2030-01-16T00:00:00.000Z' };
+      const first = await create(tenant, 'once', { idempotency: claim });
+      const again = await create(tenant, 'once', { idempotency: claim });
+      expect(first.kind).toBe('accepted');
+      expect(again.kind).toBe('replayed');
+      if (first.kind !== 'accepted' || again.kind !== 'replayed') return;
+      expect(again.receipt).toEqual(first.receipt);
+      expect(await f.queue.pendingCount(tenant)).toBe(1);
+      expect((await create(tenant, 'other', { idempotency: { ...claim, requestHash: 'h2' } })).kind).toBe('idempotency_mismatch');
+      // Keys are per tenant.
+      expect((await create(randomUUID(), 'once', { idempotency: claim })).kind).toBe('accepted');
+      // After expiry the key may be reused.
+      expect((await create(tenant, 'later', { idempotency: { ...claim, requestHash: 'h3' }, acceptedAt: '2030-01-17T00:00:00.000Z' })).kind).toBe('accepted');
+      expect((await f.usage.snapshot(tenant, PERIOD)).writes).toBe(2);
+    });
+
+    it('enforces write, memory and storage quotas atomically', async () => {
+      const q = { ...UNLIMITED, writes: 2 };
+      expect((await create(tenant, 'a', { quota: q })).kind).toBe('accepted');
+      expect((await create(tenant, 'b', { quota: q })).kind).toBe('accepted');
+      expect(await create(tenant, 'c', { quota: q })).toEqual({ kind: 'quota_exceeded', limit: 'writes' });
+      expect((await f.usage.snapshot(tenant, PERIOD)).writes).toBe(2);
+      // Another period starts from zero.
+      expect((await create(tenant, 'c', { quota: { ...q, period: '2030-02' } })).kind).toBe('accepted');
+
+      const t2 = randomUUID();
+      expect((await create(t2, 'a', { quota: { ...UNLIMITED, memories: 1 } })).kind).toBe('accepted');
+      expect(await create(t2, 'b', { quota: { ...UNLIMITED, memories: 1 } })).toEqual({ kind: 'quota_exceeded', limit: 'memories' });
+
+      const t3 = randomUUID();
+      const size = memorySizeBytes(content('12345'));
+      const r = await create(t3, '12345', { quota: { ...UNLIMITED, storageBytes: size } });
+      expect(r.kind).toBe('accepted');
+      expect(await create(t3, 'x', { quota: { ...UNLIMITED, storageBytes: size } })).toEqual({ kind: 'quota_exceeded', limit: 'storage' });
+      if (r.kind !== 'accepted') return;
+      // Shrinking is always allowed; growing past the limit is not.
+      expect((await update(t3, r.receipt.memoryId, '1', { quota: { ...UNLIMITED, storageBytes: size } })).kind).toBe('accepted');
+      expect(await update(t3, r.receipt.memoryId, '123456', { quota: { ...UNLIMITED, storageBytes: size } })).toEqual({ kind: 'quota_exceeded', limit: 'storage' });
+    });
+
+    it('commits a consolidation: versions, consolidated state, index rows and the queue in one step', async () => {
+      const r = await create(tenant, 'first');
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      const id = r.receipt.memoryId;
+      await update(tenant, id, 'second');
+      await consolidateAll(tenant, () => ({ sensitivity: 'medium', injectionFlagged: true, injectionScore: 0.8, injectionPatterns: [{ id: 'x', category: 'y', evidence: 'z', weight: 0.8 }], subjects: ['alice'], fingerprint: 'fp-1' }));
+      const m = await f.memories.get(tenant, id);
+      expect(m).toMatchObject({ version: 2, committedVersion: 2, pendingCount: 0, content: 'second', sensitivity: 'medium', injectionFlagged: true, injectionScore: 0.8 });
+      expect(m?.injectionPatterns).toEqual([{ id: 'x', category: 'y', evidence: 'z', weight: 0.8 }]);
+      const versions = await f.memories.listVersions(tenant, id);
+      expect(versions.map((v) => [v.version, v.change, v.content])).toEqual([
+        [1, 'create', 'first'],
+        [2, 'update', 'second'],
+      ]);
+      expect(await f.memories.getVersion(tenant, id, 2)).toMatchObject({ content: 'second', change: 'update' });
+      expect(await f.memories.getVersion(tenant, id, 3)).toBeNull();
+      expect(await f.queue.peek(tenant, 10)).toEqual([]);
+      expect(await f.queue.tenantsWithPending(10)).not.toContain(tenant);
+      expect(await f.indexedIds(tenant)).toEqual([id]);
+      expect((await f.usage.snapshot(tenant, PERIOD)).pendingWrites).toBe(0);
+      // Candidates: by fingerprint and by subject, never itself, never another namespace.
+      expect((await f.memories.findCandidates(tenant, { namespace: 'default', fingerprint: 'fp-1', limit: 5 })).map((c) => c.id)).toEqual([id]);
+      expect((await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice', 'bob'], limit: 5 })).map((c) => c.id)).toEqual([id]);
+      expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], excludeIds: [id], limit: 5 })).toEqual([]);
+      expect(await f.memories.findCandidates(tenant, { namespace: 'other', subjects: ['alice'], limit: 5 })).toEqual([]);
+      // A memory with queued writes is no candidate.
+      await update(tenant, id, 'third');
+      expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 })).toEqual([]);
+    });
+
+    it('applies a queued write exactly once: a replayed plan commits nothing', async () => {
+      const r = await create(tenant, 'once');
+      const r2 = await create(tenant, 'twice');
+      if (r.kind !== 'accepted' || r2.kind !== 'accepted') throw new Error('not accepted');
+      const writes = await f.queue.peek(tenant, 10);
+      const op = (i: number): ApplyWriteOp => ({
+        kind: 'apply',
+        writeId: writes[i]!.id,
+        memoryId: writes[i]!.memoryId,
+        namespace: 'default',
+        version: 1,
+        snapshot: { change: 'create', ...writes[i]!.content, sensitivity: 'low', status: 'active', rolledBackTo: null, createdAt: AT },
+        derived: derived(),
+      });
+      await f.memories.commitConsolidation(tenant, { ops: [op(0)], indexUpserts: [], indexRemovals: [], at: AT });
+      // The same write again, together with a fresh one: the whole plan is refused, nothing of it lands.
+      await expect(f.memories.commitConsolidation(tenant, { ops: [op(1), op(0)], indexUpserts: [], indexRemovals: [], at: AT })).rejects.toBeInstanceOf(
+        ConsolidationConflictError,
+      );
+      expect(await f.memories.listVersions(tenant, r.receipt.memoryId)).toHaveLength(1);
+      expect(await f.memories.listVersions(tenant, r2.receipt.memoryId)).toHaveLength(0);
+      expect((await f.memories.get(tenant, r2.receipt.memoryId))?.pendingCount).toBe(1);
+      expect(await f.queue.pendingCount(tenant)).toBe(1);
+    });
+
+    it('supersedes another memory with a new version only while nothing is queued for it', async () => {
+      const a = await create(tenant, 'Alice lives in Paris');
+      if (a.kind !== 'accepted') throw new Error(a.kind);
+      await consolidateAll(tenant);
+      const b = await create(tenant, 'Alice moved to Berlin');
+      if (b.kind !== 'accepted') throw new Error(b.kind);
+      const supersede = {
+        kind: 'update' as const,
+        memoryId: a.receipt.memoryId,
+        expectCommittedVersion: 1,
+        snapshot: { change: 'supersede' as const, ...content('Alice lives in Paris'), sensitivity: 'low' as const, status: 'superseded' as const, rolledBackTo: null, createdAt: AT },
+        set: { status: 'superseded' as const, contradictionStatus: 'resolved' as const, contradictionPolicy: 'NEWER_WINS' as const, conflictsWith: [b.receipt.memoryId], supersededBy: b.receipt.memoryId },
+      };
+      // A write queued for the older memory makes the plan stale.
+      await update(tenant, a.receipt.memoryId, 'Alice lives in Paris, France');
+      await expect(f.memories.commitConsolidation(tenant, { ops: [supersede], indexUpserts: [], indexRemovals: [], at: AT })).rejects.toBeInstanceOf(
+        ConsolidationConflictError,
+      );
+      await consolidateAll(tenant);
+      await f.memories.commitConsolidation(tenant, { ops: [{ ...supersede, expectCommittedVersion: 2 }], indexUpserts: [], indexRemovals: [], at: AT });
+      const older = await f.memories.get(tenant, a.receipt.memoryId);
+      expect(older).toMatchObject({ status: 'superseded', version: 3, committedVersion: 3, contradictionStatus: 'resolved', supersededBy: b.receipt.memoryId, conflictsWith: [b.receipt.memoryId] });
+      expect((await f.memories.listVersions(tenant, a.receipt.memoryId)).map((v) => v.change)).toEqual(['create', 'update', 'supersede']);
+    });
+
+    it('queues a rollback with the target version content, and refuses an unknown target', async () => {
+      const r = await create(tenant, 'original', { content: content('original', { title: 'T1', tags: ['x'] }) });
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      const id = r.receipt.memoryId;
+      await update(tenant, id, 'changed');
+      await consolidateAll(tenant);
+      const base = { memoryId: id, allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT, ifMatch: null };
+      expect(await f.queue.enqueue(tenant, { ...base, kind: 'rollback', targetVersion: 9 })).toEqual({ kind: 'target_version_not_found' });
+      const rb = await f.queue.enqueue(tenant, { ...base, kind: 'rollback', targetVersion: 1 });
+      expect(rb).toMatchObject({ kind: 'accepted', receipt: { kind: 'rollback', version: 3, rolledBackTo: 1 } });
+      expect(await f.memories.get(tenant, id)).toMatchObject({ content: 'original', title: 'T1', tags: ['x'], version: 3, pendingCount: 1 });
+      const [w] = await f.queue.peek(tenant, 10);
+      expect(w).toMatchObject({ kind: 'rollback', version: 3, rolledBackTo: 1, content: { content: 'original', title: 'T1', tags: ['x'] } });
+    });
+
+    it('deletes for good: row, versions, queued writes, index rows and usage; merged duplicates go with it', async () => {
+      const r = await create(tenant, 'secret thing');
+      const dup = await create(tenant, 'secret thing!');
+      if (r.kind !== 'accepted' || dup.kind !== 'accepted') throw new Error('not accepted');
+      await consolidateAll(tenant, (w) => (w.memoryId === dup.receipt.memoryId ? { status: 'archived', mergedInto: r.receipt.memoryId } : {}));
+      await update(tenant, r.receipt.memoryId, 'secret thing, updated');
+      expect((await f.usage.snapshot(tenant, PERIOD)).memoryCount).toBe(1);
+      expect(await f.memories.delete(tenant, r.receipt.memoryId)).toBe(true);
+      expect(await f.memories.get(tenant, r.receipt.memoryId)).toBeNull();
+      expect(await f.memories.get(tenant, dup.receipt.memoryId)).toBeNull();
+      expect(await f.memories.listVersions(tenant, r.receipt.memoryId)).toEqual([]);
+      expect(await f.memories.listVersions(tenant, dup.receipt.memoryId)).toEqual([]);
+      expect(await f.queue.peek(tenant, 10)).toEqual([]);
+      expect(await f.indexedIds(tenant)).toEqual([]);
+      const usage = await f.usage.snapshot(tenant, PERIOD);
+      expect(usage).toMatchObject({ memoryCount: 0, storageBytes: 0, pendingWrites: 0 });
+      expect(await f.memories.delete(tenant, r.receipt.memoryId)).toBe(false);
+    });
+
+    it('lists with filters, namespaces, merged duplicates hidden, pagination and a total', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await create(tenant, `note ${i} about ${i % 2 === 0 ? 'cats' : 'dogs'}`, {
+          namespace: i < 4 ? 'a' : 'b',
+          acceptedAt: `2030-01-0${i + 1}T00:00:00.000Z`,
+          content: content(`note ${i} about ${i % 2 === 0 ? 'cats' : 'dogs'}`, { type: i === 0 ? 'semantic' : 'episodic' }),
+        });
+        if (r.kind !== 'accepted') throw new Error(r.kind);
+        ids.push(r.receipt.memoryId);
+      }
+      await consolidateAll(tenant, (w) => (w.memoryId === ids[3] ? { status: 'archived', mergedInto: ids[1]! } : w.memoryId === ids[2] ? { sensitivity: 'high', contradictionStatus: 'flagged' } : {}));
+      const list = (q: Partial<Parameters<MemoryStore['list']>[1]>) => f.memories.list(tenant, { namespaces: null, limit: 10, offset: 0, ...q });
+      const all = await list({});
+      expect(all.total).toBe(4);
+      expect(all.items.map((m) => m.id)).toEqual([ids[4], ids[2], ids[1], ids[0]]);
+      expect((await list({ namespaces: ['a'] })).items.map((m) => m.id)).toEqual([ids[2], ids[1], ids[0]]);
+      expect(await list({ namespaces: [] })).toEqual({ items: [], total: 0 });
+      expect((await list({ text: 'CATS' })).items.map((m) => m.id)).toEqual([ids[4], ids[2], ids[0]]);
+      expect((await list({ text: '100%' })).total).toBe(0);
+      expect((await list({ type: 'semantic' })).items.map((m) => m.id)).toEqual([ids[0]]);
+      expect((await list({ sensitivity: 'high' })).items.map((m) => m.id)).toEqual([ids[2]]);
+      expect((await list({ contradiction: 'flagged' })).items.map((m) => m.id)).toEqual([ids[2]]);
+      expect((await list({ status: 'archived', includeMerged: true })).items.map((m) => m.id)).toEqual([ids[3]]);
+      expect((await list({ from: '2030-01-02T00:00:00.000Z', to: '2030-01-03T00:00:00.000Z' })).items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+      const page = await list({ limit: 2, offset: 1 });
+      expect(page.total).toBe(4);
+      expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+    });
+
+    it('counts reads and searches against limits atomically', async () => {
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(true);
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(true);
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(false);
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', null, 3)).toBe(true);
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', 0)).toBe(false);
+      expect(await f.usage.snapshot(tenant, PERIOD)).toMatchObject({ reads: 2, searches: 3, writes: 0 });
+      expect(await f.usage.snapshot(tenant, '2030-02')).toMatchObject({ reads: 0, searches: 0 });
+    });
+
+    it('keeps the tenant memory settings', async () => {
+      expect(await f.memories.getSettings(tenant)).toEqual({ contradictionPolicy: 'NEWER_WINS', updatedAt: null });
+      await f.memories.putSettings(tenant, { contradictionPolicy: 'FLAG' }, AT);
+      expect(await f.memories.getSettings(tenant)).toEqual({ contradictionPolicy: 'FLAG', updatedAt: AT });
+      expect((await f.memories.getSettings(randomUUID())).contradictionPolicy).toBe('NEWER_WINS');
+    });
+
+    it('lists tenants with queued writes, oldest first', async () => {
+      const t2 = randomUUID();
+      await create(tenant, 'x');
+      await create(t2, 'y');
+      const tenants = await f.queue.tenantsWithPending(100);
+      expect(tenants.indexOf(tenant)).toBeLessThan(tenants.indexOf(t2));
+    });
+
+    it('stores idempotency records per tenant until they expire', async () => {
+      const rec = { key: 'k', requestHash: 'h', response: { a: 1 }, createdAt: AT, expiresAt: '2030-01-16T00:00:00.000Z' };
+      expect(await f.idempotency.putIfAbsent(tenant, rec)).toBeNull();
+      expect(await f.idempotency.putIfAbsent(tenant, { ...rec, requestHash: 'other' })).toMatchObject({ requestHash: 'h', response: { a: 1 } });
+      expect(await f.idempotency.get(tenant, 'k', AT)).toMatchObject({ requestHash: 'h' });
+      expect(await f.idempotency.get(randomUUID(), 'k', AT)).toBeNull();
+      expect(await f.idempotency.get(tenant, 'k', '2030-01-17T00:00:00.000Z')).toBeNull();
+      expect(await f.idempotency.purgeExpired('2030-01-17T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
+      expect(await f.idempotency.putIfAbsent(tenant, { ...rec, requestHash: 'new' })).toBeNull();
+    });
+  });
+}
