@@ -1,0 +1,393 @@
+/**
+ * The consolidation pipeline: drains a tenant's queued writes in batches and commits each batch
+ * atomically. Per write, in order:
+ *
+ *  1. injection screening (`screenForInjection`): named patterns and a score; a flagged memory is
+ *     kept, marked, indexed as flagged (left out of default search) and never supersedes anything;
+ *  2. sensitivity (`classifySensitivity`): max(writer's choice, detected) — never downgraded;
+ *  3. dedupe (creates only, when nothing else is queued for the memory): an exact (fingerprint) or
+ *     near duplicate (`findDuplicate`) of an active memory in the same namespace is merged: the new
+ *     memory keeps its id and first version as a record `archived` with `merged_into` naming the
+ *     surviving memory, stops counting in usage and is never indexed; the survivor is unchanged;
+ *  4. contradiction handling with the tenant's policy: candidates share a subject key (same
+ *     namespace, active, consolidated, nothing queued); the offline detector (`extractFacts` /
+ *     `compareFacts`, only on pairs `mayContradict` lets through) or the configured LLM detector
+ *     decides. NEWER_WINS: each conflicting older memory gets a `supersede` version with status
+ *     `superseded`, both sides `contradiction_status: resolved`. FLAG: both sides `flagged`;
+ *  5. commit: the write's version (its change kind), the memory's consolidated state, the pipeline's
+ *     changes to other memories and the search index rows, for the whole batch in one transaction
+ *     (embeddings computed before it). `dirty` clears when nothing is left queued.
+ *
+ * Exactly once: the queued write is deleted in the transaction that inserts its version (unique per
+ * memory) and moves the memory's committed version from v-1 to v; a crash anywhere replays the batch
+ * from the queue; a concurrent consolidator's commit fails its guards and is re-planned.
+ */
+import { compareFacts, extractFacts, type ContradictionDetector, type Fact } from '../consolidation/contradiction.js';
+import { contentFingerprint, findDuplicate } from '../consolidation/dedupe.js';
+import { screenForInjection } from '../consolidation/injection-screen.js';
+import { qualityScore } from '../consolidation/quality.js';
+import { classifySensitivity } from '../consolidation/sensitivity.js';
+import type { Embedder } from '../../ports/embedder.js';
+import {
+  ConsolidationConflictError,
+  type ConsolidationOp,
+  type ContradictionPolicy,
+  type DerivedState,
+  type MemoryContent,
+  type MemoryRecord,
+  type MemoryStore,
+} from '../../ports/memories.js';
+import type { ExtractedEntity, IndexedMemory } from '../../ports/search-index.js';
+import type { QueuedWrite, WriteQueue } from '../../ports/write-queue.js';
+import type { Logger } from '../../logger.js';
+import type { Clock } from '../clock.js';
+import { contentCues, mayContradict, subjectKeys, type ContentCues } from './subjects.js';
+
+export interface ConsolidationDeps {
+  memories: MemoryStore;
+  queue: WriteQueue;
+  clock: Clock;
+  logger: Logger;
+  /** Embeds index documents before the commit; null/absent: keyword index only. */
+  embedder?: Embedder | null;
+  /** Entities for the graph channel; null/absent: none. */
+  extractEntities?: ((text: string) => ExtractedEntity[]) | null;
+  /**
+   * An asynchronous contradiction detector (the LLM one when LLM_URL is set). Absent: the offline
+   * detector, run only on candidate pairs that `mayContradict`.
+   */
+  contradictionDetector?: ContradictionDetector | null;
+  /** Writes per batch (one transaction). Default 256. */
+  batchSize?: number;
+  /** Candidates considered per write for dedupe and contradiction. Default 20. */
+  candidateLimit?: number;
+}
+
+export interface BatchResult {
+  /** Writes applied by this call. */
+  applied: number;
+  /** Whether queued writes remained when the batch was taken beyond it. */
+  more: boolean;
+}
+
+export interface DrainResult {
+  applied: number;
+  batches: number;
+  /** Queued writes remain (deadline reached, or another worker holds the tenant). */
+  remaining: boolean;
+  /** Another drain of this tenant is running in this process. */
+  busy: boolean;
+}
+
+export interface DrainOptions {
+  /** Stop after this many milliseconds (checked between batches). Default: until empty. */
+  budgetMs?: number;
+  /** Called after each committed batch (e.g. to renew a job lock). */
+  onBatch?: (result: BatchResult) => Promise<void> | void;
+  /** Stop early when this returns true (checked between batches). */
+  shouldStop?: () => boolean;
+}
+
+export interface ConsolidationService {
+  /** Consolidates the tenant's oldest queued writes (one batch, one transaction). */
+  consolidateBatch(tenantId: string, limit?: number): Promise<BatchResult>;
+  /** Consolidates batches until the tenant's queue is empty or the budget is spent. */
+  drainTenant(tenantId: string, options?: DrainOptions): Promise<DrainResult>;
+  /** Tenants with queued writes, oldest first. */
+  tenantsWithPending(limit?: number): Promise<string[]>;
+}
+
+/** Working state of one memory during planning: its consolidated view as of the ops planned so far. */
+interface Working {
+  record: MemoryRecord;
+  /** Consolidated content (the last applied version's), which candidates compare against. */
+  content: Pick<MemoryContent, 'title' | 'content' | 'tags' | 'type' | 'agentId'>;
+  /** Writes still queued for the memory after the ones planned so far. */
+  pendingLeft: number;
+  fingerprint: string | null;
+  subjects: string[];
+  cues: ContentCues | null;
+  indexed: 'upsert' | 'remove' | null;
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
+  const batchSize = deps.batchSize ?? 256;
+  const candidateLimit = deps.candidateLimit ?? 20;
+  const running = new Map<string, Promise<DrainResult>>();
+  /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
+  const factCache = new Map<string, Fact[]>();
+
+  function factsOf(text: string): Fact[] {
+    const key = contentFingerprint(text);
+    let facts = factCache.get(key);
+    if (!facts) {
+      facts = extractFacts(text);
+      if (factCache.size >= 5_000) factCache.delete(factCache.keys().next().value!);
+      factCache.set(key, facts);
+    }
+    return facts;
+  }
+
+  async function contradicts(newer: string, newerCues: ContentCues, older: Working): Promise<string | null> {
+    if (deps.contradictionDetector) {
+      const r = await deps.contradictionDetector.detect({ content: newer }, { content: older.content.content });
+      return r.contradicts ? (r.reason ?? 'contradiction') : null;
+    }
+    older.cues ??= contentCues(older.content.content);
+    if (!mayContradict(newerCues, older.cues)) return null;
+    const r = compareFacts(factsOf(newer), factsOf(older.content.content));
+    return r.contradicts ? (r.reason ?? 'contradiction') : null;
+  }
+
+  function workingOf(record: MemoryRecord, fingerprint: string | null): Working {
+    return {
+      record,
+      content: { title: record.title, content: record.content, tags: record.tags, type: record.type, agentId: record.agentId },
+      pendingLeft: record.pendingCount,
+      fingerprint,
+      subjects: [],
+      cues: null,
+      indexed: null,
+    };
+  }
+
+  function isCandidate(w: Working): boolean {
+    const r = w.record;
+    return r.status === 'active' && r.mergedInto === null && r.committedVersion > 0 && w.pendingLeft === 0;
+  }
+
+  async function plan(tenantId: string, writes: QueuedWrite[]) {
+    const at = new Date(deps.clock()).toISOString();
+    const settings = await deps.memories.getSettings(tenantId);
+    const policy: ContradictionPolicy = settings.contradictionPolicy;
+    const working = new Map<string, Working>();
+    for (const r of await deps.memories.getMany(tenantId, [...new Set(writes.map((w) => w.memoryId))])) {
+      working.set(r.id, workingOf(r, null));
+    }
+    const ops: ConsolidationOp[] = [];
+    let applied = 0;
+
+    async function candidates(namespace: string, fingerprint: string, subjects: string[], self: string): Promise<Working[]> {
+      const out = new Map<string, Working>();
+      const fromStore = await deps.memories.findCandidates(tenantId, { namespace, fingerprint, subjects, excludeIds: [self], limit: candidateLimit });
+      for (const r of fromStore) {
+        const w = working.get(r.id);
+        if (w) {
+          if (isCandidate(w)) out.set(r.id, w);
+        } else {
+          const fresh = workingOf(r, null);
+          working.set(r.id, fresh);
+          out.set(r.id, fresh);
+        }
+      }
+      // Memories consolidated earlier in this batch are not visible to the store query yet.
+      const keys = new Set(subjects);
+      for (const [id, w] of working) {
+        if (out.size >= candidateLimit * 2) break;
+        if (id === self || out.has(id) || w.record.namespace !== namespace || !isCandidate(w)) continue;
+        if (w.fingerprint === fingerprint || w.subjects.some((s) => keys.has(s))) out.set(id, w);
+      }
+      return [...out.values()];
+    }
+
+    for (const w of writes) {
+      const m = working.get(w.memoryId);
+      if (!m) continue; // deleted since the batch was read: its writes went with it
+      if (w.version !== m.record.committedVersion + 1) {
+        throw new ConsolidationConflictError(`memory ${w.memoryId} is at version ${m.record.committedVersion}, queued write is ${w.version}`);
+      }
+      m.pendingLeft -= 1;
+      const c = w.content;
+      const text = c.title ? `${c.title}\n${c.content}` : c.content;
+      const injection = screenForInjection(text);
+      const sensitivity = classifySensitivity(text, c.writerSensitivity ?? undefined);
+      const fingerprint = contentFingerprint(c.content);
+      const subjects = subjectKeys(text);
+      const cues = contentCues(c.content);
+
+      let mergedInto: string | null = null;
+      const conflicts: string[] = [];
+      const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
+      if (w.kind === 'create' && m.pendingLeft === 0) {
+        const dup = findDuplicate(
+          { content: c.content, title: c.title },
+          // A clean memory is never folded into one flagged as an injection attempt.
+          found
+            .filter((f) => injection.flagged || !f.record.injectionFlagged)
+            .map((f) => ({ id: f.record.id, content: f.content.content, title: f.content.title })),
+        );
+        if (dup) mergedInto = dup.id;
+      }
+      if (mergedInto === null && !injection.flagged) {
+        for (const older of found) {
+          if (older.record.injectionFlagged) continue;
+          const reason = await contradicts(c.content, cues, older);
+          if (reason === null) continue;
+          conflicts.push(older.record.id);
+          const o = older.record;
+          const conflictsWith = [...new Set([...o.conflictsWith, w.memoryId])];
+          if (policy === 'NEWER_WINS') {
+            ops.push({
+              kind: 'update',
+              memoryId: o.id,
+              expectCommittedVersion: o.committedVersion,
+              snapshot: {
+                change: 'supersede',
+                ...older.content,
+                metadata: o.metadata,
+                sensitivity: o.sensitivity,
+                status: 'superseded',
+                rolledBackTo: null,
+                createdAt: at,
+              },
+              set: { status: 'superseded', contradictionStatus: 'resolved', contradictionPolicy: policy, conflictsWith, supersededBy: w.memoryId },
+            });
+            older.record = {
+              ...o,
+              status: 'superseded',
+              contradictionStatus: 'resolved',
+              contradictionPolicy: policy,
+              conflictsWith,
+              supersededBy: w.memoryId,
+              version: o.committedVersion + 1,
+              committedVersion: o.committedVersion + 1,
+            };
+            older.indexed = 'upsert';
+          } else {
+            ops.push({
+              kind: 'update',
+              memoryId: o.id,
+              expectCommittedVersion: o.committedVersion,
+              snapshot: null,
+              set: { status: o.status, contradictionStatus: 'flagged', contradictionPolicy: policy, conflictsWith, supersededBy: o.supersededBy },
+            });
+            older.record = { ...o, contradictionStatus: 'flagged', contradictionPolicy: policy, conflictsWith };
+          }
+          deps.logger.debug({ tenantId, memoryId: w.memoryId, older: o.id, policy, reason }, 'contradiction');
+        }
+      }
+
+      const status = mergedInto !== null ? 'archived' : 'active';
+      // Quality is only needed for what gets indexed (a merged duplicate never is); it runs an NLP parse.
+      const quality = mergedInto !== null ? 0 : qualityScore({ content: c.content, title: c.title, tags: c.tags });
+      const derived: DerivedState = {
+        status,
+        sensitivity: sensitivity.level,
+        sensitivityReasons: sensitivity.reasons,
+        injectionFlagged: injection.flagged,
+        injectionScore: injection.score,
+        injectionPatterns: injection.patterns.map((p) => ({ id: p.id, category: p.category, evidence: p.evidence, weight: p.weight })),
+        quality,
+        contradictionStatus: conflicts.length === 0 ? 'clear' : policy === 'NEWER_WINS' ? 'resolved' : 'flagged',
+        contradictionPolicy: conflicts.length === 0 ? null : policy,
+        conflictsWith: conflicts,
+        supersededBy: null,
+        mergedInto,
+        fingerprint,
+        subjects,
+      };
+      ops.push({
+        kind: 'apply',
+        writeId: w.id,
+        memoryId: w.memoryId,
+        namespace: w.namespace,
+        version: w.version,
+        snapshot: {
+          change: w.kind,
+          title: c.title,
+          content: c.content,
+          tags: c.tags,
+          type: c.type,
+          agentId: c.agentId,
+          metadata: c.metadata,
+          sensitivity: sensitivity.level,
+          status,
+          rolledBackTo: w.rolledBackTo,
+          createdAt: at,
+        },
+        derived,
+        ...(mergedInto !== null ? { usage: { memories: -1, bytes: -m.record.sizeBytes } } : {}),
+      });
+      const { fingerprint: _f, subjects: _s, ...shown } = derived;
+      m.record = { ...m.record, ...shown, committedVersion: w.version, metadata: c.metadata };
+      m.content = { title: c.title, content: c.content, tags: c.tags, type: c.type, agentId: c.agentId };
+      m.fingerprint = fingerprint;
+      m.subjects = subjects;
+      m.cues = cues;
+      m.indexed = mergedInto !== null ? 'remove' : 'upsert';
+      applied++;
+    }
+
+    const upserts = [...working.values()].filter((w) => w.indexed === 'upsert');
+    const vectors = await embed(upserts.map((w) => (w.content.title ? `${w.content.title}\n${w.content.content}` : w.content.content)));
+    const indexUpserts: IndexedMemory[] = upserts.map((w, i) => ({
+      memoryId: w.record.id,
+      namespace: w.record.namespace,
+      agentId: w.content.agentId,
+      title: w.content.title,
+      content: w.content.content,
+      tags: w.content.tags,
+      status: w.record.status,
+      injectionFlagged: w.record.injectionFlagged,
+      quality: w.record.quality,
+      createdAt: w.record.createdAt,
+      vector: vectors[i] ?? null,
+      entities: deps.extractEntities ? deps.extractEntities(`${w.content.title}\n${w.content.content}`) : [],
+    }));
+    const indexRemovals = [...working.values()].filter((w) => w.indexed === 'remove').map((w) => w.record.id);
+    return { plan: { ops, indexUpserts, indexRemovals, at }, applied };
+  }
+
+  async function embed(texts: string[]): Promise<(Float32Array | null)[]> {
+    if (!deps.embedder || texts.length === 0) return texts.map(() => null);
+    return deps.embedder.embed(texts);
+  }
+
+  async function consolidateBatch(tenantId: string, limit = batchSize): Promise<BatchResult> {
+    for (let attempt = 1; ; attempt++) {
+      const writes = await deps.queue.peek(tenantId, limit + 1);
+      const more = writes.length > limit;
+      if (more) writes.length = limit;
+      if (writes.length === 0) return { applied: 0, more: false };
+      try {
+        const { plan: p, applied } = await plan(tenantId, writes);
+        await deps.memories.commitConsolidation(tenantId, p);
+        return { applied, more };
+      } catch (err) {
+        if (!(err instanceof ConsolidationConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+        deps.logger.debug({ tenantId, attempt, err: err.message }, 'consolidation batch conflicted; re-planning');
+      }
+    }
+  }
+
+  async function drain(tenantId: string, options: DrainOptions): Promise<DrainResult> {
+    const started = deps.clock();
+    let applied = 0;
+    let batches = 0;
+    for (;;) {
+      const r = await consolidateBatch(tenantId);
+      applied += r.applied;
+      if (r.applied > 0) batches++;
+      await options.onBatch?.(r);
+      if (!r.more) return { applied, batches, remaining: false, busy: false };
+      if (options.shouldStop?.() || (options.budgetMs !== undefined && deps.clock() - started >= options.budgetMs)) {
+        return { applied, batches, remaining: true, busy: false };
+      }
+      // Let the event loop serve requests between batches (inline workers share the HTTP process).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  return {
+    consolidateBatch,
+    async drainTenant(tenantId, options = {}) {
+      if (running.has(tenantId)) return { applied: 0, batches: 0, remaining: true, busy: true };
+      const run = drain(tenantId, options).finally(() => running.delete(tenantId));
+      running.set(tenantId, run);
+      return run;
+    },
+    tenantsWithPending: (limit = 100) => deps.queue.tenantsWithPending(limit),
+  };
+}

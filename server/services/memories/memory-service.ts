@@ -1,0 +1,292 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { AppError, notFound, validation } from '../../errors.js';
+import type {
+  ContradictionPolicy,
+  MemoryContent,
+  MemoryListQuery,
+  MemoryMetadata,
+  MemoryPage,
+  MemoryRecord,
+  MemorySettings,
+  MemoryStatus,
+  MemoryStore,
+  MemoryType,
+  MemoryVersionRecord,
+  Sensitivity,
+  ContradictionStatus,
+} from '../../ports/memories.js';
+import type { EnqueueRequest, EnqueueResult, WriteQueue, WriteReceipt } from '../../ports/write-queue.js';
+import { DEFAULT_NAMESPACE } from '../../schemas/namespace.js';
+import type { Clock } from '../clock.js';
+import type { UsageService } from '../usage.js';
+
+/** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
+export interface MemoryCaller {
+  tenantId: string;
+  namespaces: readonly string[] | null;
+}
+
+/** A create or full update as the API accepts it (api-decisions: Memories). */
+export interface MemoryWriteInput {
+  title?: string | undefined;
+  content: string;
+  tags?: string[] | undefined;
+  sensitivity?: Sensitivity | undefined;
+  type?: MemoryType | undefined;
+  namespace?: string | undefined;
+  agentId?: string | null | undefined;
+  metadata?: MemoryMetadata | undefined;
+}
+
+export interface WriteOptions {
+  idempotencyKey?: string | undefined;
+  /** `If-Match`: the version the writer saw (update and rollback). */
+  ifMatch?: number | undefined;
+}
+
+export interface MemoryListFilters {
+  q?: string | undefined;
+  type?: MemoryType | undefined;
+  sensitivity?: Sensitivity | undefined;
+  status?: MemoryStatus | undefined;
+  contradiction?: ContradictionStatus | undefined;
+  namespace?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** A search hit resolved to the memory it names (the seam for the retrieval issue's search route). */
+export interface ResolvedHit {
+  memory: MemoryRecord;
+  score: number;
+}
+
+export interface MemoryService {
+  /** Queues a new memory: durable before it returns; the record is readable at once (dirty). */
+  create(caller: MemoryCaller, input: MemoryWriteInput, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
+  /** Queues a full update against the current version (412 on a stale If-Match). */
+  update(caller: MemoryCaller, memoryId: string, input: MemoryWriteInput, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
+  /** Queues a rollback: a new version equal to `targetVersion`, through the same pipeline. */
+  rollback(caller: MemoryCaller, memoryId: string, targetVersion: number, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
+  get(caller: MemoryCaller, memoryId: string): Promise<MemoryRecord>;
+  list(caller: MemoryCaller, filters: MemoryListFilters): Promise<MemoryPage>;
+  versions(caller: MemoryCaller, memoryId: string): Promise<MemoryVersionRecord[]>;
+  version(caller: MemoryCaller, memoryId: string, version: number): Promise<MemoryVersionRecord>;
+  /** Deletes for good, from reads, lists and every index at once. */
+  delete(caller: MemoryCaller, memoryId: string): Promise<void>;
+  /**
+   * Turns search hits into memories the caller may see: drops ids that no longer exist, are in a
+   * namespace the key may not use, or are not consolidated; keeps the hits' order and scores.
+   */
+  resolveHits(caller: MemoryCaller, hits: readonly { memoryId: string; score: number }[]): Promise<ResolvedHit[]>;
+  settings(tenantId: string): Promise<MemorySettings>;
+  updateSettings(tenantId: string, settings: { contradictionPolicy: ContradictionPolicy }): Promise<MemorySettings>;
+}
+
+export interface MemoryServiceDeps {
+  memories: MemoryStore;
+  queue: WriteQueue;
+  usage: UsageService;
+  clock: Clock;
+  /** Largest accepted `content`, in UTF-8 bytes (MEMORY_CONTENT_MAX_BYTES); above it → 413. */
+  contentMaxBytes: number;
+  /** Called after every accepted write (schedules consolidation); must not throw. */
+  onQueued?: (tenantId: string) => void;
+  /** How long an Idempotency-Key is remembered (default 24 h). */
+  idempotencyTtlMs?: number;
+  newId?: () => string;
+}
+
+/** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+function requestHash(parts: unknown): string {
+  return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
+}
+
+function namespaceForbidden(namespace: string): AppError {
+  return new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
+}
+
+export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
+  const ttl = deps.idempotencyTtlMs ?? 24 * 3600 * 1000;
+  const newId = deps.newId ?? randomUUID;
+
+  function assertNamespace(caller: MemoryCaller, namespace: string): void {
+    if (caller.namespaces !== null && !caller.namespaces.includes(namespace)) throw namespaceForbidden(namespace);
+  }
+
+  function visible(caller: MemoryCaller, m: MemoryRecord | null): m is MemoryRecord {
+    return m !== null && (caller.namespaces === null || caller.namespaces.includes(m.namespace));
+  }
+
+  function toContent(input: MemoryWriteInput): MemoryContent {
+    const bytes = Buffer.byteLength(input.content, 'utf8');
+    if (bytes > deps.contentMaxBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `content is ${bytes} bytes; the limit is ${deps.contentMaxBytes} bytes`);
+    }
+    if (input.content.trim() === '') throw validation('content', 'must not be empty');
+    return {
+      title: input.title ?? '',
+      content: input.content,
+      tags: [...new Set(input.tags ?? [])],
+      type: input.type ?? 'episodic',
+      agentId: input.agentId ?? null,
+      metadata: input.metadata ?? {},
+      writerSensitivity: input.sensitivity ?? null,
+    };
+  }
+
+  async function enqueue(
+    caller: MemoryCaller,
+    build: (common: Omit<EnqueueRequest, 'kind'>) => EnqueueRequest,
+    hashParts: unknown,
+    options: WriteOptions,
+  ): Promise<WriteReceipt & { replayed: boolean }> {
+    const now = deps.clock();
+    const common = {
+      memoryId: '',
+      allowedNamespaces: caller.namespaces,
+      idempotency: options.idempotencyKey
+        ? { key: options.idempotencyKey, requestHash: requestHash(hashParts), expiresAt: new Date(now + ttl).toISOString() }
+        : null,
+      quota: await deps.usage.writeQuota(caller.tenantId),
+      acceptedAt: new Date(now).toISOString(),
+    };
+    const result: EnqueueResult = await deps.queue.enqueue(caller.tenantId, build(common));
+    switch (result.kind) {
+      case 'accepted':
+        deps.onQueued?.(caller.tenantId);
+        return { ...result.receipt, replayed: false };
+      case 'replayed':
+        return { ...result.receipt, replayed: true };
+      case 'idempotency_mismatch':
+        throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
+      case 'not_found':
+        throw notFound('memory');
+      case 'version_mismatch':
+        throw new AppError('PRECONDITION_FAILED', `If-Match names version ${options.ifMatch}; the memory is at version ${result.currentVersion}`);
+      case 'target_version_not_found':
+        throw notFound('version');
+      case 'merged':
+        throw new AppError('CONFLICT', `this memory was merged into memory ${result.mergedInto} as a duplicate; write to that one`);
+      case 'namespace_mismatch':
+        throw validation('namespace', `a memory cannot change namespace (it is in '${result.current}')`);
+      case 'quota_exceeded':
+        throw deps.usage.quotaExceeded(result.limit);
+    }
+  }
+
+  async function visibleMemory(caller: MemoryCaller, memoryId: string): Promise<MemoryRecord> {
+    const m = await deps.memories.get(caller.tenantId, memoryId);
+    if (!visible(caller, m)) throw notFound('memory');
+    return m;
+  }
+
+  return {
+    async create(caller, input, options = {}) {
+      const namespace = input.namespace ?? DEFAULT_NAMESPACE;
+      assertNamespace(caller, namespace);
+      const content = toContent(input);
+      const memoryId = newId();
+      return enqueue(
+        caller,
+        (common) => ({ ...common, kind: 'create', memoryId, namespace, content }),
+        { op: 'create', namespace, content },
+        options,
+      );
+    },
+
+    async update(caller, memoryId, input, options = {}) {
+      if (input.namespace !== undefined) assertNamespace(caller, input.namespace);
+      const content = toContent(input);
+      return enqueue(
+        caller,
+        (common) => ({ ...common, kind: 'update', memoryId, content, namespace: input.namespace ?? null, ifMatch: options.ifMatch ?? null }),
+        { op: 'update', memoryId, namespace: input.namespace, content, ifMatch: options.ifMatch },
+        options,
+      );
+    },
+
+    async rollback(caller, memoryId, targetVersion, options = {}) {
+      return enqueue(
+        caller,
+        (common) => ({ ...common, kind: 'rollback', memoryId, targetVersion, ifMatch: options.ifMatch ?? null }),
+        { op: 'rollback', memoryId, targetVersion, ifMatch: options.ifMatch },
+        options,
+      );
+    },
+
+    async get(caller, memoryId) {
+      const m = await visibleMemory(caller, memoryId);
+      await deps.usage.recordRead(caller.tenantId);
+      return m;
+    },
+
+    async list(caller, f) {
+      if (f.namespace !== undefined) assertNamespace(caller, f.namespace);
+      if (f.from && f.to && f.from > f.to) throw validation('from', 'must not be after `to`');
+      await deps.usage.recordRead(caller.tenantId);
+      const query: MemoryListQuery = {
+        namespaces: f.namespace !== undefined ? [f.namespace] : caller.namespaces,
+        text: f.q,
+        type: f.type,
+        sensitivity: f.sensitivity,
+        status: f.status,
+        contradiction: f.contradiction,
+        from: f.from,
+        to: f.to,
+        includeMerged: f.status === 'archived',
+        limit: f.limit,
+        offset: f.offset,
+      };
+      return deps.memories.list(caller.tenantId, query);
+    },
+
+    async versions(caller, memoryId) {
+      await visibleMemory(caller, memoryId);
+      await deps.usage.recordRead(caller.tenantId);
+      return deps.memories.listVersions(caller.tenantId, memoryId);
+    },
+
+    async version(caller, memoryId, version) {
+      await visibleMemory(caller, memoryId);
+      await deps.usage.recordRead(caller.tenantId);
+      const v = await deps.memories.getVersion(caller.tenantId, memoryId, version);
+      if (!v) throw notFound('version');
+      return v;
+    },
+
+    async delete(caller, memoryId) {
+      await visibleMemory(caller, memoryId);
+      if (!(await deps.memories.delete(caller.tenantId, memoryId))) throw notFound('memory');
+    },
+
+    async resolveHits(caller, hits) {
+      const found = await deps.memories.getMany(
+        caller.tenantId,
+        hits.map((h) => h.memoryId),
+      );
+      const byId = new Map(found.filter((m) => visible(caller, m) && m.committedVersion > 0).map((m) => [m.id, m]));
+      const out: ResolvedHit[] = [];
+      for (const h of hits) {
+        const memory = byId.get(h.memoryId);
+        if (memory) out.push({ memory, score: h.score });
+      }
+      return out;
+    },
+
+    settings: (tenantId) => deps.memories.getSettings(tenantId),
+    updateSettings: (tenantId, settings) => deps.memories.putSettings(tenantId, settings, new Date(deps.clock()).toISOString()),
+  };
+}

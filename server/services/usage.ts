@@ -1,0 +1,125 @@
+import type { PlanLimit, PlanLimits } from '../schemas/plan-limits.js';
+import { AppError } from '../errors.js';
+import type { UsageStore } from '../ports/usage.js';
+import type { WriteQuota } from '../ports/write-queue.js';
+import type { Clock } from './clock.js';
+
+/** The usage period of an instant: its calendar month in UTC, `YYYY-MM`. */
+export function usagePeriod(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** The start (ms) of the period after the one containing `ms`. */
+export function nextPeriodStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** Whole seconds from `ms` to the start of the next period (at least 1). */
+export function secondsToPeriodEnd(ms: number): number {
+  return Math.max(1, Math.ceil((nextPeriodStart(ms) - ms) / 1000));
+}
+
+export interface UsageReport {
+  period: string;
+  plan: string;
+  limits: PlanLimit;
+  memoryCount: number;
+  storageUsedBytes: number;
+  writes: number;
+  reads: number;
+  searches: number;
+  pendingWrites: number;
+  /** RFC 3339: when the counters start again. */
+  periodEndsAt: string;
+}
+
+export interface UsageService {
+  /** The tenant's plan name and limits. */
+  planOf(tenantId: string): Promise<{ plan: string; limits: PlanLimit }>;
+  /** Write limits to check inside the enqueue transaction. */
+  writeQuota(tenantId: string): Promise<WriteQuota>;
+  /** Counts one read, or throws 429 QUOTA_EXCEEDED (with Retry-After) when the plan's reads are used up. */
+  recordRead(tenantId: string): Promise<void>;
+  /** Counts one search, or throws 429 QUOTA_EXCEEDED; for the search route. */
+  recordSearch(tenantId: string): Promise<void>;
+  /** Current counters, totals and limits (for GET /usage and the portal dashboard). */
+  snapshot(tenantId: string): Promise<UsageReport>;
+  /** The 429 a caller gets when a limit is reached. */
+  quotaExceeded(what: 'writes' | 'reads' | 'searches' | 'storage' | 'memories'): AppError;
+}
+
+export interface UsageServiceDeps {
+  store: UsageStore;
+  limits: PlanLimits;
+  /** The tenant's plan name (`free` when unknown). */
+  planName(tenantId: string): Promise<string | null>;
+  clock: Clock;
+  /** How long a tenant's plan name is cached in-process (default 30 s). */
+  planCacheMs?: number;
+}
+
+const FALLBACK_PLAN = 'free';
+
+export function createUsageService(deps: UsageServiceDeps): UsageService {
+  const cacheMs = deps.planCacheMs ?? 30_000;
+  const plans = new Map<string, { plan: string; until: number }>();
+
+  const limitsOf = (plan: string): PlanLimit => deps.limits[plan] ?? deps.limits[FALLBACK_PLAN] ?? { writes: null, reads: null, searches: null, storage_bytes: null, memories: null };
+
+  async function planOf(tenantId: string) {
+    const now = deps.clock();
+    let cached = plans.get(tenantId);
+    if (!cached || cached.until <= now) {
+      cached = { plan: (await deps.planName(tenantId)) ?? FALLBACK_PLAN, until: now + cacheMs };
+      if (plans.size > 10_000) plans.clear();
+      plans.set(tenantId, cached);
+    }
+    return { plan: cached.plan, limits: limitsOf(cached.plan) };
+  }
+
+  function quotaExceeded(what: 'writes' | 'reads' | 'searches' | 'storage' | 'memories'): AppError {
+    const retryAfterSeconds = secondsToPeriodEnd(deps.clock());
+    const message =
+      what === 'storage'
+        ? "the plan's storage limit is reached: delete memories or upgrade the plan"
+        : what === 'memories'
+          ? "the plan's memory count limit is reached: delete memories or upgrade the plan"
+          : `the plan's ${what} for this period are used up; the period ends in ${retryAfterSeconds} s`;
+    return new AppError('QUOTA_EXCEEDED', message, { retryAfterSeconds });
+  }
+
+  async function consume(tenantId: string, counter: 'reads' | 'searches') {
+    const { limits } = await planOf(tenantId);
+    const ok = await deps.store.consume(tenantId, usagePeriod(deps.clock()), counter, limits[counter]);
+    if (!ok) throw quotaExceeded(counter);
+  }
+
+  return {
+    planOf,
+    quotaExceeded,
+    async writeQuota(tenantId) {
+      const { limits } = await planOf(tenantId);
+      return { period: usagePeriod(deps.clock()), writes: limits.writes, storageBytes: limits.storage_bytes, memories: limits.memories };
+    },
+    recordRead: (tenantId) => consume(tenantId, 'reads'),
+    recordSearch: (tenantId) => consume(tenantId, 'searches'),
+    async snapshot(tenantId) {
+      const now = deps.clock();
+      const { plan, limits } = await planOf(tenantId);
+      const s = await deps.store.snapshot(tenantId, usagePeriod(now));
+      return {
+        period: s.period,
+        plan,
+        limits,
+        memoryCount: s.memoryCount,
+        storageUsedBytes: s.storageBytes,
+        writes: s.writes,
+        reads: s.reads,
+        searches: s.searches,
+        pendingWrites: s.pendingWrites,
+        periodEndsAt: new Date(nextPeriodStart(now)).toISOString(),
+      };
+    },
+  };
+}
