@@ -3,6 +3,7 @@ import { identityMigration } from './0001_identity.js';
 import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
 import { memoriesMigration } from './0010_memories.js';
+import { agendaJobsMigration } from './0020_agenda_jobs.js';
 import { searchIndexMigration } from './0030_search_index.js';
 
 /** One schema step. `up` is SQL, or a function for steps that need logic; it runs inside a transaction. */
@@ -15,4 +16,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, searchIndexMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, agendaJobsMigration, searchIndexMigration];
