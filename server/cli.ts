@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { startWorker } from '../jobs/runner.js';
 import { startServer } from './main.js';
 import { version } from './version.js';
 
@@ -57,6 +58,44 @@ export function buildCli(): Command {
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+
+  program
+    .command('worker')
+    .description('run background job workers only (no HTTP), on the same configuration as serve; pair with WORKER_MODE=external on the servers')
+    .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR, default ./data)')
+    .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
+    .option('--mongodb-url <url>', 'MongoDB connection string for --storage mongo (env MONGODB_URL)')
+    .option('--qdrant-url <url>', 'Qdrant URL for --storage mongo (env QDRANT_URL)')
+    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .option('--stop-timeout <seconds>', 'on SIGTERM/SIGINT, how long running jobs may take to finish', '30')
+    .action(async (flags: Record<string, string | undefined>) => {
+      let config;
+      try {
+        config = loadConfig(envFromFlags(flags));
+      } catch (err) {
+        fail(err);
+      }
+      const stopTimeoutSeconds = Number(flags.stopTimeout ?? 30);
+      if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0) fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
+      const stopTimeoutMs = stopTimeoutSeconds * 1000;
+      const logger = createLogger(config.LOG_LEVEL);
+      const worker = await startWorker(config, logger).catch(fail);
+      let signalled = false;
+      const stop = (signal: string) => {
+        if (signalled) {
+          logger.warn({ signal }, 'second signal: exiting now; running jobs will be retried after their locks expire');
+          process.exit(1);
+        }
+        signalled = true;
+        logger.info({ signal, stopTimeoutMs }, 'stopping: no new jobs, waiting for running ones');
+        worker.stop(stopTimeoutMs).then(
+          () => process.exit(0),
+          (err) => fail(err),
+        );
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
 
   return program;

@@ -1,4 +1,6 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
+import { jobDefinitions } from '../jobs/definitions/index.js';
 import { isLoopbackHostname, type Config } from './config.js';
 import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
@@ -43,6 +45,11 @@ export interface Services {
   sso: SsoService;
   /** API key management; also the `apiKeyAuth` authenticator. */
   apiKeys: ApiKeyService;
+  /**
+   * Background jobs (Agenda over the profile's store): services enqueue with `jobs.now(...)`; the
+   * workers run in this process when WORKER_MODE=inline, else in `tenant-memory worker`.
+   */
+  jobs: AgendaJobQueue<Services>;
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
@@ -52,11 +59,21 @@ export interface ServiceOptions {
   now?: Clock;
   argon2?: Argon2Params;
   loginThrottle?: ThrottleLimits;
+  /** Run job workers in this process. Default: WORKER_MODE === 'inline'. */
+  workers?: boolean;
 }
 
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger) : createEmbeddedPorts(config, logger);
-  return buildServices(config, logger, ports, options);
+  const services = buildServices(config, logger, ports, options);
+  try {
+    await services.jobs.ready();
+    if (options.workers ?? config.WORKER_MODE === 'inline') await services.jobs.start();
+  } catch (err) {
+    await services.close().catch(() => undefined);
+    throw err;
+  }
+  return services;
 }
 
 /** Wires services over whichever storage ports the profile provided. */
@@ -100,13 +117,15 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     now,
   });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
+  const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   const refuse = async (): Promise<never> => {
     throw unauthenticated('authentication is not available');
   };
-  return {
+  const services: Services = {
     config,
     logger,
     ports,
+    jobs,
     bearerAuth: auth,
     now,
     audit,
@@ -128,8 +147,10 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
       },
     },
     close: async () => {
+      await jobs.stop(); // running jobs finish before the stores close
       await apiKeys.close(); // writes pending last_used_at values
       await ports.close();
     },
   };
+  return services;
 }

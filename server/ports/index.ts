@@ -6,6 +6,8 @@ import type { SsoStateStore } from './sso-state.js';
 import type { StepUpTokensPort } from './step-up.js';
 import type { TenantsPort } from './tenants.js';
 import type { UsersPort } from './users.js';
+import type { JobStore } from './job-queue.js';
+
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
  * own file; tenant-scoped methods take `tenantId` first so cross-tenant access cannot be expressed.
@@ -20,6 +22,8 @@ export interface StoragePorts {
   apiKeys: ApiKeyStore;
   /** Pending SSO logins (state, nonce, PKCE verifier) between /auth/sso/login and /auth/callback. */
   ssoStates: SsoStateStore;
+  /** Where the job queue keeps its jobs; read only by the composition root (`server/container.ts`). */
+  jobStore: JobStore;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

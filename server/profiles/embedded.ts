@@ -24,6 +24,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
     audit: createEmbeddedAuditPort(db),
     apiKeys: createEmbeddedApiKeyStore(db),
     ssoStates: createEmbeddedSsoStateStore(db),
+    jobStore: { profile: 'embedded', db },
     async ping() {
       db.prepare('SELECT 1').get();
     },

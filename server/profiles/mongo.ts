@@ -23,6 +23,7 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
     audit: await createMongoAuditPort(db),
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
+    jobStore: { profile: 'mongo', mongoDb: db },
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -1,0 +1,99 @@
+/**
+ * The shape of a background job. A definition is plain data plus a handler; `jobs/agenda.ts` turns it
+ * into an Agenda 6 definition in both storage profiles, with the same retry policy, payload validation
+ * and logging.
+ *
+ * Adding a job (see also `jobs/README.md`):
+ *
+ * ```ts
+ * // jobs/definitions/consolidate-writes.ts
+ * import { z } from 'zod';
+ * import { defineJob } from '../definition.js';
+ *
+ * export const consolidateWrites = defineJob({
+ *   name: 'memory.consolidate-writes',
+ *   payload: z.object({ tenantId: z.uuid() }),
+ *   concurrency: 2,
+ *   retry: { attempts: 5, baseMs: 1_000 },
+ *   async handler({ tenantId }, services, job) {
+ *     await services.memories.consolidatePending(tenantId);
+ *   },
+ * });
+ * ```
+ *
+ * then add `consolidateWrites` to the array in `jobs/definitions/index.ts`, and enqueue it from a
+ * service with `jobs.now('memory.consolidate-writes', { tenantId })` (or pass the definition instead
+ * of the name to get the payload type-checked).
+ */
+import type { z } from 'zod';
+import type { Services } from '../server/container.js';
+import type { Logger } from '../server/logger.js';
+
+export interface RetryPolicy {
+  /** Total runs before the job is marked failed: the first run plus `attempts - 1` retries. */
+  attempts: number;
+  /** Delay before the first retry; each further retry doubles it. */
+  baseMs: number;
+  /** Upper bound of one delay. Default 10 minutes. */
+  maxMs?: number;
+  /** Random spread of each delay, 0..1 (0.2 = ±20%). Default 0.2. */
+  jitter?: number;
+}
+
+export const DEFAULT_RETRY: Required<RetryPolicy> = { attempts: 5, baseMs: 1_000, maxMs: 10 * 60_000, jitter: 0.2 };
+
+/** What a handler learns about the run besides its payload. */
+export interface JobRunContext {
+  id: string;
+  name: string;
+  /** 1 for the first run, 2 for the first retry, … */
+  attempt: number;
+  /** A child logger bound to the job's name, id and attempt. */
+  logger: Logger;
+  /**
+   * Renews the lock (and records progress, 0–100). A handler that may run longer than its lock
+   * lifetime must call this periodically, or another worker will take the job over.
+   */
+  touch(progress?: number): Promise<void>;
+  /** True once Agenda gave up on this run (lock lifetime exceeded): stop early, the job will run again. */
+  isCanceled(): boolean;
+}
+
+export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> {
+  /** Unique, stable name (`area.verb-noun`); it is stored with every job, so never rename a live one. */
+  name: string;
+  /** Schema of the payload: checked when the job is enqueued and again when it runs. */
+  payload: S;
+  /** Runs of this job at once in one worker process. Default 5. */
+  concurrency?: number;
+  /**
+   * How long a worker may hold the job before another worker may take it over (a worker that died
+   * holds it until then). Default 10 minutes. Keep it above the longest run, or call `touch()`.
+   */
+  lockLifetimeMs?: number;
+  priority?: 'lowest' | 'low' | 'normal' | 'high' | 'highest' | number;
+  /** Retries with exponential backoff and jitter; `false` fails on the first error. Default `DEFAULT_RETRY`. */
+  retry?: RetryPolicy | false;
+  /** Keep one-time jobs after they succeed (default: removed, so the store does not grow). */
+  keepCompleted?: boolean;
+  /**
+   * Does the work. Throwing fails the run: it is retried per `retry`, except for `PermanentJobError`
+   * (and an invalid payload), which fail the job at once. Must be idempotent: after a crash the same
+   * job can run again.
+   */
+  handler(payload: z.output<S>, services: Ctx, job: JobRunContext): Promise<void>;
+}
+
+/** A definition of any payload, as the registry holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobDefinition<Ctx = Services> = JobDefinition<any, Ctx>;
+
+/** Identity helper that infers the payload type from the schema. */
+export function defineJob<S extends z.ZodType, Ctx = Services>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
+  return definition;
+}
+
+/** Throw from a handler for a failure that retrying cannot fix: the job is marked failed at once. */
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
