@@ -79,6 +79,15 @@ describe('SSO providers', () => {
     expect(res.text).not.toContain('secret-0123456789');
   });
 
+  it('documents the SSO routes in the OpenAPI document', async () => {
+    const doc = (await http(server.url, 'GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/auth/sso/login'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/auth/sso/providers'])).toEqual(['get']);
+    expect(Object.keys(doc.paths['/auth/callback'])).toEqual(['get']);
+    const params = (doc.paths['/auth/callback'].get.parameters as { name: string; required?: boolean }[]).map((p) => [p.name, p.required ?? false]);
+    expect(params).toEqual(expect.arrayContaining([['state', true], ['code', false], ['iss', false], ['error', false], ['error_description', false]]));
+  });
+
   it('answers an unknown provider with 400 naming the field', async () => {
     const res = await http(server.url, 'POST', '/auth/sso/login', { body: { provider: 'nope' } });
     expectErrorBody(res, 400, 'VALIDATION_FAILED');

@@ -1,0 +1,161 @@
+/**
+ * Cost of OIDC single sign-on on our side.
+ *
+ *   npx tsx bench/sso.ts [--ops 20000] [--pending 10000] [--logins 200] [--json bench/results/sso.json]
+ *
+ * 1. In process: the embedded pending-login store, `save` and `consume` per call (µs), with
+ *    `--pending` live rows already in the table.
+ * 2. Over HTTP: `--logins` complete sign-ins of one returning user against a real OpenID Provider
+ *    (oidc-provider) on loopback and our real server on loopback, one at a time. Timed separately:
+ *    `POST /auth/sso/login` (discovery is cached after the first), the provider's own redirects and
+ *    interactions (not ours; shown for scale), and `GET /auth/callback` (code exchange, ID token
+ *    validation, userinfo, user lookup, session issue).
+ *
+ * Prints a table and writes JSON (default bench/results/sso.json, which is gitignored).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openInMemoryDatabase } from '../adapters/embedded/database.js';
+import { createEmbeddedSsoStateStore } from '../adapters/embedded/sso-state.js';
+import { followToCallback, startTestIdentityProvider } from '../test/support/oidc-provider.js';
+import { startTestServer } from '../test/support/server.js';
+import { percentile } from './harness/metrics.js';
+
+const { values: args } = parseArgs({
+  options: {
+    ops: { type: 'string', default: '20000' },
+    pending: { type: 'string', default: '10000' },
+    logins: { type: 'string', default: '200' },
+    json: { type: 'string', default: 'bench/results/sso.json' },
+  },
+});
+const OPS = Number(args.ops);
+const PENDING = Number(args.pending);
+const LOGINS = Number(args.logins);
+
+interface Row {
+  case: string;
+  n: number;
+  p50_us: number;
+  p95_us: number;
+  p99_us: number;
+  mean_us: number;
+}
+
+function summarise(name: string, samplesNs: number[]): Row {
+  const us = samplesNs.map((n) => n / 1000);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return {
+    case: name,
+    n: us.length,
+    p50_us: round(percentile(us, 50)),
+    p95_us: round(percentile(us, 95)),
+    p99_us: round(percentile(us, 99)),
+    mean_us: round(us.reduce((a, b) => a + b, 0) / Math.max(1, us.length)),
+  };
+}
+
+const elapsed = (start: bigint) => Number(process.hrtime.bigint() - start);
+
+async function storeRows(): Promise<Row[]> {
+  const db = openInMemoryDatabase();
+  const store = createEmbeddedSsoStateStore(db);
+  const now = Date.now();
+  const login = () => ({
+    stateHash: createHash('sha256').update(randomBytes(32)).digest('hex'),
+    providerId: 'acme',
+    nonce: randomBytes(32).toString('base64url'),
+    codeVerifier: randomBytes(32).toString('base64url'),
+    redirectUri: 'https://tm.example/auth/callback',
+    createdAt: new Date(now),
+    expiresAt: new Date(now + 600_000),
+  });
+  for (let i = 0; i < PENDING; i++) await store.save(login());
+  const logins = Array.from({ length: OPS }, login);
+  const saves: number[] = [];
+  for (const l of logins) {
+    const t = process.hrtime.bigint();
+    await store.save(l);
+    saves.push(elapsed(t));
+  }
+  const consumes: number[] = [];
+  const at = new Date(now + 1000);
+  for (const l of logins) {
+    const t = process.hrtime.bigint();
+    await store.consume(l.stateHash, at);
+    consumes.push(elapsed(t));
+  }
+  db.close();
+  return [summarise(`state store save (${PENDING} pending)`, saves), summarise(`state store consume (${PENDING} pending)`, consumes)];
+}
+
+async function httpRows(): Promise<Row[]> {
+  const idp = await startTestIdentityProvider();
+  idp.accounts.set('bench-sub', { sub: 'bench-sub', email: 'bench@example.test', email_verified: true, name: 'Bench' });
+  const server = await startTestServer({
+    LOG_LEVEL: 'warn',
+    OIDC_PROVIDERS: JSON.stringify([{ id: 'loop', issuer: idp.issuer, client_id: 'tm', client_secret: 'bench-secret-0123456789' }]),
+  });
+  const callbackBase = `${server.url}/auth/callback`;
+  idp.configure([{ client_id: 'tm', client_secret: 'bench-secret-0123456789' }], callbackBase);
+  const start: number[] = [];
+  const provider: number[] = [];
+  const callback: number[] = [];
+  try {
+    for (let i = 0; i < LOGINS + 1; i++) {
+      let t = process.hrtime.bigint();
+      const res = await fetch(`${server.url}/auth/sso/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"provider":"loop"}' });
+      const started = (await res.json()) as { authorization_url: string };
+      const startNs = elapsed(t);
+      t = process.hrtime.bigint();
+      const url = await followToCallback(started.authorization_url, callbackBase, { account: 'bench-sub' });
+      const providerNs = elapsed(t);
+      t = process.hrtime.bigint();
+      const done = await fetch(url);
+      await done.arrayBuffer();
+      const callbackNs = elapsed(t);
+      if (done.status !== 200) throw new Error(`callback answered ${done.status}`);
+      if (i === 0) continue; // the first one pays for discovery and user provisioning
+      start.push(startNs);
+      provider.push(providerNs);
+      callback.push(callbackNs);
+    }
+  } finally {
+    await server.close();
+    await idp.close();
+  }
+  return [
+    summarise('POST /auth/sso/login', start),
+    summarise('provider redirects + interactions (not ours)', provider),
+    summarise('GET /auth/callback (returning user)', callback),
+  ];
+}
+
+async function main() {
+  const rows = [...(await storeRows()), ...(await httpRows())];
+  console.table(rows);
+  const load = loadavg()[0]!;
+  if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring`);
+  const result = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    load_average_1m: Math.round(load * 100) / 100,
+    ops: OPS,
+    pending: PENDING,
+    logins: LOGINS,
+    rows,
+  };
+  mkdirSync(path.dirname(args.json!), { recursive: true });
+  writeFileSync(args.json!, JSON.stringify(result, null, 2));
+  console.log(`wrote ${args.json}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
