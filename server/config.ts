@@ -121,6 +121,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `invalid configuration:\n  OIDC_PROVIDERS: issuer of '${p.id}' must be https (http only on loopback, or with OIDC_ALLOW_INSECURE_ISSUERS=true)`,
       );
     }
+    if (!p.scopes.split(/\s+/).includes('openid')) {
+      throw new ConfigError(`invalid configuration:\n  OIDC_PROVIDERS: scopes of '${p.id}' must include openid`);
+    }
   }
   const providerIds = cfg.OIDC_PROVIDERS.map((p) => p.id);
   if (new Set(providerIds).size !== providerIds.length) {

@@ -31,11 +31,12 @@ describe('OIDC provider configuration', () => {
     expect(() => withProviders([{ id: 'dev', issuer: 'http://login.acme.example', client_id: 'tm' }], { OIDC_ALLOW_INSECURE_ISSUERS: 'true' })).not.toThrow();
   });
 
-  it('refuses duplicate ids, bad JSON and non-URL issuers, naming the variable', () => {
+  it('refuses duplicate ids, bad JSON, non-URL issuers and scopes without openid, naming the variable', () => {
     const dup = { id: 'acme', issuer: 'https://a.example', client_id: 'tm' };
     expect(() => withProviders([dup, dup])).toThrow(/OIDC_PROVIDERS: provider ids must be unique/);
     expect(() => loadConfig({ DATA_DIR: dataDir, OIDC_PROVIDERS: '[{' })).toThrow(ConfigError);
     expect(() => withProviders([{ id: 'x', issuer: 'not a url', client_id: 'tm' }])).toThrow(/OIDC_PROVIDERS/);
+    expect(() => withProviders([{ id: 'x', issuer: 'https://a.example', client_id: 'tm', scopes: 'email profile' }])).toThrow(/scopes of 'x' must include openid/);
   });
 
   it('knows loopback host names', () => {
