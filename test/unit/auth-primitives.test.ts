@@ -1,0 +1,109 @@
+import { parseOptions } from '@node-rs/argon2';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../server/errors.js';
+import { createLoginThrottle } from '../../server/services/login-throttle.js';
+import { hashSecret, newOpaqueToken, parseOpaqueToken, secretMatches } from '../../server/services/opaque-tokens.js';
+import { checkPasswordPolicy, createPasswordHasher, defaultArgon2Params } from '../../server/services/passwords.js';
+
+describe('password policy', () => {
+  it('accepts 10 to 256 characters, counted as code points', () => {
+    expect(() => checkPasswordPolicy('a'.repeat(10))).not.toThrow();
+    expect(() => checkPasswordPolicy('a'.repeat(256))).not.toThrow();
+    expect(() => checkPasswordPolicy('🔑'.repeat(10))).not.toThrow(); // 20 UTF-16 units, 10 characters
+    expect(() => checkPasswordPolicy('🔑'.repeat(9))).toThrow(AppError);
+  });
+
+  it('rejects short, long and blank passwords with a field error', () => {
+    for (const pw of ['a'.repeat(9), 'a'.repeat(257), ' '.repeat(12)]) {
+      try {
+        checkPasswordPolicy(pw);
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe('VALIDATION_FAILED');
+        expect((err as AppError).details?.fields?.[0]?.field).toBe('password');
+      }
+    }
+  });
+});
+
+describe('password hasher (argon2id)', () => {
+  const hasher = createPasswordHasher();
+
+  it('hashes with argon2id at OWASP parameters, salted, and verifies', async () => {
+    const h1 = await hasher.hash('correct horse battery staple');
+    const h2 = await hasher.hash('correct horse battery staple');
+    expect(h1).not.toBe(h2);
+    const p = parseOptions(h1);
+    expect(p).toMatchObject({ algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+    expect(await hasher.verify(h1, 'correct horse battery staple')).toBe(true);
+    expect(await hasher.verify(h1, 'correct horse battery stapl')).toBe(false);
+    expect(await hasher.verify('not a hash', 'x')).toBe(false);
+  });
+
+  it('verifyDummy always answers false (it only spends the time of a real check)', async () => {
+    expect(await hasher.verifyDummy('anything')).toBe(false);
+    expect(await hasher.verifyDummy('dummy password for timing equalisation')).toBe(false);
+  });
+
+  it('flags hashes made with other parameters for rehash', async () => {
+    const weak = createPasswordHasher({ memoryCost: 8192, timeCost: 1, parallelism: 1 });
+    expect(hasher.needsRehash(await weak.hash('some password here'))).toBe(true);
+    expect(hasher.needsRehash(await hasher.hash('some password here'))).toBe(false);
+    expect(hasher.needsRehash('garbage')).toBe(true);
+    expect(defaultArgon2Params).toEqual({ memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+  });
+});
+
+describe('opaque tokens', () => {
+  it('are <prefix><16 base32>.<39 base32> with only the secret hash kept', () => {
+    const t = newOpaqueToken('tmr_');
+    expect(t.token).toMatch(/^tmr_[a-z2-7]{16}\.[a-z2-7]{39}$/);
+    const parsed = parseOpaqueToken(t.token, 'tmr_');
+    expect(parsed?.id).toBe(t.id);
+    expect(secretMatches(parsed!.secret, t.secretHash)).toBe(true);
+    expect(t.secretHash).toEqual(hashSecret(parsed!.secret));
+    expect(secretMatches(parsed!.secret.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')), t.secretHash)).toBe(false);
+  });
+
+  it('refuse other prefixes and malformed shapes', () => {
+    const t = newOpaqueToken('tmr_');
+    expect(parseOpaqueToken(t.token, 'tms_')).toBeNull();
+    expect(parseOpaqueToken(`${t.token}x`, 'tmr_')).toBeNull();
+    expect(parseOpaqueToken('tmr_short.secret', 'tmr_')).toBeNull();
+    expect(parseOpaqueToken(t.token.toUpperCase(), 'tmr_')).toBeNull();
+  });
+
+  it('are unique', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newOpaqueToken('x_').token));
+    expect(ids.size).toBe(1000);
+  });
+});
+
+describe('login throttle', () => {
+  const code = async (p: Promise<void>) => p.then(() => 'ok', (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`);
+
+  it('locks a key+address after the budget, leaves other keys alone, and a success clears it', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 3, perIp: 100, windowSeconds: 60 });
+    for (let i = 0; i < 3; i++) {
+      expect(await code(t.check('a@x', '1.1.1.1'))).toBe('ok');
+      await t.failed('a@x', '1.1.1.1');
+    }
+    expect(await code(t.check('a@x', '1.1.1.1'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.check('a@x', '2.2.2.2'))).toBe('ok');
+    expect(await code(t.check('b@x', '1.1.1.1'))).toBe('ok');
+    await t.failed('c@x', '1.1.1.1');
+    await t.failed('c@x', '1.1.1.1');
+    await t.succeeded('c@x', '1.1.1.1');
+    await t.failed('c@x', '1.1.1.1');
+    await t.failed('c@x', '1.1.1.1');
+    expect(await code(t.check('c@x', '1.1.1.1'))).toBe('ok');
+  });
+
+  it('locks an address across keys at its own ceiling', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 });
+    for (let i = 0; i < 4; i++) await t.failed(`user${i}@x`, '9.9.9.9');
+    expect(await code(t.check('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.check('fresh@x', '8.8.8.8'))).toBe('ok');
+  });
+});
