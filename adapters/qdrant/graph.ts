@@ -1,0 +1,91 @@
+import { queryTerms } from '../embedded/search/query-text.js';
+import type { ExtractedEntity } from '../../server/ports/search-index.js';
+import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+
+/**
+ * The entity-graph channel's arithmetic, mirrored from the embedded index (`graphChannel` in
+ * adapters/embedded/search-index.ts) so both profiles weigh entities alike. Pure; the Qdrant adapter
+ * fetches the counts (entity statistics points, facets) and turns the weights into a sparse query.
+ */
+
+/** Same shape and meaning as the embedded index's `GraphConfig`. */
+export interface GraphParams {
+  /** Weight of a 1-hop related entity relative to its association strength (0 disables expansion). */
+  hopWeight: number;
+  /** Related entities followed per query entity. */
+  neighborsPerSeed: number;
+  /** Entities mentioned by more memories than this are not expanded or scanned. */
+  maxDocFrequency: number;
+}
+
+/** Most entities linked per memory (the embedded index's MAX_ENTITIES_PER_DOC). */
+export const MAX_ENTITIES_PER_DOC = 16;
+
+/** The entity keys a memory is linked to: the first 16 distinct non-empty keys, in order. */
+export function documentEntityKeys(entities: readonly ExtractedEntity[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const e of entities) {
+    if (out.length >= MAX_ENTITIES_PER_DOC) break;
+    if (!e.key || seen.has(e.key)) continue;
+    seen.add(e.key);
+    out.push(e.key);
+  }
+  return out;
+}
+
+/**
+ * The keys a query may mean: extracted entities, the singularised content terms, and adjacent pairs
+ * of them ("new york"), exactly as the embedded graph channel forms them.
+ */
+export function graphQueryKeys(text: string): string[] {
+  const terms = queryTerms(text).map(singularize);
+  const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
+  for (const t of terms) keys.add(t);
+  for (let i = 0; i + 1 < terms.length; i++) keys.add(`${terms[i]} ${terms[i + 1]}`);
+  keys.delete('');
+  return [...keys];
+}
+
+export interface GraphCounts {
+  /** Memories of the tenant (any status). */
+  tenantDocs: number;
+  /** Query keys known in the tenant, with how many memories mention each. */
+  seeds: readonly { key: string; df: number }[];
+  /**
+   * Per seed key: entities co-mentioned with it, with the number of memories mentioning both
+   * (`cooccurrences`) and their own frequency (`df`).
+   */
+  neighbors: ReadonlyMap<string, readonly { key: string; cooccurrences: number; df: number }[]>;
+}
+
+/**
+ * Entity weights of the graph channel: a seed weighs its specificity ln(1 + N/df); a neighbour b of
+ * seed a weighs hopWeight · cooc(a,b)/√(df_a·df_b) · ln(1 + N/df_b) (only the best `neighborsPerSeed`
+ * per seed); an entity reached twice keeps its largest weight. A memory's graph score is the sum of
+ * the weights of the entities it mentions.
+ */
+export function graphWeights(counts: GraphCounts, g: GraphParams): Map<string, number> {
+  const n = Math.max(1, counts.tenantDocs);
+  const idf = (df: number) => Math.log(1 + n / Math.max(1, df));
+  const weight = new Map<string, number>();
+  const seedDf = new Map<string, number>();
+  for (const s of counts.seeds) {
+    if (!(s.df > 0) || s.df > g.maxDocFrequency) continue;
+    weight.set(s.key, idf(s.df));
+    seedDf.set(s.key, s.df);
+  }
+  if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
+    for (const [a, dfA] of seedDf) {
+      const list = (counts.neighbors.get(a) ?? [])
+        .filter((e) => e.key !== a && e.cooccurrences > 0 && e.df > 0 && e.df <= g.maxDocFrequency)
+        .map((e) => ({ key: e.key, score: (e.cooccurrences / Math.sqrt(dfA * Math.max(1, e.df))) * idf(e.df) }))
+        .sort((x, y) => y.score - x.score || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+      for (const { key, score } of list.slice(0, g.neighborsPerSeed)) {
+        const w = g.hopWeight * score;
+        if (w > (weight.get(key) ?? 0)) weight.set(key, w);
+      }
+    }
+  }
+  return weight;
+}

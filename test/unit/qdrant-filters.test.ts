@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { matchesNothing, tenantFilter, type FilterScope } from '../../adapters/qdrant/filters.js';
+import type { SearchFilters } from '../../server/ports/search-index.js';
+
+const TENANT = { key: 'tenant_id', match: { value: 't1' } };
+
+describe('tenantFilter', () => {
+  it('always starts with the tenant condition, whatever the scope', () => {
+    const filterSets: (SearchFilters | undefined)[] = [
+      undefined,
+      { namespaces: null },
+      { namespaces: ['a', 'b'], agentId: 'agent', includeSuperseded: true, includeArchived: false, includeFlagged: true, minQuality: 0.5 },
+      { namespaces: ['x'], includeArchived: true },
+    ];
+    const scopes: FilterScope[] = [
+      {},
+      { kind: 'all' },
+      { kind: 'entity' },
+      { memoryId: 'm' },
+      { entity: 'melanie' },
+      ...filterSets.map((filters) => ({ filters })),
+    ];
+    for (const scope of scopes) {
+      const f = tenantFilter('t1', scope);
+      expect(Array.isArray(f.must) && f.must[0], JSON.stringify(scope)).toEqual(TENANT);
+      expect(f.should, JSON.stringify(scope)).toBeUndefined();
+    }
+  });
+
+  it('maps the request filters like the embedded index', () => {
+    expect(tenantFilter('t1', { filters: { namespaces: null } })).toEqual({
+      must: [TENANT, { key: 'kind', match: { value: 'memory' } }],
+      must_not: [
+        { key: 'status', match: { value: 'superseded' } },
+        { key: 'injection_flagged', match: { value: true } },
+      ],
+    });
+    expect(
+      tenantFilter('t1', {
+        filters: { namespaces: ['work', 'home'], agentId: 'a-2', includeSuperseded: true, includeArchived: false, includeFlagged: true, minQuality: 0.9 },
+      }),
+    ).toEqual({
+      must: [
+        TENANT,
+        { key: 'kind', match: { value: 'memory' } },
+        { key: 'namespace', match: { any: ['work', 'home'] } },
+        { key: 'agent_id', match: { value: 'a-2' } },
+      ],
+      must_not: [{ key: 'status', match: { value: 'archived' } }],
+    });
+  });
+
+  it('scopes deletes and look-ups', () => {
+    expect(tenantFilter('t1', { memoryId: 'm-1' })).toEqual({
+      must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'memory_id', match: { value: 'm-1' } }],
+    });
+    expect(tenantFilter('t1', { kind: 'all' })).toEqual({ must: [TENANT] });
+    expect(tenantFilter('t1', { entity: 'pottery class' })).toEqual({
+      must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'pottery class' } }],
+    });
+    expect(tenantFilter('t1')).toEqual({ must: [TENANT, { key: 'kind', match: { value: 'memory' } }] });
+  });
+
+  it('refuses a missing tenant and contradictory scopes', () => {
+    for (const bad of ['', undefined, null, 42]) expect(() => tenantFilter(bad as unknown as string)).toThrow(RangeError);
+    expect(() => tenantFilter('t1', { kind: 'entity', memoryId: 'm' })).toThrow(RangeError);
+    expect(() => tenantFilter('t1', { kind: 'all', filters: { namespaces: null } })).toThrow(RangeError);
+    expect(() => tenantFilter('t1', { filters: { namespaces: [] } })).toThrow(/matches nothing/);
+  });
+
+  it('reports an empty namespace list as matching nothing', () => {
+    expect(matchesNothing({ namespaces: [] })).toBe(true);
+    expect(matchesNothing({ namespaces: null })).toBe(false);
+    expect(matchesNothing({ namespaces: ['a'] })).toBe(false);
+  });
+});
