@@ -1,10 +1,12 @@
 import { router } from '../server/trpc.js';
 import { apiKeysRouter } from './apiKeys.js';
 import { authRouter } from './auth.js';
+import { memoriesRouter } from './memories.js';
 import { rolesRouter } from './roles.js';
 import { ssoRouter } from './sso.js';
 import { systemRouter } from './system.js';
 import { tenantsRouter } from './tenants.js';
+import { usageRouter } from './usage.js';
 
 /**
  * Every area's router. Each procedure is defined once here and served both at /trpc and, through
@@ -17,6 +19,8 @@ export const appRouter = router({
   sso: ssoRouter,
   tenants: tenantsRouter,
   roles: rolesRouter,
+  memories: memoriesRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,7 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
+import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definitions/consolidate-writes.js';
 import { isLoopbackHostname, type Config } from './config.js';
 import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
@@ -14,10 +15,14 @@ import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
+import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
+import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
+import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
+import { createUsageService, type UsageService } from './services/usage.js';
 
 export interface HealthReport {
   ok: boolean;
@@ -50,6 +55,12 @@ export interface Services {
    * workers run in this process when WORKER_MODE=inline, else in `tenant-memory worker`.
    */
   jobs: AgendaJobQueue<Services>;
+  /** The memory API: queued writes, reads, versions, rollback, delete, memory settings. */
+  memories: MemoryService;
+  /** The consolidation pipeline the `memory.consolidate-writes` job runs. */
+  consolidation: ConsolidationService;
+  /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
+  usage: UsageService;
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
@@ -68,7 +79,10 @@ export async function createContainer(config: Config, logger: Logger, options: S
   const services = buildServices(config, logger, ports, options);
   try {
     await services.jobs.ready();
-    if (options.workers ?? config.WORKER_MODE === 'inline') await services.jobs.start();
+    if (options.workers ?? config.WORKER_MODE === 'inline') {
+      await services.jobs.start();
+      await scheduleMemoryJobs(services.jobs);
+    }
   } catch (err) {
     await services.close().catch(() => undefined);
     throw err;
@@ -118,6 +132,31 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
   });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
   const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
+  const usage = createUsageService({
+    store: ports.usage,
+    limits: config.PLAN_LIMITS,
+    planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
+    clock: now,
+  });
+  const memories = createMemoryService({
+    memories: ports.memories,
+    queue: ports.writeQueue,
+    usage,
+    clock: now,
+    contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
+    onQueued: createConsolidationTrigger(() => jobs, logger, now),
+  });
+  const consolidation = createConsolidationService({
+    memories: ports.memories,
+    queue: ports.writeQueue,
+    clock: now,
+    logger,
+    // The retrieval layer passes its embedder (and entity extraction) here to index vectors and the graph.
+    embedder: null,
+    contradictionDetector: config.LLM_URL
+      ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
+      : null,
+  });
   const refuse = async (): Promise<never> => {
     throw unauthenticated('authentication is not available');
   };
@@ -126,6 +165,9 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     logger,
     ports,
     jobs,
+    memories,
+    consolidation,
+    usage,
     bearerAuth: auth,
     now,
     audit,

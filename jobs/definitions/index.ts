@@ -1,4 +1,5 @@
 import type { AnyJobDefinition } from '../definition.js';
+import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
 
 /**
  * Every job the service runs. Each area owns its definition file in this folder and adds one import
@@ -7,4 +8,4 @@ import type { AnyJobDefinition } from '../definition.js';
  *
  * See `jobs/README.md` and the example in `jobs/definition.ts`.
  */
-export const jobDefinitions: readonly AnyJobDefinition[] = [];
+export const jobDefinitions: readonly AnyJobDefinition[] = [consolidateWrites, consolidationSweep];

@@ -7,6 +7,10 @@ import type { StepUpTokensPort } from './step-up.js';
 import type { TenantsPort } from './tenants.js';
 import type { UsersPort } from './users.js';
 import type { JobStore } from './job-queue.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { MemoryStore } from './memories.js';
+import type { UsageStore } from './usage.js';
+import type { WriteQueue } from './write-queue.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -24,6 +28,14 @@ export interface StoragePorts {
   ssoStates: SsoStateStore;
   /** Where the job queue keeps its jobs; read only by the composition root (`server/container.ts`). */
   jobStore: JobStore;
+  /** Memory records, versions, memory settings and the consolidation commit. */
+  memories: MemoryStore;
+  /** The durable queue of accepted memory writes (atomic accept: row, queue, idempotency, usage, quota). */
+  writeQueue: WriteQueue;
+  /** Per-tenant usage counters and totals. */
+  usage: UsageStore;
+  /** Idempotency-Key records (the write queue shares them). */
+  idempotency: IdempotencyStore;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

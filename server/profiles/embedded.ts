@@ -2,6 +2,11 @@ import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store
 import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
+import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
+import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
+import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
+import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
 import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
@@ -25,6 +30,14 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
     apiKeys: createEmbeddedApiKeyStore(db),
     ssoStates: createEmbeddedSsoStateStore(db),
     jobStore: { profile: 'embedded', db },
+    // Consolidation commits write the search index rows in the same libsql transaction.
+    memories: createEmbeddedMemoryStore(db, {
+      upsert: (tenantId, doc) => writeIndexRows(db, tenantId, doc),
+      remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
+    }),
+    writeQueue: createEmbeddedWriteQueue(db),
+    usage: createEmbeddedUsageStore(db),
+    idempotency: createEmbeddedIdempotencyStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -3,6 +3,7 @@ import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
 import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
+import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +25,8 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
     jobStore: { profile: 'mongo', mongoDb: db },
+    // Search index work waits in the memory outbox until the retrieval layer passes its Qdrant index here.
+    ...(await createMongoMemoryPorts(client, db, null)),
     async ping() {
       await db.command({ ping: 1 });
     },

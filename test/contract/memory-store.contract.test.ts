@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { describe, it } from 'vitest';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
@@ -8,6 +10,7 @@ import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
+import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
 
 describeMemoryStoreContract('embedded (libsql)', async () => {
@@ -31,7 +34,34 @@ describeMemoryStoreContract('embedded (libsql)', async () => {
   };
 });
 
-// The server profile's adapters run the same suite when a MongoDB server is reachable.
-describe.skipIf(!!process.env.MONGODB_URL)('memory store contract: mongodb', () => {
-  it.skip('skipped: set MONGODB_URL to run the memory store contract against MongoDB', () => {});
-});
+// The server profile's adapters run the same suite when a MongoDB server (a replica set: the adapters
+// use transactions) is reachable; each test gets its own database.
+const mongoUrl = process.env.MONGODB_URL;
+if (mongoUrl) {
+  describeMemoryStoreContract('mongodb', async () => {
+    const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+    await client.connect();
+    const db = client.db(`tm_contract_${randomUUID().replace(/-/g, '')}`);
+    const indexed = new Map<string, Set<string>>();
+    const of = (t: string) => indexed.get(t) ?? indexed.set(t, new Set()).get(t)!;
+    const ports = await createMongoMemoryPorts(client, db, {
+      upsert: async (t, doc) => void of(t).add(doc.memoryId),
+      remove: async (t, id) => void of(t).delete(id),
+    });
+    return {
+      memories: ports.memories,
+      queue: ports.writeQueue,
+      usage: ports.usage,
+      idempotency: ports.idempotency,
+      indexedIds: async (t) => [...of(t)].sort(),
+      async close() {
+        await db.dropDatabase();
+        await client.close();
+      },
+    };
+  });
+} else {
+  describe('memory store contract: mongodb', () => {
+    it.skip('skipped: set MONGODB_URL (a replica set) to run the memory store contract against MongoDB', () => {});
+  });
+}

@@ -73,10 +73,8 @@ export interface BatchResult {
 export interface DrainResult {
   applied: number;
   batches: number;
-  /** Queued writes remain (deadline reached, or another worker holds the tenant). */
+  /** Queued writes remain: the budget ran out or `shouldStop` said so. */
   remaining: boolean;
-  /** Another drain of this tenant is running in this process. */
-  busy: boolean;
 }
 
 export interface DrainOptions {
@@ -91,7 +89,12 @@ export interface DrainOptions {
 export interface ConsolidationService {
   /** Consolidates the tenant's oldest queued writes (one batch, one transaction). */
   consolidateBatch(tenantId: string, limit?: number): Promise<BatchResult>;
-  /** Consolidates batches until the tenant's queue is empty or the budget is spent. */
+  /**
+   * Consolidates batches until the tenant's queue is empty (a batch finds nothing) or the budget is
+   * spent. Within one process, drains of a tenant run one after another: a call made while one runs
+   * queues a single follow-up drain (shared by every call made meanwhile), so a write accepted during
+   * a drain is always picked up by a drain that starts after it.
+   */
   drainTenant(tenantId: string, options?: DrainOptions): Promise<DrainResult>;
   /** Tenants with queued writes, oldest first. */
   tenantsWithPending(limit?: number): Promise<string[]>;
@@ -115,7 +118,8 @@ const MAX_CONFLICT_RETRIES = 5;
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
   const batchSize = deps.batchSize ?? 256;
   const candidateLimit = deps.candidateLimit ?? 20;
-  const running = new Map<string, Promise<DrainResult>>();
+  /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
+  const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
   const factCache = new Map<string, Fact[]>();
 
@@ -371,9 +375,9 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       applied += r.applied;
       if (r.applied > 0) batches++;
       await options.onBatch?.(r);
-      if (!r.more) return { applied, batches, remaining: false, busy: false };
+      if (r.applied === 0) return { applied, batches, remaining: false };
       if (options.shouldStop?.() || (options.budgetMs !== undefined && deps.clock() - started >= options.budgetMs)) {
-        return { applied, batches, remaining: true, busy: false };
+        return { applied, batches, remaining: true };
       }
       // Let the event loop serve requests between batches (inline workers share the HTTP process).
       await new Promise((resolve) => setImmediate(resolve));
@@ -382,10 +386,27 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
   return {
     consolidateBatch,
-    async drainTenant(tenantId, options = {}) {
-      if (running.has(tenantId)) return { applied: 0, batches: 0, remaining: true, busy: true };
-      const run = drain(tenantId, options).finally(() => running.delete(tenantId));
-      running.set(tenantId, run);
+    drainTenant(tenantId, options = {}) {
+      let lane = lanes.get(tenantId);
+      if (lane?.next) return lane.next;
+      if (!lane) {
+        lane = { tail: Promise.resolve(), next: null };
+        lanes.set(tenantId, lane);
+      }
+      const l = lane;
+      const run = l.tail.then(() => {
+        l.next = null;
+        return drain(tenantId, options);
+      });
+      l.next = run;
+      const tail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      l.tail = tail;
+      void tail.then(() => {
+        if (l.tail === tail) lanes.delete(tenantId);
+      });
       return run;
     },
     tenantsWithPending: (limit = 100) => deps.queue.tenantsWithPending(limit),

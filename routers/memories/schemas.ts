@@ -1,0 +1,264 @@
+import { z } from 'zod';
+import {
+  CONTRADICTION_POLICIES,
+  CONTRADICTION_STATUSES,
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  SENSITIVITIES,
+  VERSION_CHANGES,
+  type MemoryRecord,
+  type MemorySettings,
+  type MemoryVersionRecord,
+} from '../../server/ports/memories.js';
+import type { WriteReceipt } from '../../server/ports/write-queue.js';
+import { namespaceSchema } from '../../server/schemas/namespace.js';
+import type { UsageReport } from '../../server/services/usage.js';
+
+/** One schema per shape of the memory and usage routes, shared by tRPC, REST and the OpenAPI document. */
+
+export const MEMORY_LIST_DEFAULT_LIMIT = 20;
+export const MEMORY_LIST_MAX_LIMIT = 100;
+export const MEMORY_TITLE_MAX = 500;
+export const MEMORY_TAGS_MAX = 50;
+export const MEMORY_TAG_MAX = 100;
+export const MEMORY_METADATA_KEYS_MAX = 50;
+
+const timestamp = z.iso.datetime().meta({ description: 'RFC 3339 timestamp' });
+
+const enumOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+  z.enum(values, { error: (issue) => `unknown ${what} '${String(issue.input)}' (allowed: ${values.join(', ')})` });
+
+export const memoryTypeSchema = enumOf(MEMORY_TYPES, 'type').meta({ description: 'Kind of memory (default episodic)' });
+export const sensitivitySchema = enumOf(SENSITIVITIES, 'sensitivity').meta({ description: 'Sensitivity classification' });
+export const memoryStatusSchema = enumOf(MEMORY_STATUSES, 'status').meta({ description: 'Lifecycle state' });
+export const contradictionStatusSchema = enumOf(CONTRADICTION_STATUSES, 'contradiction status').meta({ description: 'Conflict resolution state' });
+export const contradictionPolicySchema = enumOf(CONTRADICTION_POLICIES, 'contradiction policy').meta({
+  description: 'NEWER_WINS: an older conflicting memory is superseded; FLAG: both are flagged for review',
+});
+
+export const memoryIdInput = z.object({ id: z.string().min(1).max(128).meta({ description: 'The memory id (memory_id)' }) });
+
+const metadataSchema = z
+  .record(z.string().min(1).max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
+  .refine((m) => Object.keys(m).length <= MEMORY_METADATA_KEYS_MAX, `at most ${MEMORY_METADATA_KEYS_MAX} keys`)
+  .meta({ description: 'Flat JSON object of string, number, boolean or null values', example: { source: 'chat', turn: 12 } });
+
+/**
+ * Body of POST /memories and PUT /memories/{id} (a full object). Unknown fields are refused (400)
+ * rather than ignored, so a misspelt `sensitivty` can never silently lose the writer's choice.
+ * `content` is checked against MEMORY_CONTENT_MAX_BYTES by the service (413).
+ */
+const memoryBody = {
+  title: z.string().max(MEMORY_TITLE_MAX).optional().meta({ description: 'Short display title' }),
+  content: z.string({ error: (issue) => (issue.input === undefined ? 'content is required' : 'content must be a string') }).meta({ description: 'Memory body' }),
+  tags: z.array(z.string().trim().min(1).max(MEMORY_TAG_MAX)).max(MEMORY_TAGS_MAX).optional().meta({ description: 'Searchable labels' }),
+  sensitivity: sensitivitySchema.optional().meta({ description: 'The writer’s classification; when absent it is detected. Never lowered by detection.' }),
+  type: memoryTypeSchema.optional(),
+  namespace: namespaceSchema.optional().meta({ description: 'Namespace (default `default`); a memory never changes namespace' }),
+  agent_id: z.string().min(1).max(200).nullable().optional().meta({ description: 'The agent that wrote it (a filter, not an identity)' }),
+  metadata: metadataSchema.optional(),
+};
+
+export const createMemoryInput = z.strictObject(memoryBody);
+export const updateMemoryInput = z.strictObject({ ...memoryIdInput.shape, ...memoryBody });
+
+export const rollbackInput = z.strictObject({
+  ...memoryIdInput.shape,
+  target_version: z.coerce.number().int().min(1).meta({ description: 'The version to make current again' }),
+});
+
+export const versionInput = z.object({
+  ...memoryIdInput.shape,
+  version: z.coerce.number().int().min(1).meta({ description: 'Version number' }),
+});
+
+const rfc3339 = z.iso
+  .datetime({ offset: true, error: 'must be an RFC 3339 timestamp, e.g. 2025-01-31T12:00:00Z' })
+  .transform((v) => new Date(v).toISOString());
+
+export const listMemoriesInput = z.object({
+  q: z.string().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive text contained in the title or content' }),
+  type: memoryTypeSchema.optional(),
+  sensitivity: sensitivitySchema.optional(),
+  status: memoryStatusSchema.optional().meta({ description: 'Lifecycle state; `archived` also lists duplicates merged into another memory' }),
+  contradiction: contradictionStatusSchema.optional(),
+  namespace: namespaceSchema.optional().meta({ description: "Only this namespace (default: every namespace the key may use)" }),
+  from: rfc3339.optional().meta({ description: 'Created at or after (RFC 3339)' }),
+  to: rfc3339.optional().meta({ description: 'Created at or before (RFC 3339)' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MEMORY_LIST_MAX_LIMIT, `limit must be at most ${MEMORY_LIST_MAX_LIMIT}`)
+    .default(MEMORY_LIST_DEFAULT_LIMIT)
+    .meta({ description: `Page size, 1-${MEMORY_LIST_MAX_LIMIT} (default ${MEMORY_LIST_DEFAULT_LIMIT})` }),
+  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Results to skip' }),
+});
+
+export const writeReceiptOutput = z.object({
+  memory_id: z.string(),
+  status: z.literal('queued').meta({ description: 'The write is durable and queued for consolidation' }),
+  version: z.number().int().meta({ description: 'The version this write becomes' }),
+  pending_count: z.number().int().meta({ description: 'Writes of this memory not yet consolidated' }),
+});
+
+export const rollbackOutput = writeReceiptOutput.extend({
+  rolled_back_to: z.number().int().meta({ description: 'The version whose content the new version repeats' }),
+});
+
+const injectionPattern = z.object({
+  id: z.string().meta({ description: 'Stable pattern id, e.g. instruction-override' }),
+  category: z.string(),
+  evidence: z.string().meta({ description: 'Short excerpt of what matched' }),
+  weight: z.number(),
+});
+
+export const memoryDetailOutput = z.object({
+  memory_id: z.string(),
+  tenant_id: z.string(),
+  namespace: z.string(),
+  agent_id: z.string().nullable(),
+  type: memoryTypeSchema,
+  title: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  sensitivity: sensitivitySchema.meta({ description: 'Effective classification; `high` until a memory without a writer choice is classified' }),
+  sensitivity_reasons: z.array(z.string()).meta({ description: 'What detection found, e.g. financial:payment-card' }),
+  status: memoryStatusSchema,
+  version: z.number().int().meta({ description: 'Current version (of the last accepted write)' }),
+  consolidated_version: z.number().int().meta({ description: 'Last version the pipeline committed (0 before the first)' }),
+  dirty: z.boolean().meta({ description: 'Accepted writes are not consolidated yet' }),
+  pending_count: z.number().int(),
+  contradiction_status: contradictionStatusSchema,
+  contradiction_policy: contradictionPolicySchema.meta({ description: 'The policy that decided the contradiction status (the tenant policy when clear)' }),
+  conflicts_with: z.array(z.string()).meta({ description: 'Memories this one contradicts' }),
+  superseded_by: z.string().nullable(),
+  merged_into: z.string().nullable().meta({ description: 'Set when this memory was a duplicate merged into another one' }),
+  injection_flagged: z.boolean(),
+  injection_patterns: z.array(injectionPattern),
+  injection_score: z.number().min(0).max(1),
+  quality: z.number().min(0).max(1),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const listMemoriesOutput = z.object({
+  memories: z.array(memoryDetailOutput),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+export const memoryVersionOutput = z.object({
+  memory_id: z.string(),
+  version: z.number().int(),
+  change: enumOf(VERSION_CHANGES, 'change'),
+  title: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  type: memoryTypeSchema,
+  agent_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  sensitivity: sensitivitySchema,
+  status: memoryStatusSchema,
+  rolled_back_to: z.number().int().nullable(),
+  created_at: timestamp,
+});
+
+export const listVersionsOutput = z.object({ memory_id: z.string(), versions: z.array(memoryVersionOutput) });
+
+export const deleteMemoryOutput = z.object({ memory_id: z.string(), deleted: z.literal(true) });
+
+export const memorySettingsOutput = z.object({
+  contradiction_policy: contradictionPolicySchema,
+  updated_at: timestamp.nullable(),
+});
+
+export const updateMemorySettingsInput = z.strictObject({ contradiction_policy: contradictionPolicySchema });
+
+const limit = z.number().int().nullable();
+
+export const usageOutput = z.object({
+  memory_count: z.number().int(),
+  storage_used_bytes: z.number().int(),
+  writes_current_period: z.number().int(),
+  reads_current_period: z.number().int(),
+  searches_current_period: z.number().int(),
+  plan: z.string(),
+  pending_writes: z.number().int().meta({ description: 'Accepted writes not yet consolidated' }),
+  period: z.string().meta({ description: 'The current period (calendar month, UTC)', example: '2025-01' }),
+  period_ends_at: timestamp,
+  limits: z
+    .object({ writes: limit, reads: limit, searches: limit, storage_bytes: limit, memories: limit })
+    .meta({ description: 'Plan limits per period; null = unlimited' }),
+});
+
+export function toWriteReceipt(r: WriteReceipt): z.output<typeof writeReceiptOutput> {
+  return { memory_id: r.memoryId, status: 'queued', version: r.version, pending_count: r.pendingCount };
+}
+
+export function toMemoryDetail(m: MemoryRecord, tenantPolicy: MemorySettings['contradictionPolicy']): z.output<typeof memoryDetailOutput> {
+  return {
+    memory_id: m.id,
+    tenant_id: m.tenantId,
+    namespace: m.namespace,
+    agent_id: m.agentId,
+    type: m.type,
+    title: m.title,
+    content: m.content,
+    tags: m.tags,
+    metadata: m.metadata,
+    sensitivity: m.sensitivity,
+    sensitivity_reasons: m.sensitivityReasons,
+    status: m.status,
+    version: m.version,
+    consolidated_version: m.committedVersion,
+    dirty: m.pendingCount > 0,
+    pending_count: m.pendingCount,
+    contradiction_status: m.contradictionStatus,
+    contradiction_policy: m.contradictionPolicy ?? tenantPolicy,
+    conflicts_with: m.conflictsWith,
+    superseded_by: m.supersededBy,
+    merged_into: m.mergedInto,
+    injection_flagged: m.injectionFlagged,
+    injection_patterns: m.injectionPatterns,
+    injection_score: m.injectionScore,
+    quality: m.quality,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+export function toMemoryVersion(v: MemoryVersionRecord): z.output<typeof memoryVersionOutput> {
+  return {
+    memory_id: v.memoryId,
+    version: v.version,
+    change: v.change,
+    title: v.title,
+    content: v.content,
+    tags: v.tags,
+    type: v.type,
+    agent_id: v.agentId,
+    metadata: v.metadata,
+    sensitivity: v.sensitivity,
+    status: v.status,
+    rolled_back_to: v.rolledBackTo,
+    created_at: v.createdAt,
+  };
+}
+
+export function toUsage(u: UsageReport): z.output<typeof usageOutput> {
+  return {
+    memory_count: u.memoryCount,
+    storage_used_bytes: u.storageUsedBytes,
+    writes_current_period: u.writes,
+    reads_current_period: u.reads,
+    searches_current_period: u.searches,
+    plan: u.plan,
+    pending_writes: u.pendingWrites,
+    period: u.period,
+    period_ends_at: u.periodEndsAt,
+    limits: u.limits,
+  };
+}

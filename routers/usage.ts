@@ -1,0 +1,14 @@
+import { requireScope } from '../server/procedures.js';
+import { router } from '../server/trpc.js';
+import { toUsage, usageOutput } from './memories/schemas.js';
+
+/** `GET /usage` (X-API-Key with `usage:read`): the tenant's counters for the current period and its plan limits. */
+export const usageRouter = router({
+  get: requireScope('usage:read')
+    .meta({
+      openapi: { method: 'GET', path: '/usage', tags: ['Usage'], summary: "The tenant's usage this period (calendar month, UTC), pending writes and plan limits", protect: true },
+      auth: 'apiKey',
+    })
+    .output(usageOutput)
+    .query(async ({ ctx }) => toUsage(await ctx.services.usage.snapshot(ctx.principal.tenantId))),
+});
