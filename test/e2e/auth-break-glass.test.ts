@@ -17,7 +17,8 @@ const readAudit = (u: SignedUpUser) => http(server.url, 'GET', '/auth/audit', { 
 beforeAll(async () => {
   // Long-lived access tokens: the clock jumps below must end the grant, not the tokens.
   server = await startTestServer({ BREAK_GLASS_MAX_MINUTES: '60', ACCESS_TOKEN_TTL_SECONDS: '86400' }, { now: () => nowMs });
-  [owner, admin, member, viewer, stranger] = await Promise.all([0, 1, 2, 3, 4].map(() => signUp(server.url)));
+  const signUps = () => signUp(server.url);
+  [owner, admin, member, viewer, stranger] = await Promise.all([signUps(), signUps(), signUps(), signUps(), signUps()]);
   tenantId = owner.tenantId;
   for (const [u, role] of [
     [admin, 'admin'],
