@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { describe, it } from 'vitest';
+import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
+import { describeSearchIndexContract } from './search-index.contract.js';
+
+/**
+ * The search index contract against a real Qdrant (`QDRANT_URL`, optional `QDRANT_API_KEY`), e.g.
+ * `docker compose up qdrant` then `QDRANT_URL=http://localhost:6333 npx vitest run test/contract`.
+ * Each test gets its own collection, dropped afterwards.
+ */
+const url = process.env.QDRANT_URL;
+const apiKey = process.env.QDRANT_API_KEY || undefined;
+
+if (url) {
+  describeSearchIndexContract('qdrant', () => {
+    const collection = `tm_contract_${randomBytes(6).toString('hex')}`;
+    const client = new QdrantClient({ url, apiKey, checkCompatibility: false });
+    return {
+      async open(info) {
+        return createQdrantSearchIndex({
+          client,
+          collection,
+          embedder: { model: info.model, dimension: info.dimension, init: async () => {} },
+        });
+      },
+      async cleanup() {
+        if ((await client.collectionExists(collection)).exists) await client.deleteCollection(collection);
+      },
+    };
+  });
+} else {
+  describe('SearchIndex contract: qdrant (server profile)', () => {
+    it.skip('skipped: QDRANT_URL is not set (no Qdrant server reachable; run `docker compose up qdrant` and set QDRANT_URL)', () => {});
+  });
+}

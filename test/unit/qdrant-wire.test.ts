@@ -1,0 +1,395 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { META_POINT_ID, entityPointId, memoryPointId } from '../../adapters/qdrant/ids.js';
+import { PAYLOAD_INDEXES, collectionSpec } from '../../adapters/qdrant/schema.js';
+import { createQdrantSearchIndex, type QdrantSearchIndexOptions } from '../../adapters/qdrant/search-index.js';
+import { AppError } from '../../server/errors.js';
+import { EmbeddingModelMismatchError, type IndexedMemory } from '../../server/ports/search-index.js';
+
+/**
+ * Wire-level checks: the real @qdrant/js-client-rest talks HTTP to a recording server that answers
+ * with canned, well-formed Qdrant responses. Nothing here tests search quality (no Qdrant runs on this
+ * machine; the contract suite does that against a real server): it asserts the exact requests the
+ * adapter sends (paths, `wait`, bodies, and the tenant filter on each) and how it reads answers.
+ */
+
+interface Recorded {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: any;
+}
+
+type Answer = { status?: number; result?: unknown; raw?: unknown; hang?: boolean } | undefined;
+
+const DIM = 4;
+const MODEL = 'test-model';
+
+function collectionInfo(size = DIM, extra: Record<string, unknown> = {}) {
+  return {
+    status: 'green',
+    optimizer_status: 'ok',
+    segments_count: 1,
+    config: {
+      params: { vectors: { dense: { size, distance: 'Cosine' } }, sparse_vectors: { text: { modifier: 'idf' }, entities: {} } },
+      hnsw_config: {},
+      optimizer_config: {},
+    },
+    payload_schema: {},
+    ...extra,
+  };
+}
+
+class FakeQdrant {
+  readonly requests: Recorded[] = [];
+  version = '1.17.0';
+  exists = true;
+  info: unknown = collectionInfo();
+  meta: unknown = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 };
+  /** Per-test overrides, tried first. */
+  override: (r: Recorded) => Answer = () => undefined;
+  private server: Server | null = null;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const text = Buffer.concat(chunks).toString('utf8');
+        const r: Recorded = { method: req.method ?? '', path: url.pathname, query: url.searchParams, body: text ? JSON.parse(text) : undefined };
+        this.requests.push(r);
+        const a = this.override(r) ?? this.answer(r);
+        if (a?.hang) return;
+        res.writeHead(a?.status ?? 200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(a?.raw ?? { result: a?.result ?? null, status: 'ok', time: 0 }));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  private answer(r: Recorded): Answer {
+    const p = r.path.replace(/^\/collections\/[^/]+/, '/c');
+    if (r.path === '/') return { raw: { title: 'qdrant', version: this.version } };
+    if (p === '/c/exists') return { result: { exists: this.exists } };
+    if (p === '/c' && r.method === 'PUT') {
+      this.exists = true;
+      return { result: true };
+    }
+    if (p === '/c' && r.method === 'GET') return { result: this.info };
+    if (p === '/c/index') return { result: { operation_id: 1, status: 'completed' } };
+    if (p === '/c/points' && r.method === 'POST') {
+      const ids: string[] = r.body.ids;
+      return { result: ids.includes(META_POINT_ID) && this.meta ? [{ id: META_POINT_ID, payload: this.meta }] : [] };
+    }
+    if (p === '/c/points' && r.method === 'PUT') return { result: { operation_id: 2, status: 'completed' } };
+    if (p === '/c/points/delete') return { result: { operation_id: 3, status: 'completed' } };
+    if (p === '/c/points/count') return { result: { count: 1 } };
+    if (p === '/c/facet') return { result: { hits: [] } };
+    if (p === '/c/points/query') return { result: { points: [] } };
+    return { status: 404, raw: { status: { error: `unexpected ${r.method} ${r.path}` } } };
+  }
+
+  /** Requests after the start-up sequence, without the method/path noise. */
+  calls(from = 0): string[] {
+    return this.requests.slice(from).map((r) => `${r.method} ${r.path.replace(/^\/collections\/[^/]+/, '/c')}`);
+  }
+}
+
+let fake: FakeQdrant;
+afterEach(async () => {
+  await fake?.stop();
+});
+
+async function open(over: Partial<QdrantSearchIndexOptions> = {}, model = MODEL, dimension = DIM) {
+  const url = await fake.start();
+  return createQdrantSearchIndex({
+    url,
+    collection: 'mem',
+    embedder: { model, dimension, init: async () => {} },
+    timeoutMs: 2000,
+    ...over,
+  });
+}
+
+const doc = (over: Partial<IndexedMemory> = {}): IndexedMemory => ({
+  memoryId: 'm1',
+  namespace: 'default',
+  agentId: null,
+  title: '',
+  content: 'Melanie went to Boston.',
+  tags: [],
+  status: 'active',
+  injectionFlagged: false,
+  quality: 0.5,
+  createdAt: '2025-01-01T00:00:00.000Z',
+  vector: new Float32Array([1, 0, 0, 0]),
+  entities: [
+    { key: 'melanie', name: 'Melanie', type: 'person' },
+    { key: 'boston', name: 'Boston', type: 'place' },
+  ],
+  ...over,
+});
+
+const TENANT = (t: string) => ({ key: 'tenant_id', match: { value: t } });
+
+describe('start-up', () => {
+  it('creates a missing collection, its payload indexes and the metadata point', async () => {
+    fake = new FakeQdrant();
+    fake.exists = false;
+    fake.meta = null;
+    const index = await open();
+    expect(index.indexInfo()).toEqual({ model: MODEL, dimension: DIM });
+    expect(fake.calls()).toEqual([
+      'GET /',
+      'GET /c/exists',
+      'PUT /c',
+      'GET /c',
+      ...PAYLOAD_INDEXES.map(() => 'PUT /c/index'),
+      'POST /c/points',
+      'PUT /c/points',
+    ]);
+    expect(fake.requests[2]!.body).toEqual(collectionSpec(DIM));
+    expect(fake.requests[2]!.body).toEqual({
+      vectors: { dense: { size: DIM, distance: 'Cosine' } },
+      sparse_vectors: { text: { modifier: 'idf' }, entities: { modifier: 'none' } },
+    });
+    const indexes = fake.requests.filter((r) => r.path.endsWith('/index'));
+    expect(indexes.map((r) => r.body)).toContainEqual({ field_name: 'tenant_id', field_schema: { type: 'keyword', is_tenant: true } });
+    expect(indexes.map((r) => r.body)).toContainEqual({ field_name: 'injection_flagged', field_schema: 'bool' });
+    expect(indexes.every((r) => r.query.get('wait') === 'true')).toBe(true);
+    const meta = fake.requests.at(-1)!;
+    expect(meta.query.get('wait')).toBe('true');
+    expect(meta.body).toEqual({
+      points: [{ id: META_POINT_ID, vector: {}, payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 } }],
+    });
+  });
+
+  it('reuses an existing collection and creates only missing payload indexes', async () => {
+    fake = new FakeQdrant();
+    const schema = Object.fromEntries(PAYLOAD_INDEXES.filter((i) => i.field !== 'entities').map((i) => [i.field, { data_type: 'keyword' }]));
+    fake.info = collectionInfo(DIM, { payload_schema: schema });
+    await open();
+    expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c', 'PUT /c/index', 'POST /c/points']);
+    expect(fake.requests[3]!.body).toEqual({ field_name: 'entities', field_schema: 'keyword' });
+    expect(fake.requests[3]!.query.get('wait')).toBe('false');
+  });
+
+  it('refuses another model or dimension with the port error', async () => {
+    fake = new FakeQdrant();
+    const err = await open({}, 'other-model', DIM).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EmbeddingModelMismatchError);
+    expect(String((err as Error).message)).toMatch(/test-model.*other-model.*tenant-memory reindex/s);
+    await fake.stop();
+    fake = new FakeQdrant();
+    const dim = await open({}, MODEL, 8).catch((e: unknown) => e);
+    expect(dim).toBeInstanceOf(EmbeddingModelMismatchError);
+    expect(String((dim as Error).message)).toMatch(/4 dimensions.*8 dimensions/s);
+  });
+
+  it('refuses a collection of another layout', async () => {
+    fake = new FakeQdrant();
+    fake.info = { ...collectionInfo(), config: { params: { vectors: { size: DIM, distance: 'Cosine' } }, hnsw_config: {}, optimizer_config: {} } };
+    await expect(open()).rejects.toThrow(/does not have this service's layout/);
+  });
+
+  it('warns on a Qdrant too old to weigh RRF channels and falls back to plain RRF', async () => {
+    fake = new FakeQdrant();
+    fake.version = '1.15.5';
+    const warnings: string[] = [];
+    const index = await open({ logger: { warn: (_o, msg) => warnings.push(msg) } });
+    expect(warnings.join()).toMatch(/older than 1\.17/);
+    const from = fake.requests.length;
+    await index.search('t1', { text: 'boston trip', vector: new Float32Array([0, 1, 0, 0]), mode: 'hybrid', limit: 5, filters: { namespaces: null } });
+    expect(fake.requests.slice(from).find((r) => r.path.endsWith('/points/query'))!.body.query).toEqual({ fusion: 'rrf' });
+  });
+});
+
+describe('writes', () => {
+  it('upserts the memory point, then recounts its entities into statistics points', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    const from = fake.requests.length;
+    await index.upsert('t1', doc());
+    expect(fake.calls(from)).toEqual(['POST /c/points', 'PUT /c/points', 'POST /c/points/count', 'POST /c/points/count', 'PUT /c/points']);
+    const [retrieve, upsert, countA, countB, stats] = fake.requests.slice(from);
+    expect(retrieve!.body).toEqual({ ids: [memoryPointId('t1', 'm1')], with_payload: ['kind', 'tenant_id', 'entities'], with_vector: false });
+    expect(upsert!.query.get('wait')).toBe('true');
+    expect(upsert!.body.points).toHaveLength(1);
+    expect(upsert!.body.points[0].id).toBe(memoryPointId('t1', 'm1'));
+    expect(upsert!.body.points[0].payload).toMatchObject({ kind: 'memory', tenant_id: 't1', memory_id: 'm1', entities: ['melanie', 'boston'] });
+    expect(Object.keys(upsert!.body.points[0].vector).sort()).toEqual(['dense', 'entities', 'text']);
+    expect([countA!.body, countB!.body]).toEqual(
+      expect.arrayContaining([
+        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'melanie' } }] }, exact: true },
+        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'boston' } }] }, exact: true },
+      ]),
+    );
+    expect(stats!.body.points).toEqual(
+      expect.arrayContaining([
+        { id: entityPointId('t1', 'melanie'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'melanie', df: 1 } },
+        { id: entityPointId('t1', 'boston'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'boston', df: 1 } },
+      ]),
+    );
+  });
+
+  it('recounts only entities that changed, and deletes statistics that reach zero', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    fake.override = (r) => {
+      if (r.method === 'POST' && r.path.endsWith('/points') && r.body.ids[0] === memoryPointId('t1', 'm1')) {
+        return { result: [{ id: memoryPointId('t1', 'm1'), payload: { kind: 'memory', tenant_id: 't1', entities: ['melanie', 'paris'] } }] };
+      }
+      if (r.path.endsWith('/points/count')) return { result: { count: r.body.filter.must[2].match.value === 'paris' ? 0 : 3 } };
+      return undefined;
+    };
+    const from = fake.requests.length;
+    await index.upsert('t1', doc());
+    const counted = fake.requests.slice(from).filter((r) => r.path.endsWith('/count')).map((r) => r.body.filter.must[2].match.value);
+    expect(counted.sort()).toEqual(['boston', 'paris']);
+    const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
+    expect(del.body).toEqual({ points: [entityPointId('t1', 'paris')] });
+    const stats = fake.requests.slice(from).filter((r) => r.method === 'PUT').at(-1)!;
+    expect(stats.body.points).toEqual([{ id: entityPointId('t1', 'boston'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'boston', df: 3 } }]);
+  });
+
+  it('removes a memory by filter (tenant + memory id) and the whole tenant by tenant filter', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    let from = fake.requests.length;
+    await index.remove('t1', 'm1');
+    const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
+    expect(del.query.get('wait')).toBe('true');
+    expect(del.body).toEqual({
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'memory_id', match: { value: 'm1' } }] },
+    });
+    from = fake.requests.length;
+    await index.removeTenant('t1');
+    expect(fake.calls(from)).toEqual(['POST /c/points/delete']);
+    expect(fake.requests.at(-1)!.body).toEqual({ filter: { must: [TENANT('t1')] } });
+  });
+
+  it('refuses a vector of another dimension before sending anything', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    const from = fake.requests.length;
+    await expect(index.upsert('t1', doc({ vector: new Float32Array(5) }))).rejects.toThrow(/dimensions/);
+    expect(fake.requests.length).toBe(from);
+  });
+});
+
+describe('search', () => {
+  it('hybrid+graph: looks up entity statistics and companions, then sends one fused query; every filter names the tenant', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    const stats = new Map(
+      [['melanie', 2], ['boston', 4]].map(([key, df]) => [
+        entityPointId('t1', key as string),
+        { id: entityPointId('t1', key as string), payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df } },
+      ]),
+    );
+    fake.override = (r) => {
+      if (r.method === 'POST' && r.path.endsWith('/points')) {
+        return { result: (r.body.ids as string[]).flatMap((id) => (stats.has(id) ? [stats.get(id)] : [])) };
+      }
+      if (r.path.endsWith('/points/count')) return { result: { count: 10 } };
+      if (r.path.endsWith('/facet')) return { result: { hits: [{ value: 'melanie', count: 2 }, { value: 'boston', count: 1 }] } };
+      if (r.path.endsWith('/points/query')) {
+        return {
+          result: {
+            points: [
+              { id: 'p1', version: 1, score: 0.2, payload: { tenant_id: 't1', memory_id: 'a', quality: 0.1 } },
+              { id: 'p2', version: 1, score: 0.1, payload: { tenant_id: 't1', memory_id: 'b', quality: 0.9 } },
+            ],
+          },
+        };
+      }
+      return undefined;
+    };
+    const from = fake.requests.length;
+    const res = await index.search('t1', {
+      text: 'Where did Melanie go?',
+      vector: new Float32Array([0, 1, 0, 0]),
+      mode: 'hybrid+graph',
+      limit: 5,
+      filters: { namespaces: ['default'], minQuality: 0.5 },
+    });
+    expect(res).toEqual({ hits: [{ memoryId: 'b', score: 0.1 }, { memoryId: 'a', score: 0.2 }], total: 2 });
+    const sent = fake.requests.slice(from);
+    expect(sent.map((r) => r.path.replace(/^\/collections\/[^/]+/, '/c')).sort()).toEqual(
+      ['/c/facet', '/c/points', '/c/points', '/c/points/count', '/c/points/query'].sort(),
+    );
+    const facet = sent.find((r) => r.path.endsWith('/facet'))!;
+    expect(facet.body).toEqual({
+      key: 'entities',
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'melanie' } }] },
+      limit: 101,
+      exact: true,
+    });
+    const query = sent.find((r) => r.path.endsWith('/points/query'))!.body;
+    expect(query.prefetch.map((p: { using: string }) => p.using)).toEqual(['text', 'dense', 'entities']);
+    expect(query.query).toEqual({ rrf: { k: 61, weights: [1, 1, 0.5] } });
+    // melanie: ln(1 + 10/2); boston (1 hop): 0.5 · 1/√(2·4) · ln(1 + 10/4).
+    const graph = query.prefetch[2].query as { indices: number[]; values: number[] };
+    expect(graph.values.slice().sort((a: number, b: number) => b - a)).toEqual([
+      expect.closeTo(Math.log(6), 6),
+      expect.closeTo((0.5 / Math.sqrt(8)) * Math.log(3.5), 6),
+    ]);
+    for (const r of sent) {
+      const all: { must: unknown[] }[] = [];
+      const walk = (n: unknown) => {
+        if (Array.isArray(n)) n.forEach(walk);
+        else if (n && typeof n === 'object') for (const [k, v] of Object.entries(n)) (k === 'filter' ? all.push(v as { must: unknown[] }) : walk(v));
+      };
+      walk(r.body);
+      if (r.path.endsWith('/query') || r.path.endsWith('/count') || r.path.endsWith('/facet')) expect(all.length, r.path).toBeGreaterThan(0);
+      for (const f of all) expect(f.must[0], r.path).toEqual(TENANT('t1'));
+    }
+  });
+
+  it('answers an empty namespace list without asking Qdrant', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    const from = fake.requests.length;
+    expect(await index.search('t1', { text: 'x', vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: [] } })).toEqual({ hits: [], total: 0 });
+    expect(fake.requests.length).toBe(from);
+  });
+});
+
+describe('failures', () => {
+  it('needs an address', async () => {
+    await expect(createQdrantSearchIndex({ collection: 'mem', embedder: { model: MODEL, dimension: DIM, init: async () => {} } })).rejects.toThrow(/QDRANT_URL/);
+  });
+
+  it('turns an unreachable Qdrant into DEPENDENCY_UNAVAILABLE at start-up', async () => {
+    fake = new FakeQdrant();
+    const url = await fake.start();
+    await fake.stop();
+    const err = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: MODEL, dimension: DIM, init: async () => {} } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('DEPENDENCY_UNAVAILABLE');
+    expect((err as AppError).status).toBe(503);
+    expect((err as AppError).message).not.toContain('127.0.0.1');
+  });
+
+  it('maps 5xx and timeouts to DEPENDENCY_UNAVAILABLE, leaves request bugs (400) alone', async () => {
+    fake = new FakeQdrant();
+    const index = await open({ timeoutMs: 300 });
+    const q = { text: 'boston', vector: null, mode: 'hybrid' as const, limit: 5, filters: { namespaces: null } };
+    fake.override = (r) => (r.path.endsWith('/points/query') ? { status: 503, raw: { status: { error: 'overloaded' } } } : undefined);
+    await expect(index.search('t1', q)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    fake.override = (r) => (r.path.endsWith('/points/query') ? { hang: true } : undefined);
+    await expect(index.search('t1', q)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    fake.override = (r) => (r.path.endsWith('/points/query') ? { status: 400, raw: { status: { error: 'bad request' } } } : undefined);
+    const bug = await index.search('t1', q).catch((e: unknown) => e);
+    expect(bug).not.toBeInstanceOf(AppError);
+    expect(bug).toBeInstanceOf(Error);
+  });
+});
