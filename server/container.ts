@@ -9,7 +9,7 @@ import type { StoragePorts } from './ports/index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts } from './profiles/embedded.js';
 import { createMongoPorts } from './profiles/mongo.js';
-import { createApiKeyService, type ApiKeyService } from './services/api-keys.js';
+import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
@@ -130,7 +130,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     publicUrl: config.PUBLIC_URL,
     now,
   });
-  const apiKeys = createApiKeyService({ store: ports.apiKeys, logger });
+  const apiKeys = createApiKeyService({ store: ports.apiKeys, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
   const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   const usage = createUsageService({
     store: ports.usage,

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ApiKeyStore, ApiKeyStatus, ApiKeyUsage, NewApiKeyRecord } from '../../server/ports/api-keys.js';
+import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStore, ApiKeyStatus, ApiKeyUsage, NewApiKeyRecord } from '../../server/ports/api-keys.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -17,6 +17,8 @@ interface Row {
   revoked_at: string | null;
   last_used_at: string | null;
 }
+
+type CredentialRow = [string, string, string, ApiKeyStatus, string, string | null, string | null, string | null];
 
 const columns = `id, tenant_id, name, scopes, namespace_restrictions, ip_allowlist, secret_hash, secret_prefix,
   status, created_by, created_at, rotated_at, revoked_at, last_used_at`;
@@ -54,7 +56,12 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`);
   const list = db.prepare(`SELECT ${columns} FROM api_keys WHERE tenant_id = ? ORDER BY created_at DESC, id`);
   const get = db.prepare(`SELECT ${columns} FROM api_keys WHERE tenant_id = ? AND id = ?`);
-  const bySecret = db.prepare(`SELECT ${columns} FROM api_keys WHERE secret_hash = ?`);
+  // Raw (array) rows of only the columns authentication needs: libsql's cost grows with every column
+  // it materialises into an object, and this statement runs on every X-API-Key request.
+  const bySecret = db
+    .prepare(`SELECT id, tenant_id, secret_hash, status, scopes, namespace_restrictions, ip_allowlist, last_used_at
+      FROM api_keys WHERE secret_hash = ?`)
+    .raw(true);
   const replaceSecret = db.prepare(`UPDATE api_keys SET secret_hash = ?, secret_prefix = ?, rotated_at = ?
     WHERE tenant_id = ? AND id = ? AND status = 'active'`);
   const revoke = db.prepare(`UPDATE api_keys SET status = 'revoked', revoked_at = ?
@@ -106,8 +113,18 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
     },
 
     async findBySecretHash(secretHash) {
-      const row = bySecret.get([secretHash]) as Row | undefined;
-      return row ? toRecord(row) : null;
+      const row = bySecret.get([secretHash]) as CredentialRow | undefined;
+      if (!row) return null;
+      return {
+        id: row[0],
+        tenantId: row[1],
+        secretHash: row[2],
+        status: row[3],
+        scopes: strings(row[4]) ?? [],
+        namespaceRestrictions: strings(row[5]),
+        ipAllowlist: strings(row[6]),
+        lastUsedAt: row[7],
+      } satisfies ApiKeyCredential;
     },
 
     async recordUsage(uses) {

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../server/ports/api-keys.js';
+import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../server/ports/api-keys.js';
 
 interface ApiKeyDoc {
   _id: string;
@@ -97,8 +97,21 @@ export async function createMongoApiKeyStore(db: Db): Promise<ApiKeyStore> {
     },
 
     async findBySecretHash(secretHash) {
-      const doc = await keys.findOne({ secretHash });
-      return doc ? toRecord(doc) : null;
+      const doc = await keys.findOne(
+        { secretHash },
+        { projection: { tenantId: 1, secretHash: 1, status: 1, scopes: 1, namespaceRestrictions: 1, ipAllowlist: 1, lastUsedAt: 1 } },
+      );
+      if (!doc) return null;
+      return {
+        id: doc._id,
+        tenantId: doc.tenantId,
+        secretHash: doc.secretHash,
+        status: doc.status,
+        scopes: doc.scopes,
+        namespaceRestrictions: doc.namespaceRestrictions,
+        ipAllowlist: doc.ipAllowlist,
+        lastUsedAt: iso(doc.lastUsedAt),
+      } satisfies ApiKeyCredential;
     },
 
     async recordUsage(uses) {

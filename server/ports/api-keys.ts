@@ -8,27 +8,31 @@
 
 export type ApiKeyStatus = 'active' | 'revoked';
 
-export interface ApiKeyRecord {
+/** What authenticating a request needs of a key: a lean projection, so the hot path reads nothing else. */
+export interface ApiKeyCredential {
   id: string;
   tenantId: string;
-  name: string;
+  /** SHA-256 of the current secret, lower-case hex. */
+  secretHash: string;
+  status: ApiKeyStatus;
   /** Scope names as stored (validated by the service on create). */
   scopes: readonly string[];
   /** null: every namespace. */
   namespaceRestrictions: readonly string[] | null;
   /** Normalised addresses and CIDR ranges; null: any address. */
   ipAllowlist: readonly string[] | null;
-  /** SHA-256 of the current secret, lower-case hex. */
-  secretHash: string;
+  lastUsedAt: string | null;
+}
+
+export interface ApiKeyRecord extends ApiKeyCredential {
+  name: string;
   /** Non-secret leading characters of the current secret, for display (`tmk_abcdefgh`). */
   secretPrefix: string;
-  status: ApiKeyStatus;
   /** User who created the key, or null when created by the system. */
   createdBy: string | null;
   createdAt: string;
   rotatedAt: string | null;
   revokedAt: string | null;
-  lastUsedAt: string | null;
 }
 
 export interface NewApiKeyRecord {
@@ -66,8 +70,11 @@ export interface ApiKeyStore {
    * `revokedAt` then keeps its first value), or null when the tenant has no key with this id.
    */
   revoke(tenantId: string, keyId: string, revokedAt: string): Promise<{ key: ApiKeyRecord; changed: boolean } | null>;
-  /** The key whose current secret has this hash, in any tenant and any status; null if none. */
-  findBySecretHash(secretHash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The authentication lookup: the key whose current secret has this hash, in any tenant and any
+   * status (so a revoked key can be told from an unknown one); null if none.
+   */
+  findBySecretHash(secretHash: string): Promise<ApiKeyCredential | null>;
   /** Records uses in one batch; each key's `lastUsedAt` only moves forward. */
   recordUsage(uses: readonly ApiKeyUsage[]): Promise<void>;
 }

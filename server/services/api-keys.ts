@@ -1,9 +1,10 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { AppError, notFound, unauthenticated, validation } from '../errors.js';
-import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyUsage } from '../ports/api-keys.js';
+import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyUsage } from '../ports/api-keys.js';
 import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiKeyScope } from '../principal.js';
 import { isValidNamespace } from '../schemas/namespace.js';
+import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
 /**
@@ -108,6 +109,32 @@ export interface ApiKeyServiceDeps {
   usageGranularityMs?: number;
   /** Delay before recorded uses are written (default 1 000 ms). */
   usageFlushMs?: number;
+}
+
+/**
+ * Routes the service's events to the tenant's hash-chained audit log. An action the audit service does
+ * not (yet) list as an event type is logged as a warning instead of being dropped silently.
+ */
+export function apiKeyAuditSink(
+  audit: Pick<AuditService, 'record'>,
+  logger: { warn(obj: object, msg: string): void },
+  knownTypes: readonly string[] = auditEventTypes,
+): ApiKeyAuditSink {
+  return async (e) => {
+    if (!knownTypes.includes(e.action)) {
+      logger.warn({ audit: e.action, tenantId: e.tenantId, keyId: e.keyId, ip: e.ip, ...e.details }, 'audit event type not registered; logged only');
+      return;
+    }
+    await audit.record({
+      tenantId: e.tenantId,
+      type: e.action as AuditEventType,
+      actor: e.actorUserId ? { userId: e.actorUserId } : { keyId: e.keyId },
+      ip: e.ip,
+      userAgent: e.userAgent,
+      target: { type: 'api_key', id: e.keyId },
+      details: e.requestId ? { ...e.details, request_id: e.requestId } : e.details,
+    });
+  };
 }
 
 export function hashApiKeySecret(secret: string): string {
@@ -251,7 +278,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     return flushing;
   }
 
-  function noteUse(record: ApiKeyRecord): void {
+  function noteUse(record: ApiKeyCredential): void {
     const at = now();
     const ms = at.getTime();
     const mine = recordedAt.get(record.id) ?? 0;
@@ -378,7 +405,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
             ip: clientIp,
             userAgent: null,
             requestId: null,
-            details: { prefix: record.secretPrefix },
+            details: {},
           });
         }
         throw new AppError('IP_NOT_ALLOWED', 'this API key may not be used from this address');

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -30,10 +31,6 @@ function parseAddress(text: string): Addr | null {
   if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
   if (text.includes(':') && !text.includes('%') && ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
   return null;
-}
-
-function unmap(addr: Addr): Addr {
-  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
 }
 
 function format(addr: Addr): string {
@@ -95,39 +92,111 @@ export function normaliseAllowlistEntry(raw: string): string {
 
 /**
  * Parses a client address (socket or X-Forwarded-For) strictly; IPv4-mapped IPv6 becomes IPv4 and an
- * IPv6 zone id is dropped.
+ * IPv6 zone id is dropped. (For display and tests; matching uses the faster `clientAddress`.)
  */
 export function parseClientIp(ip: string): Addr | null {
-  let text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  const client = clientAddress(ip);
+  if (!client) return null;
+  if (client.v4 !== null) return ipaddr.fromByteArray([client.v4 >>> 24, (client.v4 >>> 16) & 0xff, (client.v4 >>> 8) & 0xff, client.v4 & 0xff]);
+  return new ipaddr.IPv6(client.v6!);
+}
+
+/** A client address as numbers: IPv4 as an unsigned 32-bit integer, IPv6 as eight 16-bit groups. */
+interface ClientAddress {
+  v4: number | null;
+  v6: number[] | null;
+}
+
+function v4ToInt(text: string): number {
+  const p = text.split('.');
+  return ((Number(p[0]) << 24) | (Number(p[1]) << 16) | (Number(p[2]) << 8) | Number(p[3])) >>> 0;
+}
+
+/** Eight groups of an address already validated by `net.isIPv6` (so no syntax checks are needed here). */
+function v6Groups(text: string): number[] {
+  let s = text;
+  let tail: [number, number] | null = null;
+  const lastColon = s.lastIndexOf(':');
+  if (s.indexOf('.', lastColon) !== -1) {
+    const v4 = v4ToInt(s.slice(lastColon + 1));
+    tail = [v4 >>> 16, v4 & 0xffff];
+    s = `${s.slice(0, lastColon + 1)}0:0`;
+  }
+  const gap = s.indexOf('::');
+  let groups: string[];
+  if (gap === -1) groups = s.split(':');
+  else {
+    const head = gap === 0 ? [] : s.slice(0, gap).split(':');
+    const rest = gap + 2 === s.length ? [] : s.slice(gap + 2).split(':');
+    groups = [...head, ...Array<string>(8 - head.length - rest.length).fill('0'), ...rest];
+  }
+  const out = groups.map((g) => parseInt(g, 16));
+  if (tail) {
+    out[6] = tail[0];
+    out[7] = tail[1];
+  }
+  return out;
+}
+
+/**
+ * The hot-path parse of a client address: Node's native `isIP` validates (dotted four-part decimal
+ * only for IPv4, as express reports), then a few string operations produce numbers. IPv4-mapped IPv6
+ * becomes IPv4; brackets and an IPv6 zone id are dropped. null when the text is not an address.
+ */
+function clientAddress(ip: string): ClientAddress | null {
+  let text = ip;
+  if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
   const zone = text.indexOf('%');
-  if (zone !== -1 && text.includes(':')) text = text.slice(0, zone); // fe80::1%eth0: the zone is local detail
-  const parsed = parseAddress(text);
-  return parsed ? unmap(parsed) : null;
+  if (zone !== -1 && text.includes(':')) text = text.slice(0, zone);
+  const kind = isIP(text);
+  if (kind === 4) return { v4: v4ToInt(text), v6: null };
+  if (kind !== 6) return null;
+  const groups = v6Groups(text);
+  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
+    return { v4: ((groups[6]! << 16) | groups[7]!) >>> 0, v6: null };
+  }
+  return { v4: null, v6: groups };
 }
 
 export type IpMatcher = (clientIp: string) => boolean;
 
 /**
  * Compiles entries (as returned by `normaliseAllowlistEntry`) into a matcher. An address that does not
- * parse never matches. Compile once per key; matching costs one address parse and a prefix compare
- * per entry of the same family.
+ * parse never matches. Compile once per key: ranges become integer network/mask pairs, so a match is
+ * one native address validation plus integer compares (no regular expressions, no allocation per entry).
  */
 export function compileAllowlist(entries: readonly string[]): IpMatcher {
-  const v4: [ipaddr.IPv4, number][] = [];
-  const v6: [ipaddr.IPv6, number][] = [];
+  const v4: { net: number; mask: number }[] = [];
+  const v6: { groups: number[]; bits: number }[] = [];
   for (const e of entries) {
     const { addr, bits } = parseEntry(e);
-    if (addr.kind() === 'ipv4') v4.push([addr as ipaddr.IPv4, bits]);
-    else v6.push([addr as ipaddr.IPv6, bits]);
-  }
-  return (clientIp) => {
-    const addr = parseClientIp(clientIp);
-    if (!addr) return false;
+    const bytes = addr.toByteArray();
     if (addr.kind() === 'ipv4') {
-      const a = addr as ipaddr.IPv4;
-      return v4.some((range) => a.match(range));
+      const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+      const addrInt = (bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!;
+      v4.push({ net: (addrInt & mask) >>> 0, mask });
+    } else {
+      v6.push({ groups: Array.from({ length: 8 }, (_, i) => (bytes[2 * i]! << 8) | bytes[2 * i + 1]!), bits });
     }
-    const a = addr as ipaddr.IPv6;
-    return v6.some((range) => a.match(range));
+  }
+  const inV6 = (client: number[], range: { groups: number[]; bits: number }) => {
+    let bits = range.bits;
+    for (let i = 0; i < 8 && bits > 0; i++, bits -= 16) {
+      const mask = bits >= 16 ? 0xffff : (0xffff << (16 - bits)) & 0xffff;
+      if ((client[i]! & mask) !== range.groups[i]) return false;
+    }
+    return true;
+  };
+  return (clientIp) => {
+    const client = clientAddress(clientIp);
+    if (!client) return false;
+    if (client.v4 !== null) {
+      const a = client.v4;
+      for (const r of v4) if (((a & r.mask) >>> 0) === r.net) return true;
+      return false;
+    }
+    const groups = client.v6!;
+    for (const r of v6) if (inV6(groups, r)) return true;
+    return false;
   };
 }

@@ -56,7 +56,8 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       };
       expect(created).toEqual(expected);
       expect(await store.get(tenant, input.id)).toEqual(expected);
-      expect(await store.findBySecretHash(input.secretHash)).toEqual(expected);
+      const { name: _n, secretPrefix: _p, createdBy: _c, createdAt: _a, rotatedAt: _r, revokedAt: _v, ...credential } = expected;
+      expect(await store.findBySecretHash(input.secretHash)).toEqual(credential);
     });
 
     it('scopes get, list, rotate and revoke by tenant', async () => {
@@ -121,6 +122,7 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       ]);
       expect((await store.get(tenant, k1.id))?.lastUsedAt).toBe('2030-02-01T00:00:10.000Z');
       expect((await store.get(tenant, k2.id))?.lastUsedAt).toBe('2030-02-01T00:00:20.000Z');
+      expect((await store.findBySecretHash(k2.secretHash))?.lastUsedAt).toBe('2030-02-01T00:00:20.000Z');
       await store.recordUsage([{ tenantId: tenant, keyId: k1.id, usedAt: '2030-02-01T00:00:05.000Z' }]);
       expect((await store.get(tenant, k1.id))?.lastUsedAt).toBe('2030-02-01T00:00:10.000Z');
       await store.recordUsage([{ tenantId: randomUUID(), keyId: k1.id, usedAt: '2030-02-02T00:00:00.000Z' }]);

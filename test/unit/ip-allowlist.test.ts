@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, parseClientIp } from '../../server/services/ip-allowlist.js';
 
@@ -118,5 +119,53 @@ describe('compileAllowlist', () => {
 
   it('matches a link-local client that carries a zone id', () => {
     expect(compileAllowlist(['fe80::/10'])('fe80::1%eth0')).toBe(true);
+  });
+});
+
+describe('fast client-address parsing agrees with ipaddr.js', () => {
+  const ipaddrBytes = (text: string) => {
+    const a = ipaddr.parse(text);
+    const u = a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : a;
+    return u.toByteArray();
+  };
+  it('on 2 000 random IPv6 addresses in full, compressed and embedded-IPv4 forms', () => {
+    let seed = 12345;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let i = 0; i < 2000; i++) {
+      const groups = Array.from({ length: 8 }, () => (rnd(3) === 0 ? 0 : rnd(0x10000)));
+      const forms = [groups.map((g) => g.toString(16)).join(':'), new ipaddr.IPv6(groups).toRFC5952String()];
+      if (i % 4 === 0) forms.push(`${groups.slice(0, 6).map((g) => g.toString(16)).join(':')}:${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`);
+      for (const form of forms) expect(parseClientIp(form)?.toByteArray(), form).toEqual(ipaddrBytes(form));
+    }
+  });
+
+  it('on edge forms', () => {
+    for (const form of ['::', '::1', '1::', '1::8', 'fe80::', '::ffff:0.0.0.0', '::ffff:255.255.255.255', '::ffff:ffff:ffff', '0:0:0:0:0:ffff:1.2.3.4', '64:ff9b::1.2.3.4', '0.0.0.0', '255.255.255.255']) {
+      expect(parseClientIp(form)?.toByteArray(), form).toEqual(ipaddrBytes(form));
+    }
+  });
+
+  it('matches ranges at every prefix length exactly like ipaddr.js', () => {
+    const client = '2001:db8:85a3:8d3:1319:8a2e:370:7348';
+    const parsed = ipaddr.IPv6.parse(client);
+    for (let bits = 0; bits <= 128; bits++) {
+      const network = ipaddr.IPv6.networkAddressFromCIDR(`${client}/${bits}`).toRFC5952String();
+      const flipped = [...parsed.toByteArray()];
+      const byte = Math.min(15, Math.floor(Math.max(0, bits - 1) / 8));
+      flipped[byte] = flipped[byte]! ^ (0x80 >> ((Math.max(0, bits - 1)) % 8));
+      const outside = ipaddr.fromByteArray(flipped).toString();
+      const m = compileAllowlist([`${network}/${bits}`]);
+      expect(m(client), `${network}/${bits}`).toBe(true);
+      expect(m(outside), `${outside} vs ${network}/${bits}`).toBe(bits === 0);
+    }
+    const v4 = '203.0.113.77';
+    for (let bits = 0; bits <= 32; bits++) {
+      const network = ipaddr.IPv4.networkAddressFromCIDR(`${v4}/${bits}`).toString();
+      expect(compileAllowlist([`${network}/${bits}`])(v4), `${network}/${bits}`).toBe(true);
+      expect(compileAllowlist([`${network}/${bits}`])('::ffff:' + v4)).toBe(true);
+    }
+    expect(compileAllowlist(['203.0.113.0/25'])('203.0.113.128')).toBe(false);
+    expect(compileAllowlist(['128.0.0.0/1'])('127.255.255.255')).toBe(false);
+    expect(compileAllowlist(['128.0.0.0/1'])('255.255.255.255')).toBe(true);
   });
 });
