@@ -30,28 +30,28 @@ export function openInMemoryDatabase(): EmbeddedDatabase {
 }
 
 /**
- * Applies every migration whose id is above the recorded schema version, each in its own transaction,
- * in id order. Ids are never reused; a database newer than this code refuses to open rather than
- * running against a schema it does not know.
+ * Applies every migration not yet recorded, each in its own transaction, in id order. The set of
+ * applied ids is tracked (not just the highest), so a lower-id migration added later still runs.
+ * A database that records a migration this build does not know refuses to open rather than running
+ * against a schema it does not understand.
  */
 export function runMigrations(db: EmbeddedDatabase, all: readonly Migration[]): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const ordered = [...all].sort((a, b) => a.id - b.id);
-  const ids = new Set<number>();
+  const known = new Set<number>();
   for (const m of ordered) {
-    if (ids.has(m.id)) throw new Error(`duplicate migration id ${m.id} (${m.name})`);
-    ids.add(m.id);
+    if (known.has(m.id)) throw new Error(`duplicate migration id ${m.id} (${m.name})`);
+    known.add(m.id);
   }
-  const row = db.prepare('SELECT MAX(id) AS v FROM schema_migrations').get() as { v: number | null };
-  const current = row.v ?? 0;
-  const newest = ordered.at(-1)?.id ?? 0;
-  if (current > newest) {
-    throw new Error(`database schema version ${current} is newer than this build knows (${newest}); upgrade tenant-memory`);
+  const applied = new Set((db.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => r.id));
+  const unknown = [...applied].filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new Error(`database has migrations this build does not know (${unknown.join(', ')}); upgrade tenant-memory`);
   }
   const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
   for (const m of ordered) {
-    if (m.id <= current) continue;
+    if (applied.has(m.id)) continue;
     db.transaction(() => {
       if (typeof m.up === 'string') db.exec(m.up);
       else m.up(db);
