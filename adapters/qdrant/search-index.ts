@@ -10,7 +10,7 @@ import {
   type SearchQuery,
   type SearchResult,
 } from '../../server/ports/search-index.js';
-import { guarded } from './errors.js';
+import { guarded, toDependencyError } from './errors.js';
 import { matchesNothing, tenantFilter } from './filters.js';
 import { graphQueryKeys, graphWeights, type GraphParams } from './graph.js';
 import { META_POINT_ID, entityPointId, memoryPointId } from './ids.js';
@@ -220,6 +220,12 @@ export class QdrantSearchIndex implements SearchIndex {
     await guarded('removeTenant', () =>
       this.client.delete(this.collection, { wait: true, filter: tenantFilter(tenantId, { kind: 'all' }) }),
     );
+  }
+
+  /** Cheap round trip for readiness checks; throws `AppError('DEPENDENCY_UNAVAILABLE')` when Qdrant is down. */
+  async ping(): Promise<void> {
+    const res = await guarded('ping', () => this.client.collectionExists(this.collection));
+    if (!res.exists) throw toDependencyError('ping', Object.assign(new Error('collection missing'), { status: 404 }));
   }
 
   async close(): Promise<void> {
@@ -434,4 +440,18 @@ async function ensureIndexInfo(client: QdrantClient, name: string, configured: I
 /** The factory the server profile calls (`QDRANT_URL`, `QDRANT_API_KEY`, `QDRANT_COLLECTION`). */
 export function createQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
   return QdrantSearchIndex.open(options);
+}
+
+/**
+ * For `tenant-memory reindex` on the server profile: drops the collection (every tenant's index rows;
+ * MongoDB stays the source of truth) and opens a new one recording the configured model and
+ * dimension. The caller then upserts every current memory again.
+ */
+export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
+  if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
+  const client =
+    options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
+  const exists = await guarded('reset', () => client.collectionExists(options.collection));
+  if (exists.exists) await guarded('reset', () => client.deleteCollection(options.collection));
+  return QdrantSearchIndex.open({ ...options, client });
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { META_POINT_ID, entityPointId, memoryPointId } from '../../adapters/qdrant/ids.js';
 import { PAYLOAD_INDEXES, collectionSpec } from '../../adapters/qdrant/schema.js';
-import { createQdrantSearchIndex, type QdrantSearchIndexOptions } from '../../adapters/qdrant/search-index.js';
+import { createQdrantSearchIndex, resetQdrantSearchIndex, type QdrantSearchIndexOptions } from '../../adapters/qdrant/search-index.js';
 import { AppError } from '../../server/errors.js';
 import { EmbeddingModelMismatchError, type IndexedMemory } from '../../server/ports/search-index.js';
 
@@ -84,6 +84,12 @@ class FakeQdrant {
       return { result: true };
     }
     if (p === '/c' && r.method === 'GET') return { result: this.info };
+    if (p === '/c' && r.method === 'DELETE') {
+      this.exists = false;
+      this.meta = null;
+      this.info = collectionInfo(DIM * 2);
+      return { result: true };
+    }
     if (p === '/c/index') return { result: { operation_id: 1, status: 'completed' } };
     if (p === '/c/points' && r.method === 'POST') {
       const ids: string[] = r.body.ids;
@@ -209,6 +215,28 @@ describe('start-up', () => {
     const from = fake.requests.length;
     await index.search('t1', { text: 'boston trip', vector: new Float32Array([0, 1, 0, 0]), mode: 'hybrid', limit: 5, filters: { namespaces: null } });
     expect(fake.requests.slice(from).find((r) => r.path.endsWith('/points/query'))!.body.query).toEqual({ fusion: 'rrf' });
+  });
+});
+
+describe('reset and readiness', () => {
+  it('reset drops the collection and records the new model and dimension', async () => {
+    fake = new FakeQdrant();
+    const url = await fake.start();
+    // The collection on the server was built with another model; reset must not refuse it.
+    fake.meta = { kind: 'meta', embedding_model: 'old-model', embedding_dimension: DIM, layout_version: 1 };
+    const index = await resetQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    expect(index.indexInfo()).toEqual({ model: 'new-model', dimension: DIM * 2 });
+    expect(fake.calls().slice(0, 4)).toEqual(['GET /c/exists', 'DELETE /c', 'GET /', 'GET /c/exists']);
+    expect(fake.calls()).toContain('PUT /c');
+    expect(fake.requests.find((r) => r.method === 'PUT' && r.path === '/collections/mem')!.body.vectors.dense.size).toBe(DIM * 2);
+  });
+
+  it('ping answers while the collection exists and 503 when it is gone', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    await expect(index.ping()).resolves.toBeUndefined();
+    fake.exists = false;
+    await expect(index.ping()).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
   });
 });
 
