@@ -48,9 +48,21 @@ export interface GraphConfig {
   neighborsPerSeed: number;
   /** Entities mentioned by more memories than this are not expanded or scanned (too generic to help). */
   maxDocFrequency: number;
+  /**
+   * Episodic adjacency: memories written one after the other in the same namespace, at most `windowMs`
+   * apart, are linked (a conversation's consecutive turns). After fusion each of the top `candidates`
+   * passes `weight` times its score to its two neighbours, which may bring in a memory no channel found.
+   * weight 0 disables it.
+   */
+  adjacency: { weight: number; windowMs: number; candidates: number };
 }
 
-export const DEFAULT_GRAPH: GraphConfig = { hopWeight: 0.5, neighborsPerSeed: 8, maxDocFrequency: 20_000 };
+export const DEFAULT_GRAPH: GraphConfig = {
+  hopWeight: 0.5,
+  neighborsPerSeed: 8,
+  maxDocFrequency: 20_000,
+  adjacency: { weight: 0.3, windowMs: 30 * 60_000, candidates: 50 },
+};
 
 /** BM25 weights of the FTS columns (tenant, title, content, tags); the tenant column never scores. */
 export interface KeywordConfig {
@@ -187,8 +199,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
       }
     }
     const live = channels.filter((c) => c.hits.length > 0);
-    const fused =
-      live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
+    let fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
+    if (query.mode === 'hybrid+graph') fused = this.spreadToAdjacent(fused, f, (tuning.graph ?? this.graph).adjacency);
     return this.rank(tenantId, fused, offset, limit, query.filters.minQuality);
   }
 
@@ -317,6 +329,48 @@ export class EmbeddedSearchIndex implements SearchIndex {
       this.ivfs.set(tenantId, ivf);
     }
     await ivf.whenReady();
+  }
+
+  /**
+   * Passes a share of each top candidate's score to the memories written just before and after it in
+   * the same namespace (within the window), among those the filters allow.
+   */
+  private spreadToAdjacent(fused: Map<number, number>, f: Normalised, adj: GraphConfig['adjacency']): Map<number, number> {
+    if (adj.weight <= 0 || fused.size === 0) return fused;
+    const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
+    const info = this.prepare(
+      `SELECT doc_id, namespace, created_at FROM search_docs WHERE doc_id IN (SELECT value FROM json_each(?))`,
+    ).all([JSON.stringify(top.map(([k]) => k))]) as { doc_id: number; namespace: string; created_at: string }[];
+    const byId = new Map(info.map((r) => [r.doc_id, r]));
+    const prev = this.prepare(
+      `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
+       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at < ? OR (d.created_at = ? AND d.doc_id < ?))
+       ORDER BY d.created_at DESC, d.doc_id DESC LIMIT 1`,
+    );
+    const next = this.prepare(
+      `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
+       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at > ? OR (d.created_at = ? AND d.doc_id > ?))
+       ORDER BY d.created_at ASC, d.doc_id ASC LIMIT 1`,
+    );
+    const bonus = new Map<number, number>();
+    for (const [key, score] of top) {
+      const me = byId.get(key);
+      if (!me) continue;
+      const t = Date.parse(me.created_at);
+      for (const stmt of [prev, next]) {
+        const n = stmt.get([...f.params, me.namespace, me.created_at, me.created_at, key]) as
+          | { doc_id: number; created_at: string }
+          | undefined;
+        if (!n) continue;
+        const gap = Math.abs(Date.parse(n.created_at) - t);
+        if (!(gap <= adj.windowMs)) continue;
+        const b = adj.weight * score;
+        if (b > (bonus.get(n.doc_id) ?? 0)) bonus.set(n.doc_id, b);
+      }
+    }
+    const out = new Map(fused);
+    for (const [key, b] of bonus) out.set(key, (out.get(key) ?? 0) + b);
+    return out;
   }
 
   // ---- graph channel -----------------------------------------------------------------------------

@@ -41,7 +41,7 @@ export const searchIndexMigration: Migration = {
       created_at        TEXT NOT NULL,
       UNIQUE (tenant_id, memory_id)
     );
-    CREATE INDEX search_docs_tenant_created ON search_docs (tenant_id, created_at);
+    CREATE INDEX search_docs_tenant_created ON search_docs (tenant_id, namespace, created_at);
     CREATE VIRTUAL TABLE search_fts USING fts5(
       tenant, title, content, tags,
       tokenize = 'porter unicode61 remove_diacritics 2',

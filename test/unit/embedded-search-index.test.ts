@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openEmbeddedDatabase, openInMemoryDatabase } from '../../adapters/embedded/database.js';
+import { deleteIndexRows, EmbeddedSearchIndex, writeIndexRows } from '../../adapters/embedded/search-index.js';
+import { fuse, rrf, weightedFusion } from '../../adapters/embedded/search/fusion.js';
+import { buildFtsQuery, queryTerms } from '../../adapters/embedded/search/query-text.js';
+import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
+import type { IndexedMemory } from '../../server/ports/search-index.js';
+
+const e = new HashingEmbedder(128);
+const info = { model: e.model, dimension: 128 };
+
+function doc(id: string, content: string, extra: Partial<IndexedMemory> = {}): IndexedMemory {
+  return {
+    memoryId: id,
+    namespace: 'default',
+    agentId: null,
+    title: '',
+    content,
+    tags: [],
+    status: 'active',
+    injectionFlagged: false,
+    quality: 1,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    vector: e.embedOne(content),
+    entities: [],
+    ...extra,
+  };
+}
+
+const q = (text: string) => ({ text, vector: e.embedOne(text), mode: 'hybrid' as const, limit: 10, filters: { namespaces: null } });
+
+describe('query text', () => {
+  it('drops stop-words, dedupes, and quotes every term', () => {
+    expect(queryTerms('What did Caroline research about the Research?')).toEqual(['caroline', 'research']);
+    expect(queryTerms('what is it')).toEqual(['what', 'is', 'it']);
+    expect(buildFtsQuery('k7', 'NEAR(a "b") AND -c* zebra')).toBe('tenant:"k7" AND {title content tags}: ("near" OR "zebra")');
+    expect(buildFtsQuery('k7', '!!!')).toBeNull();
+  });
+});
+
+describe('fusion', () => {
+  const a = { name: 'a', weight: 1, hits: [{ key: 1, score: 10 }, { key: 2, score: 5 }] };
+  const b = { name: 'b', weight: 1, hits: [{ key: 2, score: 0.9 }, { key: 3, score: 0.1 }] };
+  it('RRF sums weight / (k + rank)', () => {
+    const f = rrf([a, b], 60);
+    expect(f.get(2)).toBeCloseTo(1 / 62 + 1 / 61, 10);
+    expect(f.get(3)).toBeCloseTo(1 / 62, 10);
+  });
+  it('weighted fusion normalises per channel', () => {
+    const mm = weightedFusion([a, b], 'minmax');
+    expect(mm.get(1)).toBeCloseTo(1, 10);
+    expect(mm.get(2)).toBeCloseTo(1, 10);
+    expect(mm.get(3)).toBeCloseTo(0, 10);
+    const z = weightedFusion([a, b], 'zscore');
+    expect(z.get(2)!).toBeGreaterThan(z.get(3)!);
+    expect(fuse([a, { ...b, weight: 0 }], { kind: 'rrf', k: 1 }).has(3)).toBe(false);
+  });
+});
+
+describe('EmbeddedSearchIndex inside a caller transaction', () => {
+  it('commits index rows with the caller and rolls them back with it', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    db.transaction(() => writeIndexRows(db, 't', doc('kept', 'harbour lighthouse keeper')))();
+    expect(() =>
+      db.transaction(() => {
+        writeIndexRows(db, 't', doc('lost', 'harbour lighthouse lamp'));
+        throw new Error('caller failed after writing');
+      })(),
+    ).toThrow(/caller failed/);
+    expect((await index.search('t', q('harbour lighthouse'))).hits.map((h) => h.memoryId)).toEqual(['kept']);
+    db.transaction(() => {
+      deleteIndexRows(db, 't', 'kept');
+    })();
+    expect((await index.search('t', q('harbour lighthouse'))).hits).toEqual([]);
+  });
+});
+
+describe('EmbeddedSearchIndex across processes sharing one file', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sees writes and deletions made through another connection', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'search-sync-'));
+    const reader = openEmbeddedDatabase(dir);
+    const writer = openEmbeddedDatabase(dir);
+    const readIndex = new EmbeddedSearchIndex(reader, info);
+    const writeIndex = new EmbeddedSearchIndex(writer, info);
+    await writeIndex.upsert('t', doc('a', 'glacier hiking boots'));
+    expect((await readIndex.search('t', { ...q('glacier boots'), mode: 'vector-only' })).hits.map((h) => h.memoryId)).toEqual(['a']);
+    await writeIndex.upsert('t', doc('b', 'glacier crampons'));
+    await writeIndex.remove('t', 'a');
+    const got = (await readIndex.search('t', { ...q('glacier boots'), mode: 'vector-only' })).hits.map((h) => h.memoryId);
+    expect(got).toEqual(['b']);
+    reader.close();
+    writer.close();
+  });
+});
+
+describe('approximate (IVF) dense search', () => {
+  it('matches the exact scan closely on clustered data and respects filters', async () => {
+    const db = openInMemoryDatabase();
+    const dim = 32;
+    const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { annThreshold: 500, ivf: { probes: 8 } });
+    // Deterministic clustered unit vectors.
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rand));
+    const unit = (v: Float32Array) => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const docs: IndexedMemory[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const c = centres[i % 20]!;
+      docs.push({ ...doc(`m${i}`, `doc ${i}`), namespace: i % 2 ? 'odd' : 'even', vector: unit(c.map((x) => x + rand() * 0.4)) });
+    }
+    await index.upsertMany('t', docs);
+    await index.warm('t');
+    expect(index.annReady('t')).toBe(true);
+    let overlap = 0;
+    const queries = 30;
+    for (let k = 0; k < queries; k++) {
+      const v = unit(centres[k % 20]!.map((x) => x + rand() * 0.5));
+      const query = { text: '', vector: v, mode: 'vector-only' as const, limit: 10, filters: { namespaces: ['odd'] } };
+      const approx = (await index.search('t', query)).hits.map((h) => h.memoryId);
+      const exact = (await index.search('t', query, { exact: true })).hits.map((h) => h.memoryId);
+      expect(approx.every((id) => Number(id.slice(1)) % 2 === 1)).toBe(true);
+      overlap += approx.filter((id) => exact.includes(id)).length / exact.length;
+    }
+    expect(overlap / queries).toBeGreaterThan(0.9);
+    // Writes after the build are found, removals are not returned.
+    await index.upsert('t', { ...doc('fresh', 'x'), namespace: 'odd', vector: unit(centres[3]!) });
+    await index.remove('t', 'm1');
+    const after = (await index.search('t', { text: '', vector: unit(centres[3]!), mode: 'vector-only', limit: 5, filters: { namespaces: null } })).hits;
+    expect(after[0]!.memoryId).toBe('fresh');
+    const all = (await index.search('t', { text: '', vector: unit(centres[1]!), mode: 'vector-only', limit: 100, filters: { namespaces: null } })).hits;
+    expect(all.map((h) => h.memoryId)).not.toContain('m1');
+    await index.close();
+  });
+});
