@@ -3,6 +3,7 @@ import { apiKeysRouter } from './apiKeys.js';
 import { authRouter } from './auth.js';
 import { memoriesRouter } from './memories.js';
 import { rolesRouter } from './roles.js';
+import { searchRouter } from './search.js';
 import { ssoRouter } from './sso.js';
 import { systemRouter } from './system.js';
 import { tenantsRouter } from './tenants.js';
@@ -19,6 +20,8 @@ export const appRouter = router({
   sso: ssoRouter,
   tenants: tenantsRouter,
   roles: rolesRouter,
+  // Before `memories`: /memories/search must match ahead of /memories/{id}.
+  search: searchRouter,
   memories: memoriesRouter,
   usage: usageRouter,
 });

@@ -3,7 +3,6 @@ import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
 import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definitions/consolidate-writes.js';
 import { isLoopbackHostname, type Config } from './config.js';
-import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
@@ -17,6 +16,11 @@ import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
+import { createEmbedder } from '../adapters/embeddings/index.js';
+import type { Embedder } from './ports/embedder.js';
+import { extractEntities } from './services/retrieval/entities.js';
+import { createCursorCodec } from './services/search/cursor.js';
+import { createSearchService, type SearchService } from './services/search/search-service.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
@@ -59,6 +63,10 @@ export interface Services {
   memories: MemoryService;
   /** The consolidation pipeline the `memory.consolidate-writes` job runs. */
   consolidation: ConsolidationService;
+  /** Turns text into vectors for the index and queries (EMBEDDINGS_PROVIDER). */
+  embedder: Embedder;
+  /** GET /memories/search. */
+  search: SearchService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
   usage: UsageService;
   health: { ready(): Promise<HealthReport> };
@@ -72,11 +80,26 @@ export interface ServiceOptions {
   loginThrottle?: ThrottleLimits;
   /** Run job workers in this process. Default: WORKER_MODE === 'inline'. */
   workers?: boolean;
+  /** The embedder; default from EMBEDDINGS_PROVIDER. */
+  embedder?: Embedder;
+}
+
+export function embedderFor(config: Config): Embedder {
+  return createEmbedder({
+    provider: config.EMBEDDINGS_PROVIDER,
+    ...(config.EMBEDDINGS_URL ? { url: config.EMBEDDINGS_URL } : {}),
+    ...(config.EMBEDDINGS_MODEL ? { model: config.EMBEDDINGS_MODEL } : {}),
+    ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}),
+  });
 }
 
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
-  const ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger) : createEmbeddedPorts(config, logger);
-  const services = buildServices(config, logger, ports, options);
+  const embedder = embedderFor(config);
+  // An OpenAI-compatible service without a configured dimension reports it after its first answer.
+  if (embedder.dimension === 0) await embedder.init();
+  const embedding = { model: embedder.model, dimension: embedder.dimension };
+  const ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger, embedder) : createEmbeddedPorts(config, logger, embedding);
+  const services = buildServices(config, logger, ports, { ...options, embedder });
   try {
     await services.jobs.ready();
     if (options.workers ?? config.WORKER_MODE === 'inline') {
@@ -93,6 +116,7 @@ export async function createContainer(config: Config, logger: Logger, options: S
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
+  const embedder = options.embedder ?? embedderFor(config);
   const audit = createAuditService({ audit: ports.audit, logger, now });
   const users = createUsersService({ users: ports.users, now });
   const tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });
@@ -151,16 +175,23 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     queue: ports.writeQueue,
     clock: now,
     logger,
-    // The retrieval layer passes its embedder (and entity extraction) here to index vectors and the graph.
-    embedder: null,
+    embedder,
+    extractEntities,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,
   });
-  const refuse = async (): Promise<never> => {
-    throw unauthenticated('authentication is not available');
-  };
+  const search = createSearchService({
+    index: ports.searchIndex,
+    embedder,
+    memories,
+    usage,
+    cursors: createCursorCodec(config.jwtSecret),
+    logger,
+  });
   const services: Services = {
+    embedder,
+    search,
     config,
     logger,
     ports,

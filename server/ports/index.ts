@@ -11,6 +11,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { MemoryStore } from './memories.js';
 import type { UsageStore } from './usage.js';
 import type { WriteQueue } from './write-queue.js';
+import type { SearchIndex } from './search-index.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -36,6 +37,8 @@ export interface StoragePorts {
   usage: UsageStore;
   /** Idempotency-Key records (the write queue shares them). */
   idempotency: IdempotencyStore;
+  /** Keyword, dense and graph retrieval over consolidated memories (embedded index or Qdrant). */
+  searchIndex: SearchIndex;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

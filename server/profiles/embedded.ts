@@ -1,10 +1,12 @@
-import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
+import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
@@ -17,8 +19,10 @@ import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
 
 /** The default profile: one libsql file in DATA_DIR holds documents, indexes and the job queue. */
-export function createEmbeddedPorts(config: Config, logger: Logger): StoragePorts {
+export function createEmbeddedPorts(config: Config, logger: Logger, embedding: IndexInfo): StoragePorts {
   const db = openEmbeddedDatabase(config.DATA_DIR);
+  // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
+  const searchIndex = new EmbeddedSearchIndex(db, embedding);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
     users: createEmbeddedUsersPort(db),
@@ -36,12 +40,14 @@ export function createEmbeddedPorts(config: Config, logger: Logger): StoragePort
       remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
     }),
     writeQueue: createEmbeddedWriteQueue(db),
+    searchIndex,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },
     async close() {
+      await searchIndex.close();
       db.close();
     },
   };

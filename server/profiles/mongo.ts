@@ -1,20 +1,29 @@
 import { MongoClient } from 'mongodb';
+import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
 import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
-import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
+import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
+import type { Embedder } from '../ports/embedder.js';
 
-/** The server profile: MongoDB documents (and Qdrant vectors, wired by the retrieval layer). */
-export async function createMongoPorts(config: Config, logger: Logger): Promise<StoragePorts> {
+/** The server profile: MongoDB documents and jobs; Qdrant for the search index (dense, BM25 sparse, graph). */
+export async function createMongoPorts(config: Config, logger: Logger, embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>): Promise<StoragePorts> {
   const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
   const db = client.db(config.MONGODB_DB);
   logger.info({ db: config.MONGODB_DB }, 'mongodb connected');
+  const searchIndex = await createQdrantSearchIndex({
+    url: config.QDRANT_URL!,
+    ...(config.QDRANT_API_KEY ? { apiKey: config.QDRANT_API_KEY } : {}),
+    collection: config.QDRANT_COLLECTION,
+    embedder,
+    logger,
+  });
   return {
     users: await createMongoUsersPort(db),
     tenants: await createMongoTenantsPort(db),
@@ -25,8 +34,9 @@ export async function createMongoPorts(config: Config, logger: Logger): Promise<
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
     jobStore: { profile: 'mongo', mongoDb: db },
-    // Search index work waits in the memory outbox until the retrieval layer passes its Qdrant index here.
-    ...(await createMongoMemoryPorts(client, db, null)),
+    // Index work is recorded in a MongoDB outbox in the commit's transaction, then applied to Qdrant.
+    ...(await createMongoMemoryPorts(client, db, searchIndex)),
+    searchIndex,
     async ping() {
       await db.command({ ping: 1 });
     },

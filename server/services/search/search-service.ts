@@ -1,0 +1,133 @@
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { Embedder } from '../../ports/embedder.js';
+import type { MemoryRecord } from '../../ports/memories.js';
+import type { SearchIndex, SearchMode } from '../../ports/search-index.js';
+import type { MemoryCaller, MemoryService } from '../memories/memory-service.js';
+import type { UsageService } from '../usage.js';
+import type { CursorCodec } from './cursor.js';
+
+export interface SearchParams {
+  q: string;
+  k: number;
+  mode: SearchMode;
+  offset?: number | undefined;
+  /** A `next_cursor` of an earlier page of the same query; takes precedence over `offset`. */
+  cursor?: string | undefined;
+  minQuality?: number | undefined;
+  /** A filter only: narrows to one agent's memories, never establishes identity. */
+  agentId?: string | undefined;
+  /** Narrows to one namespace the key may use. */
+  namespace?: string | undefined;
+  includeSuperseded?: boolean | undefined;
+  includeFlagged?: boolean | undefined;
+}
+
+export interface SearchHitView {
+  memory: MemoryRecord;
+  /** The consolidated title, content and tags that were indexed (a pending update is not shown). */
+  title: string;
+  content: string;
+  tags: string[];
+  score: number;
+}
+
+export interface SearchPage {
+  results: SearchHitView[];
+  total: number;
+  offset: number;
+  k: number;
+  nextCursor: string | null;
+}
+
+export interface SearchServiceDeps {
+  index: SearchIndex;
+  embedder: Embedder;
+  memories: Pick<MemoryService, 'resolveHits' | 'version'>;
+  usage: Pick<UsageService, 'recordSearch'>;
+  cursors: CursorCodec;
+  logger: Logger;
+}
+
+/**
+ * `GET /memories/search`: embeds the query, asks the index (which applies every tenant, namespace,
+ * status and injection filter inside its channels), then resolves hits to memories the key may see.
+ * Only consolidated content is returned: a hit whose memory has a newer pending write shows the
+ * version that was indexed, never the unscreened new text.
+ */
+export function createSearchService(deps: SearchServiceDeps) {
+  function namespacesFor(caller: MemoryCaller, namespace: string | undefined): string[] | null {
+    if (namespace === undefined) return caller.namespaces ? [...caller.namespaces] : null;
+    if (caller.namespaces && !caller.namespaces.includes(namespace)) {
+      throw new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
+    }
+    return [namespace];
+  }
+
+  async function queryVector(q: string, mode: SearchMode): Promise<Float32Array | null> {
+    try {
+      const [vector] = await deps.embedder.embed([q]);
+      return vector ?? null;
+    } catch (err) {
+      // Keyword and graph channels still answer a hybrid query; a dense-only query cannot.
+      if (mode === 'vector-only') throw new AppError('DEPENDENCY_UNAVAILABLE', 'the embedding service is unavailable');
+      deps.logger.warn({ err }, 'query embedding failed; searching without the dense channel');
+      return null;
+    }
+  }
+
+  async function consolidatedView(caller: MemoryCaller, memory: MemoryRecord) {
+    if (memory.version === memory.committedVersion) return { title: memory.title, content: memory.content, tags: memory.tags };
+    const committed = await deps.memories.version(caller, memory.id, memory.committedVersion);
+    return { title: committed.title, content: committed.content, tags: committed.tags };
+  }
+
+  return {
+    async search(caller: MemoryCaller, params: SearchParams): Promise<SearchPage> {
+      const namespaces = namespacesFor(caller, params.namespace);
+      const binding = {
+        tenantId: caller.tenantId,
+        query: {
+          q: params.q,
+          k: params.k,
+          mode: params.mode,
+          min_quality: params.minQuality,
+          agent_id: params.agentId,
+          namespaces: namespaces?.join('\u0000'),
+          include_superseded: params.includeSuperseded,
+          include_flagged: params.includeFlagged,
+        },
+      };
+      const offset = params.cursor !== undefined ? deps.cursors.decode(params.cursor, binding) : (params.offset ?? 0);
+      await deps.usage.recordSearch(caller.tenantId);
+      const vector = await queryVector(params.q, params.mode);
+      const found = await deps.index.search(caller.tenantId, {
+        text: params.q,
+        vector,
+        mode: params.mode,
+        limit: params.k,
+        offset,
+        filters: {
+          namespaces,
+          ...(params.agentId !== undefined ? { agentId: params.agentId } : {}),
+          includeSuperseded: params.includeSuperseded ?? false,
+          includeFlagged: params.includeFlagged ?? false,
+          ...(params.minQuality !== undefined ? { minQuality: params.minQuality } : {}),
+        },
+      });
+      const resolved = await deps.memories.resolveHits(caller, found.hits);
+      const results: SearchHitView[] = [];
+      for (const hit of resolved) results.push({ memory: hit.memory, score: hit.score, ...(await consolidatedView(caller, hit.memory)) });
+      const next = offset + params.k;
+      return {
+        results,
+        total: found.total,
+        offset,
+        k: params.k,
+        nextCursor: next < found.total ? deps.cursors.encode(binding, next) : null,
+      };
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;
