@@ -356,6 +356,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         throw await fail('sign_in_not_recent', unauthenticated('sign in again (within the last 5 minutes) to step up'));
       }
       const token = newOpaqueToken(STEP_UP_TOKEN_PREFIX);
+      await stepUpTokens.deleteExpired(isoAt(nowMs)); // housekeeping: step-ups are rare, the delete is indexed
       await stepUpTokens.create({
         id: token.id,
         secretHash: token.secretHash,
