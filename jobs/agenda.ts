@@ -89,7 +89,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     this.backendName = backend.name;
     this.logger = options.logger.child({ component: 'jobs', worker: this.workerName });
     this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
-    this.repository = new GuardedJobRepository(backend.repository);
+    this.repository = new GuardedJobRepository(backend.repository, (name) => this.definitions.has(name) && !this.definitions.get(name)!.keepCompleted);
     // Connect before Agenda sees the backend: Agenda's constructor calls connect() without a catch
     // (engines.md), so its connect() must never reject. A failure surfaces from ready() and every call.
     this.connected = connect().catch((err: unknown) => {
@@ -148,7 +148,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return [...this.definitions.keys()];
   }
 
-  /** Starts running jobs in this process. Idempotent. */
+  /** Starts running jobs in this process and (re)schedules the recurring definitions. Idempotent. */
   async start(): Promise<void> {
     if (this.stopping) await this.stopping;
     if (this.processing) return;
@@ -156,6 +156,9 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     this.repository.reopen();
     await this.agenda.start();
     this.processing = true;
+    for (const d of this.definitions.values()) {
+      if (d.every) await this.every(d.every.interval, d.name, d.every.payload, { skipImmediate: d.every.skipImmediate, timezone: d.every.timezone });
+    }
     this.logger.info({ backend: this.backendName, jobs: this.names() }, 'job workers started');
   }
 
@@ -341,6 +344,7 @@ function status(attrs: JobParameters): JobStatus {
     failCount: attrs.failCount ?? 0,
     failReason: attrs.failReason ?? null,
     nextRunAt: attrs.nextRunAt ?? null,
+    lockedAt: attrs.lockedAt ?? null,
     lastRunAt: attrs.lastRunAt ?? null,
     lastFinishedAt: attrs.lastFinishedAt ?? null,
   };

@@ -77,6 +77,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> 
   /** Keep one-time jobs after they succeed (default: removed, so the store does not grow). */
   keepCompleted?: boolean;
   /**
+   * Makes this a recurring job: every process that starts workers (re)schedules it with
+   * `jobs.every(interval, name, payload)` — one schedule row per name across all processes.
+   * `interval` is milliseconds, a human interval (`'10 seconds'`) or a cron expression.
+   */
+  every?: { interval: string | number; payload: z.input<S>; skipImmediate?: boolean; timezone?: string };
+  /**
    * Does the work. Throwing fails the run: it is retried per `retry`, except for `PermanentJobError`
    * (and an invalid payload), which fail the job at once. Must be idempotent: after a crash the same
    * job can run again.

@@ -19,7 +19,9 @@ import type {
  *   back at once — Agenda's own `stop()` cannot stop a queue fill that is already running;
  * - handing a lock back never strands a job: a job taken over from a dead worker has no `nextRunAt`
  *   (its one-time run had started), so a plain unlock would leave it neither locked nor due, forever.
- *   Such a job is handed back due now instead.
+ *   Such a job is handed back due now instead;
+ * - a one-time job that succeeded counts as held until Agenda has removed it (`removeOnComplete`),
+ *   so a process that stops right after a run does not exit between the two writes.
  *
  * Everything else passes straight through.
  */
@@ -30,7 +32,15 @@ export class GuardedJobRepository implements JobRepository {
   private waiters: Array<() => void> = [];
   private failure: unknown;
 
-  constructor(private readonly inner: JobRepository) {}
+  /**
+   * @param removedOnSuccess whether Agenda removes a succeeded one-time job of this name
+   *   (its `removeOnComplete`); such a job stays held until the removal (or `removalGraceMs`).
+   */
+  constructor(
+    private readonly inner: JobRepository,
+    private readonly removedOnSuccess: (name: string) => boolean = () => false,
+    private readonly removalGraceMs = 5_000,
+  ) {}
 
   /** Makes every later call fail with `err` (the backend could not connect). */
   fail(err: unknown): void {
@@ -119,7 +129,13 @@ export class GuardedJobRepository implements JobRepository {
     try {
       await this.inner.saveJobState(job, options);
     } finally {
-      if (!job.lockedAt) this.release(job._id === undefined ? undefined : String(job._id));
+      if (!job.lockedAt && job._id !== undefined) {
+        const id = String(job._id);
+        if (job.nextRunAt == null && succeeded(job) && this.removedOnSuccess(job.name) && this.held.has(id)) {
+          // Agenda removes it next; removeJobs() releases it. The timer covers a removal that fails.
+          setTimeout(() => this.release(id), this.removalGraceMs).unref();
+        } else this.release(id);
+      }
     }
   }
 
@@ -200,4 +216,9 @@ export class GuardedJobRepository implements JobRepository {
     this.check();
     return this.inner.purgeAllJobs();
   }
+}
+
+/** Agenda's notion of a run that succeeded: it finished after its last failure (a failure sets both at once). */
+function succeeded(job: JobParameters): boolean {
+  return job.lastFinishedAt !== undefined && (job.failedAt === undefined || new Date(job.failedAt) < new Date(job.lastFinishedAt));
 }

@@ -70,15 +70,15 @@ export function buildCli(): Command {
     .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
     .option('--stop-timeout <seconds>', 'on SIGTERM/SIGINT, how long running jobs may take to finish', '30')
     .action(async (flags: Record<string, string | undefined>) => {
+      const stopTimeoutSeconds = Number(flags.stopTimeout ?? 30);
+      if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0) fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
+      const stopTimeoutMs = stopTimeoutSeconds * 1000;
       let config;
       try {
         config = loadConfig(envFromFlags(flags));
       } catch (err) {
         fail(err);
       }
-      const stopTimeoutSeconds = Number(flags.stopTimeout ?? 30);
-      if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0) fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
-      const stopTimeoutMs = stopTimeoutSeconds * 1000;
       const logger = createLogger(config.LOG_LEVEL);
       const worker = await startWorker(config, logger).catch(fail);
       let signalled = false;

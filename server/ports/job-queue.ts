@@ -89,6 +89,8 @@ export interface JobStatus {
   failCount: number;
   failReason: string | null;
   nextRunAt: Date | null;
+  /** When a worker locked it (null when not locked). */
+  lockedAt: Date | null;
   lastRunAt: Date | null;
   lastFinishedAt: Date | null;
 }
