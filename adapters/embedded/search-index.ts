@@ -6,7 +6,7 @@ import {
   deleteIndexRows,
   deleteTenantRows,
   ensureIndexInfo,
-  tenantToken,
+  ftsTable,
   writeIndexRows,
 } from './search/rows.js';
 import { TenantVectors, type RowFilter } from './search/vector-cache.js';
@@ -106,7 +106,7 @@ interface Normalised {
 }
 
 /**
- * The search index of the embedded profile: BM25 over FTS5, dense vectors (exact scan of an in-process
+ * The search index of the embedded profile: BM25 over one FTS5 table per tenant, dense vectors (exact scan of an in-process
  * per-tenant cache, or IVF above a threshold) and an entity graph, on the same libsql database as the
  * rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
  */
@@ -248,15 +248,15 @@ export class EmbeddedSearchIndex implements SearchIndex {
   // ---- keyword channel: BM25 over FTS5 with the tenant inside the MATCH ---------------------------
 
   private keywordChannel(tenantId: string, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const token = tenantToken(this.db, tenantId, false);
-    if (!token) return [];
-    const match = buildFtsQuery(token, text);
+    const table = ftsTable(this.db, tenantId, false);
+    if (!table) return [];
+    const match = buildFtsQuery(text);
     if (!match) return [];
     const k = this.keyword;
     const rows = this.prepare(
-      `SELECT d.doc_id AS doc_id, bm25(search_fts, 0.0, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)}) AS rank
-       FROM search_fts CROSS JOIN search_docs d ON d.doc_id = search_fts.rowid
-       WHERE search_fts MATCH ? AND ${f.sql}
+      `SELECT d.doc_id AS doc_id, bm25(${table}, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)}) AS rank
+       FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
+       WHERE ${table} MATCH ? AND ${f.sql}
        ORDER BY rank LIMIT ?`,
     ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[];
     // FTS5's bm25() is lower-is-better; negate so every channel is higher-is-better.

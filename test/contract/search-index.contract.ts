@@ -164,6 +164,21 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
       expect(await ids(index, 'tenant-a', 'grandmother marmalade recipe', 'hybrid+graph')).not.toContain('same-id');
     });
 
+    it("ranks a tenant's memories the same whatever other tenants hold", async () => {
+      const index = await open();
+      await loadCorpus(index, 'tenant-a');
+      const queries = ['pottery class kiln', 'telescope constellations', 'bread recipe dinner', 'bike chain tyre', 'tax budget'];
+      const before: Record<string, unknown> = {};
+      for (const mode of SEARCH_MODES) for (const q of queries) before[`${mode}:${q}`] = (await find(index, 'tenant-a', q, mode)).hits;
+      // Another tenant with overlapping vocabulary and many documents.
+      for (let i = 0; i < 60; i++) {
+        await put(index, 'tenant-b', memory(`b-${i}`, `pottery kiln telescope bread chain budget note ${i} ${'clay '.repeat(i % 5)}`));
+      }
+      for (const mode of SEARCH_MODES) {
+        for (const q of queries) expect((await find(index, 'tenant-a', q, mode)).hits, `${mode}: ${q}`).toEqual(before[`${mode}:${q}`]);
+      }
+    });
+
     it('never returns a removed memory from any channel, and can index it again', async () => {
       const index = await open();
       await loadCorpus(index, 'tenant-a');

@@ -5,9 +5,11 @@ import type { Migration } from './index.js';
  *
  * - `search_docs`: one row per indexed memory with what the filters need. `doc_id` is AUTOINCREMENT so an
  *   id is never reused: the FTS rowid, the vector row and the graph links all key on it.
- * - `search_fts`: FTS5, contentless with delete support (the text lives in the memory store), porter
- *   stemming over unicode61 without diacritics. Column `tenant` holds one token per tenant
- *   (`search_tenants.tenant_key`) so queries put the tenant inside the MATCH.
+ * - `search_fts_t<tenant_key>`: one FTS5 table per tenant, created with the tenant's first write (see
+ *   `search/rows.ts`): contentless with delete support (the text lives in the memory store), porter
+ *   stemming over unicode61 without diacritics. Per tenant, not shared, because FTS5's bm25() takes its
+ *   statistics (row count, average length, document frequency) from the whole table: in a shared table a
+ *   tenant's ranking would change with other tenants' content (measured), and would leak a little of it.
  * - `search_vectors`: the embedding as an F32_BLOB (raw little-endian float32, the libsql vector format),
  *   readable by `vector_distance_cos`. The model and dimension are recorded in `search_meta`.
  * - `search_changes`: an append-only log of changed doc ids per tenant, from which in-process vector
@@ -42,11 +44,6 @@ export const searchIndexMigration: Migration = {
       UNIQUE (tenant_id, memory_id)
     );
     CREATE INDEX search_docs_tenant_created ON search_docs (tenant_id, namespace, created_at);
-    CREATE VIRTUAL TABLE search_fts USING fts5(
-      tenant, title, content, tags,
-      tokenize = 'porter unicode61 remove_diacritics 2',
-      content = '', contentless_delete = 1
-    );
     CREATE TABLE search_vectors (
       doc_id    INTEGER PRIMARY KEY,
       tenant_id TEXT NOT NULL,

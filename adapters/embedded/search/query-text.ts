@@ -48,12 +48,9 @@ export function ftsString(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
 
-/**
- * `tenant:"k12" AND {title content tags}: ("t1" OR "t2")`, or null when the text has no terms.
- * The tenant token sits inside the MATCH so FTS5 intersects with that tenant's posting list first.
- */
-export function buildFtsQuery(tenantToken: string, text: string): string | null {
+/** `"t1" OR "t2" OR ...` over the content columns of a tenant's FTS table, or null when the text has no terms. */
+export function buildFtsQuery(text: string): string | null {
   const terms = queryTerms(text);
   if (terms.length === 0) return null;
-  return `tenant:${ftsString(tenantToken)} AND {title content tags}: (${terms.map(ftsString).join(' OR ')})`;
+  return terms.map(ftsString).join(' OR ');
 }

@@ -27,8 +27,6 @@ interface Statements {
   insertDoc: ReturnType<EmbeddedDatabase['prepare']>;
   updateDoc: ReturnType<EmbeddedDatabase['prepare']>;
   deleteDoc: ReturnType<EmbeddedDatabase['prepare']>;
-  deleteFts: ReturnType<EmbeddedDatabase['prepare']>;
-  insertFts: ReturnType<EmbeddedDatabase['prepare']>;
   upsertVector: ReturnType<EmbeddedDatabase['prepare']>;
   deleteVector: ReturnType<EmbeddedDatabase['prepare']>;
   logChange: ReturnType<EmbeddedDatabase['prepare']>;
@@ -64,8 +62,6 @@ function statements(db: EmbeddedDatabase): Statements {
        WHERE doc_id = ?`,
     ),
     deleteDoc: db.prepare('DELETE FROM search_docs WHERE doc_id = ?'),
-    deleteFts: db.prepare('DELETE FROM search_fts WHERE rowid = ?'),
-    insertFts: db.prepare('INSERT INTO search_fts (rowid, tenant, title, content, tags) VALUES (?, ?, ?, ?, ?)'),
     upsertVector: db.prepare(
       'INSERT INTO search_vectors (doc_id, tenant_id, vector) VALUES (?, ?, ?) ON CONFLICT (doc_id) DO UPDATE SET vector = excluded.vector',
     ),
@@ -137,14 +133,38 @@ export function resetIndexForModel(db: EmbeddedDatabase, info: IndexInfo): void 
   })();
 }
 
-/** The FTS token standing for a tenant inside MATCH expressions (`k` + a per-database integer). */
-export function tenantToken(db: EmbeddedDatabase, tenantId: string, create: boolean): string | null {
+/** The tenant's FTS5 table name, or null when the tenant has none yet (and `create` is false). */
+export function ftsTable(db: EmbeddedDatabase, tenantId: string, create: boolean): string | null {
   const s = statements(db);
   const row = s.tenantKey.get([tenantId]) as { tenant_key: number } | undefined;
-  if (row) return `k${row.tenant_key}`;
+  if (row) return `search_fts_t${row.tenant_key}`;
   if (!create) return null;
-  const inserted = s.insertTenant.get([tenantId]) as { tenant_key: number };
-  return `k${inserted.tenant_key}`;
+  const { tenant_key } = s.insertTenant.get([tenantId]) as { tenant_key: number };
+  const name = `search_fts_t${tenant_key}`;
+  db.exec(
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts5(title, content, tags, ` +
+      `tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1)`,
+  );
+  return name;
+}
+
+const ftsStatements = new WeakMap<EmbeddedDatabase, Map<string, { insert: ReturnType<EmbeddedDatabase['prepare']>; remove: ReturnType<EmbeddedDatabase['prepare']> }>>();
+
+function fts(db: EmbeddedDatabase, table: string) {
+  let perDb = ftsStatements.get(db);
+  if (!perDb) {
+    perDb = new Map();
+    ftsStatements.set(db, perDb);
+  }
+  let st = perDb.get(table);
+  if (!st) {
+    st = {
+      insert: db.prepare(`INSERT INTO ${table} (rowid, title, content, tags) VALUES (?, ?, ?, ?)`),
+      remove: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+    };
+    perDb.set(table, st);
+  }
+  return st;
 }
 
 function vectorBlob(v: Float32Array): Buffer {
@@ -205,7 +225,7 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
       );
     }
   }
-  const token = tenantToken(db, tenantId, true)!;
+  const table = fts(db, ftsTable(db, tenantId, true)!);
   const flagged = doc.injectionFlagged ? 1 : 0;
   const quality = Number.isFinite(doc.quality) ? Math.min(1, Math.max(0, doc.quality)) : 0;
   const existing = s.findDoc.get([tenantId, doc.memoryId]) as { doc_id: number } | undefined;
@@ -213,7 +233,7 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
   if (existing) {
     docId = existing.doc_id;
     s.updateDoc.run([doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, docId]);
-    s.deleteFts.run([docId]);
+    table.remove.run([docId]);
     unlinkEntities(s, docId);
   } else {
     docId = (
@@ -223,7 +243,7 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
     ).doc_id;
     s.bumpTenantCount.run([1, tenantId]);
   }
-  s.insertFts.run([docId, token, doc.title, doc.content, doc.tags.join(' ')]);
+  table.insert.run([docId, doc.title, doc.content, doc.tags.join(' ')]);
   if (doc.vector) s.upsertVector.run([docId, tenantId, vectorBlob(doc.vector)]);
   else s.deleteVector.run([docId]);
   linkEntities(s, tenantId, docId, doc);
@@ -236,7 +256,8 @@ export function deleteIndexRows(db: EmbeddedDatabase, tenantId: string, memoryId
   const existing = s.findDoc.get([tenantId, memoryId]) as { doc_id: number } | undefined;
   if (!existing) return false;
   const docId = existing.doc_id;
-  s.deleteFts.run([docId]);
+  const table = ftsTable(db, tenantId, false);
+  if (table) fts(db, table).remove.run([docId]);
   s.deleteVector.run([docId]);
   unlinkEntities(s, docId);
   s.deleteDoc.run([docId]);
@@ -248,13 +269,17 @@ export function deleteIndexRows(db: EmbeddedDatabase, tenantId: string, memoryId
 /** Removes every index row of a tenant. Synchronous. */
 export function deleteTenantRows(db: EmbeddedDatabase, tenantId: string): void {
   const run = (sql: string) => db.prepare(sql).run([tenantId]);
-  run('DELETE FROM search_fts WHERE rowid IN (SELECT doc_id FROM search_docs WHERE tenant_id = ?)');
+  const table = ftsTable(db, tenantId, false);
+  if (table) {
+    ftsStatements.get(db)?.delete(table);
+    db.exec(`DROP TABLE IF EXISTS ${table}`);
+    db.prepare('DELETE FROM search_tenants WHERE tenant_id = ?').run([tenantId]);
+  }
   run('DELETE FROM search_vectors WHERE tenant_id = ?');
   run('DELETE FROM search_edges WHERE a IN (SELECT entity_id FROM search_entities WHERE tenant_id = ?)');
   run('DELETE FROM search_mentions WHERE entity_id IN (SELECT entity_id FROM search_entities WHERE tenant_id = ?)');
   run('DELETE FROM search_entities WHERE tenant_id = ?');
   run('DELETE FROM search_docs WHERE tenant_id = ?');
-  run('UPDATE search_tenants SET doc_count = 0 WHERE tenant_id = ?');
   // One change entry with doc_id 0 tells caches of this tenant to reload.
   db.prepare('INSERT INTO search_changes (tenant_id, doc_id) VALUES (?, 0)').run([tenantId]);
 }

@@ -124,7 +124,8 @@ export class TenantVectors {
       .prepare(
         `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
          FROM search_vectors v JOIN search_docs d ON d.doc_id = v.doc_id
-         WHERE v.tenant_id = ? AND d.tenant_id = ?`,
+         WHERE v.tenant_id = ? AND d.tenant_id = ?
+         ORDER BY v.doc_id`,
       )
       .iterate([this.tenantId, this.tenantId]) as IterableIterator<DocRow>;
     for (const row of rows) this.put(row);
