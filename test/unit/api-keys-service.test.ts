@@ -9,7 +9,7 @@ import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { assertNamespaceAllowed, requireScope } from '../../server/procedures.js';
-import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
+import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
 import { z } from 'zod';
 
@@ -301,5 +301,46 @@ describe('requireScope over the real authenticator', () => {
     await expect(caller(writer.secret).write({ namespace: 'b' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'NAMESPACE_FORBIDDEN' } });
     await expect(caller(reader.secret).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'SCOPE_MISSING' } });
     await expect(caller(undefined).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
+
+describe('apiKeyAuditSink', () => {
+  const event: ApiKeyAuditEvent = {
+    tenantId: 't1',
+    action: 'api_key.rotate',
+    actorUserId: 'u1',
+    keyId: 'k1',
+    ip: '127.0.0.1',
+    userAgent: 'test',
+    requestId: 'req-9',
+    details: { prefix: 'tmk_abcdefgh' },
+  };
+
+  it('records registered event types in the audit log, targeting the key', async () => {
+    const recorded: unknown[] = [];
+    const sink = apiKeyAuditSink({ record: async (input) => void recorded.push(input) as never }, { warn: () => {} });
+    await sink(event);
+    expect(recorded).toEqual([
+      {
+        tenantId: 't1',
+        type: 'api_key.rotate',
+        actor: { userId: 'u1' },
+        ip: '127.0.0.1',
+        userAgent: 'test',
+        target: { type: 'api_key', id: 'k1' },
+        details: { prefix: 'tmk_abcdefgh', request_id: 'req-9' },
+      },
+    ]);
+  });
+
+  it('makes the key the actor when no user acted, and logs (instead of dropping) unregistered types', async () => {
+    const recorded: { actor?: unknown }[] = [];
+    const warned: object[] = [];
+    const sink = apiKeyAuditSink({ record: async (input) => void recorded.push(input) as never }, { warn: (o) => void warned.push(o) }, ['api_key.create']);
+    await sink({ ...event, action: 'api_key.create', actorUserId: null });
+    expect(recorded[0]!.actor).toEqual({ keyId: 'k1' });
+    await sink({ ...event, action: 'api_key.denied_ip', actorUserId: null });
+    expect(recorded).toHaveLength(1);
+    expect(warned).toEqual([expect.objectContaining({ audit: 'api_key.denied_ip', tenantId: 't1', keyId: 'k1', ip: '127.0.0.1' })]);
   });
 });
