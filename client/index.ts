@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, httpLink, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, retryLink, splitLink, type Operation, type TRPCClient } from '@trpc/client';
 import superjson from 'superjson';
 import type { AppRouter } from '../routers/_app.js';
 
@@ -15,20 +15,62 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Batch concurrent calls into one HTTP request (default true). */
   batch?: boolean;
+  /** Attempts for a call that failed at the network level (default 3); see `retriable`. */
+  attempts?: number;
   fetch?: typeof fetch;
+}
+
+/**
+ * Per-call options, passed as `{ context }` in the second argument of `query`/`mutate`:
+ * `client.memories.create.mutate(input, { context: { idempotencyKey: 'turn-17' } })`.
+ */
+export interface CallContext {
+  /** Sent as `Idempotency-Key`: the server answers a retried write once. */
+  idempotencyKey?: string;
+}
+
+const idempotencyKeyOf = (op: Operation): string | undefined => (op.context as CallContext).idempotencyKey;
+
+/**
+ * Network failures (a reset connection, a keep-alive socket closed under us) are retried for reads,
+ * and for writes only when they carry an idempotency key: a write without one might have been applied.
+ */
+function retriable(op: Operation, error: { data?: unknown; cause?: unknown }): boolean {
+  const reachedServer = error.data !== undefined && error.data !== null;
+  return !reachedServer && (op.type === 'query' || idempotencyKeyOf(op) !== undefined);
 }
 
 /** The end-to-end typed tRPC client used by the portal, the bench CLI and TypeScript users. */
 export function createTenantMemoryClient(options: ClientOptions): TRPCClient<AppRouter> {
-  const headers = () => {
+  const baseHeaders = () => {
     const h: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.apiKey) h['x-api-key'] = options.apiKey;
     const token = typeof options.accessToken === 'function' ? options.accessToken() : options.accessToken;
     if (token) h.authorization = `Bearer ${token}`;
     return h;
   };
-  const linkOptions = { url: `${options.url.replace(/\/$/, '')}/trpc`, transformer: superjson, headers, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  const url = `${options.url.replace(/\/$/, '')}/trpc`;
+  const common = { url, transformer: superjson, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  // A call with its own idempotency key travels alone, so its header cannot apply to other calls.
+  const single = httpLink({
+    ...common,
+    headers: ({ op }) => {
+      const key = idempotencyKeyOf(op);
+      return key ? { ...baseHeaders(), 'idempotency-key': key } : baseHeaders();
+    },
+  });
+  const transport =
+    options.batch === false
+      ? single
+      : splitLink({ condition: (op) => idempotencyKeyOf(op) !== undefined, true: single, false: httpBatchLink({ ...common, headers: baseHeaders }) });
+  const attempts = options.attempts ?? 3;
   return createTRPCClient<AppRouter>({
-    links: [options.batch === false ? httpLink(linkOptions) : httpBatchLink(linkOptions)],
+    links: [
+      retryLink({
+        retry: ({ op, error, attempts: made }) => made < attempts && retriable(op, error),
+        retryDelayMs: (attempt) => Math.min(2000, 100 * 2 ** attempt),
+      }),
+      transport,
+    ],
   });
 }

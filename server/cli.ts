@@ -98,6 +98,18 @@ export function buildCli(): Command {
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
 
+  program
+    .command('bench')
+    .description('run the retrieval benchmark (LoCoMo or synthetic) against a running service; --help lists its flags')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument('[args...]')
+    .action(async (args: string[]) => {
+      const { runBench } = await import('../bench/run.js');
+      process.exitCode = await runBench(args);
+    });
+
   return program;
 }
 

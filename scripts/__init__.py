@@ -1,0 +1,1 @@
+"""Module entry points of the spec's benchmark harness (``python -m scripts.run_locomo``)."""
