@@ -1,0 +1,280 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  LlmContradictionDetector,
+  OfflineContradictionDetector,
+  canonicalSubject,
+  detectContradiction,
+  extractFacts,
+  type ContradictionDetector,
+} from '../../server/services/consolidation/contradiction.js';
+
+const check = (newer: string, older: string) => detectContradiction({ content: newer }, { content: older });
+
+describe('offline detectContradiction — contradictions', () => {
+  it.each([
+    ['Alice moved to Berlin', 'Alice lives in Paris', 'alice', 'residence'],
+    ['Alice relocated to Berlin last spring.', 'Alice is based in Paris.', 'alice', 'residence'],
+    ['Bob works at Globex', 'Bob works at Acme', 'bob', 'employer'],
+    ['Bob joined Globex in May', 'Bob works for Acme', 'bob', 'employer'],
+    ['Bob was hired by Globex', 'Bob works at Acme Corp', 'bob', 'employer'],
+    ["Carol's favourite colour is green", "Carol's favourite colour is blue", 'carol', 'favorite-color'],
+    ['My favorite color is green', 'My favourite colour is blue', 'user', 'favorite-color'],
+    ['Dan is not vegetarian', 'Dan is vegetarian', 'dan', 'diet'],
+    ["Dan isn't vegetarian anymore", 'Dan is vegetarian', 'dan', 'diet'],
+    ['Dan is pescatarian', 'Dan is vegetarian', 'dan', 'diet'],
+    ['Erin is 35 years old', 'Erin is 34', 'erin', 'age'],
+    ['Erin turned 35', 'Erin is a 34-year-old nurse', 'erin', 'age'],
+    ['Frank is married to Helen', 'Frank is married to Grace', 'frank', 'spouse'],
+    ['Frank married Helen', 'Frank is married to Grace', 'frank', 'spouse'],
+    ['Frank is not married', 'Frank is married to Grace', 'frank', 'marital-status'],
+    ["Alice is Bob's wife", 'Alice is married to Carl', 'alice', 'spouse'],
+    ['Alice works as a designer', 'Alice works as an engineer', 'alice', 'role'],
+    ['Alice is a teacher', 'Alice is a doctor', 'alice', 'role'],
+    ['Alice used to live in Paris', 'Alice lives in Paris', 'alice', 'residence'],
+    ['Bob no longer works at Acme', 'Bob works at Acme', 'bob', 'employer'],
+    ['Bob left Acme last week', 'Bob works at Acme', 'bob', 'employer'],
+    ['I moved to Berlin', 'I live in London', 'user', 'residence'],
+    ['The user moved to Berlin', 'I live in London', 'user', 'residence'],
+    ['My sister Jane lives in Oslo', 'Jane lives in Bergen', 'jane', 'residence'],
+    ['Alice likes cats', 'Alice does not like cats', 'alice', 'like'],
+    ['Alice lives in Paris and works at Globex', 'Alice works at Acme', 'alice', 'employer'],
+    ['Alice moved to Berlin. She works at Acme.', 'Alice lives in Paris. She loves croissants.', 'alice', 'residence'],
+  ])('%j contradicts %j', (newer, older, subject, attribute) => {
+    const r = check(newer, older);
+    expect(r.contradicts).toBe(true);
+    expect(r.subject).toBe(subject);
+    expect(r.attribute).toBe(attribute);
+    expect(r.detector).toBe('offline');
+    expect(typeof r.reason).toBe('string');
+  });
+
+  it('explains the conflict', () => {
+    expect(check('Alice moved to Berlin', 'Alice lives in Paris').reason).toBe(
+      'residence of alice: newer says "berlin", older says "paris"',
+    );
+    expect(check('Dan is not vegetarian', 'Dan is vegetarian').reason).toBe(
+      'diet of dan: newer says not "vegetarian", older says "vegetarian"',
+    );
+  });
+});
+
+describe('offline detectContradiction — no contradiction', () => {
+  it.each([
+    ['Alice likes Paris', 'Alice lives in Paris'],
+    ['Bob lives in Berlin', 'Alice lives in Paris'],
+    ['Alice visited Paris', 'Alice visited Rome'],
+    ['Alice likes dogs', 'Alice likes cats'],
+    ['Alice lives in Paris, France', 'Alice lives in Paris'],
+    ['Alice lives in France', 'Alice lives in Paris'],
+    ['Alice lived in Paris', 'Alice lives in Berlin'],
+    ['Bob works for Acme', 'Bob works at Acme Corp'],
+    ['Alice is a mother', 'Alice is a doctor'],
+    ['Alice works as a senior engineer at Acme', 'Alice works as an engineer'],
+    ['Alice lives in a flat', 'Alice lives in Paris'],
+    ['Alice wants to move to Berlin', 'Alice lives in Paris'],
+    ['If Alice moves to Berlin she will tell us', 'Alice lives in Paris'],
+    ['Does Alice live in Berlin?', 'Alice lives in Paris'],
+    ['Alice is happy', 'Alice is tired'],
+    ['Dan is vegan', 'Dan is vegetarian'],
+    ['Alice is from Lyon', 'Alice lives in Paris'],
+    ['The user prefers dark mode', 'The user prefers light mode'],
+    ["Carol's favourite colour is not green", "Carol's favourite colour is blue"],
+    ["Carol's favourite food is sushi", "Carol's favourite colour is blue"],
+    ['Alice lives in Paris', 'Alice lives in Paris'],
+    ['', 'Alice lives in Paris'],
+    ['Meeting notes: ship v2 on Friday', 'Alice lives in Paris'],
+  ])('%j vs %j', (newer, older) => {
+    expect(check(newer, older)).toEqual({ contradicts: false, detector: 'offline' });
+  });
+});
+
+describe('fact extraction', () => {
+  it('extracts (subject, attribute, value, negated, tense)', () => {
+    expect(extractFacts('Alice moved to Berlin.')).toEqual([
+      { subject: 'alice', attribute: 'residence', value: 'berlin', negated: false, tense: 'present', single: true, kind: 'place' },
+    ]);
+    expect(extractFacts('Dan is not vegetarian')).toEqual([
+      { subject: 'dan', attribute: 'diet', value: 'vegetarian', negated: true, tense: 'present', single: true, kind: 'text' },
+    ]);
+    expect(extractFacts('Alice lived in Paris')[0]).toMatchObject({ attribute: 'residence', value: 'paris', tense: 'past' });
+    expect(extractFacts('Alice visited Rome')[0]).toMatchObject({ subject: 'alice', attribute: 'visit', value: 'rome', single: false, tense: 'past' });
+  });
+
+  it('spouse facts also state the marital status', () => {
+    expect(extractFacts('Frank is married to Grace').map((f) => [f.attribute, f.value])).toEqual([
+      ['spouse', 'grace'],
+      ['marital-status', 'married'],
+    ]);
+  });
+
+  it('resolves subjects with compromise', () => {
+    expect(canonicalSubject('Alice')).toBe('alice');
+    expect(canonicalSubject('my sister Jane')).toBe('jane');
+    expect(canonicalSubject('In 2020, Alice')).toBe('alice');
+    expect(canonicalSubject('I')).toBe('user');
+    expect(canonicalSubject('the user')).toBe('user');
+    expect(canonicalSubject("Alice's brother")).toBe("alice's brother");
+    expect(canonicalSubject('the company')).toBe('company');
+    expect(canonicalSubject('She')).toBeNull();
+    expect(canonicalSubject('She', { lastNamed: 'alice' })).toBe('alice');
+  });
+});
+
+describe('OfflineContradictionDetector', () => {
+  it('implements the async interface', async () => {
+    const d: ContradictionDetector = new OfflineContradictionDetector();
+    await expect(d.detect({ content: 'Bob works at Globex' }, { content: 'Bob works at Acme' })).resolves.toMatchObject({
+      contradicts: true,
+      attribute: 'employer',
+      detector: 'offline',
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// LLM detector against a real HTTP server on 127.0.0.1, port 0.
+
+interface Recorded {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+type Responder = (req: IncomingMessage, res: ServerResponse, body: unknown) => void;
+
+describe('LlmContradictionDetector', () => {
+  let server: Server;
+  let baseUrl: string;
+  let responder: Responder;
+  const requests: Recorded[] = [];
+
+  const answer = (content: string): Responder => (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // keep raw text
+        }
+        requests.push({ method: req.method, url: req.url, headers: req.headers, body });
+        responder(req, res, body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  beforeEach(() => {
+    requests.length = 0;
+    responder = answer('{"contradicts": false}');
+  });
+
+  const newer = { content: 'Alice moved to Berlin' };
+  const older = { content: 'Alice lives in Paris' };
+
+  it('posts an OpenAI-style chat completion and returns the model verdict', async () => {
+    responder = answer(JSON.stringify({ contradicts: true, subject: 'Alice', attribute: 'city', reason: 'moved away' }));
+    const d = new LlmContradictionDetector({ url: baseUrl, model: 'tiny-model', apiKey: 'sk-test-123' });
+    await expect(d.detect(newer, older)).resolves.toEqual({
+      contradicts: true,
+      subject: 'Alice',
+      attribute: 'city',
+      reason: 'moved away',
+      detector: 'llm',
+    });
+    expect(requests).toHaveLength(1);
+    const [req] = requests;
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/v1/chat/completions');
+    expect(req?.headers.authorization).toBe('Bearer sk-test-123');
+    expect(req?.headers['content-type']).toBe('application/json');
+    const body = req?.body as { model: string; temperature: number; response_format: unknown; messages: Array<{ role: string; content: string }> };
+    expect(body.model).toBe('tiny-model');
+    expect(body.temperature).toBe(0);
+    expect(body.response_format).toEqual({ type: 'json_object' });
+    expect(body.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(JSON.parse(body.messages[1]!.content)).toEqual({ older: 'Alice lives in Paris', newer: 'Alice moved to Berlin' });
+  });
+
+  it('trusts a "no contradiction" verdict over the offline heuristic', async () => {
+    const d = new LlmContradictionDetector({ url: `${baseUrl}/v1`, model: 'm' });
+    await expect(d.detect(newer, older)).resolves.toEqual({ contradicts: false, detector: 'llm' });
+    expect(requests[0]?.url).toBe('/v1/chat/completions');
+    expect(requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('accepts a fenced JSON answer and a full endpoint URL', async () => {
+    responder = answer('Sure:\n```json\n{"contradicts": true, "subject": "alice", "attribute": "residence", "reason": null}\n```');
+    const d = new LlmContradictionDetector({ url: `${baseUrl}/v1/chat/completions`, model: 'm' });
+    await expect(d.detect(newer, older)).resolves.toEqual({ contradicts: true, subject: 'alice', attribute: 'residence', detector: 'llm' });
+  });
+
+  it.each([
+    ['HTTP 500', ((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error": "boom"}');
+    }) as Responder],
+    ['non-JSON body', ((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('not json');
+    }) as Responder],
+    ['answer without JSON', answer('I think they contradict.')],
+    ['answer with the wrong shape', answer('{"contradicts": "yes"}')],
+    ['no choices', ((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"choices": []}');
+    }) as Responder],
+  ])('falls back to the offline detector on %s', async (_label, r) => {
+    responder = r;
+    const d = new LlmContradictionDetector({ url: baseUrl, model: 'm' });
+    await expect(d.detect(newer, older)).resolves.toMatchObject({ contradicts: true, attribute: 'residence', detector: 'offline' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('falls back on timeout', async () => {
+    responder = (_req, res) => {
+      const timer = setTimeout(() => answer('{"contradicts": false}')(_req, res, undefined), 2_000);
+      res.on('close', () => clearTimeout(timer));
+    };
+    const d = new LlmContradictionDetector({ url: baseUrl, model: 'm', timeoutMs: 100 });
+    const started = Date.now();
+    await expect(d.detect(newer, older)).resolves.toMatchObject({ contradicts: true, detector: 'offline' });
+    expect(Date.now() - started).toBeLessThan(1_900);
+  });
+
+  it('falls back when nothing listens (connection refused)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const d = new LlmContradictionDetector({ url: `http://127.0.0.1:${port}`, model: 'm', timeoutMs: 2_000 });
+    await expect(d.detect(newer, older)).resolves.toMatchObject({ contradicts: true, detector: 'offline' });
+  });
+
+  it('uses a supplied fallback detector', async () => {
+    responder = (_req, res) => {
+      res.writeHead(503);
+      res.end();
+    };
+    const fallback: ContradictionDetector = { detect: () => Promise.resolve({ contradicts: false, reason: 'custom' }) };
+    const d = new LlmContradictionDetector({ url: baseUrl, model: 'm', fallback });
+    await expect(d.detect(newer, older)).resolves.toEqual({ contradicts: false, reason: 'custom' });
+  });
+});
