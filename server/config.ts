@@ -80,6 +80,11 @@ const envSchema = z.object({
   MEMORY_CONTENT_MAX_BYTES: z.coerce.number().int().min(16).default(64 * 1024),
   /** Per-plan monthly limits as JSON merged over the defaults (see server/schemas/plan-limits.ts). */
   PLAN_LIMITS: planLimitsEnv.default(DEFAULT_PLAN_LIMITS),
+  /**
+   * How consolidation scores memory quality: `fast` (surface cues, ~20 µs) or `nlp` (the compromise
+   * parse of services/consolidation/quality.ts, 1–3 ms per memory; caps consolidation throughput).
+   */
+  MEMORY_QUALITY_SCORER: z.enum(['fast', 'nlp']).default('fast'),
   WORKER_MODE: z.enum(['inline', 'external']).default('inline'),
   NODE_ENV: z.string().default('development'),
 });

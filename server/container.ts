@@ -15,6 +15,8 @@ import { createBreakGlassService, type BreakGlassService } from './services/brea
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
+import { qualityScore } from './services/consolidation/quality.js';
+import { quickQualityScore } from './services/memories/quick-quality.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createEmbedder } from '../adapters/embeddings/index.js';
 import type { Embedder } from './ports/embedder.js';
@@ -177,6 +179,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     logger,
     embedder,
     extractEntities,
+    quality: config.MEMORY_QUALITY_SCORER === 'nlp' ? qualityScore : quickQualityScore,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,

@@ -5,6 +5,7 @@ import {
   type ApplyWriteOp,
   type ConsolidationPlan,
   type ContradictionPolicy,
+  type MemoryCandidate,
   type MemoryListQuery,
   type MemoryRecord,
   type MemorySettings,
@@ -131,6 +132,34 @@ export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
   };
 }
 
+const CANDIDATE_COLUMNS = 'id, namespace, title, content, tags, type, agent_id, committed_version, injection_flagged';
+
+interface CandidateRow {
+  id: string;
+  namespace: string;
+  title: string;
+  content: string;
+  tags: string;
+  type: MemoryCandidate['type'];
+  agent_id: string | null;
+  committed_version: number;
+  injection_flagged: number;
+}
+
+function toCandidate(r: CandidateRow): MemoryCandidate {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    title: r.title,
+    content: r.content,
+    tags: JSON.parse(r.tags) as string[],
+    type: r.type,
+    agentId: r.agent_id,
+    committedVersion: r.committed_version,
+    injectionFlagged: r.injection_flagged === 1,
+  };
+}
+
 /** `?, ?, …` for n parameters. */
 function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');
@@ -155,7 +184,11 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   const deleteVersions = db.prepare('DELETE FROM memory_versions WHERE tenant_id = ? AND memory_id = ?');
   const deleteWrites = db.prepare('DELETE FROM memory_writes WHERE tenant_id = ? AND memory_id = ?');
   const deleteSubjects = db.prepare('DELETE FROM memory_subjects WHERE memory_id = ?');
-  const insertSubject = db.prepare('INSERT OR IGNORE INTO memory_subjects (tenant_id, namespace, subject, memory_id) VALUES (?, ?, ?, ?)');
+  const insertSubject = db.prepare('INSERT OR IGNORE INTO memory_subjects (tenant_id, namespace, subject, committed_at, memory_id) VALUES (?, ?, ?, ?, ?)');
+  const bySubject = db.prepare(`SELECT ${CANDIDATE_COLUMNS.replace(/(^|, )/g, '$1m.')} FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
+    WHERE s.tenant_id = ? AND s.namespace = ? AND s.subject = ?
+      AND m.tenant_id = s.tenant_id AND m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0
+    ORDER BY s.committed_at DESC LIMIT ?`);
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
   const consumeWrite = db.prepare('DELETE FROM memory_writes WHERE id = ? AND tenant_id = ? AND memory_id = ? AND version = ?');
@@ -174,26 +207,12 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       head_version = ?, committed_version = ?, status = ?, contradiction_status = ?, contradiction_policy = ?,
       conflicts_with = ?, superseded_by = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND committed_version = ? AND head_version = committed_version AND pending_count = 0`);
-  const byFingerprint = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories
+  const byFingerprint = db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM memories
     WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
     ORDER BY committed_at DESC LIMIT ?`);
   const getSettings = db.prepare('SELECT contradiction_policy, updated_at FROM memory_settings WHERE tenant_id = ?');
   const putSettings = db.prepare(`INSERT INTO memory_settings (tenant_id, contradiction_policy, updated_at) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET contradiction_policy = excluded.contradiction_policy, updated_at = excluded.updated_at`);
-  const bySubjectCache = new Map<number, ReturnType<EmbeddedDatabase['prepare']>>();
-
-  const subjectStatement = (n: number) => {
-    let stmt = bySubjectCache.get(n);
-    if (!stmt) {
-      stmt = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories
-        WHERE id IN (SELECT memory_id FROM memory_subjects WHERE tenant_id = ? AND namespace = ? AND subject IN (${placeholders(n)}))
-          AND tenant_id = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
-        ORDER BY committed_at DESC LIMIT ?`);
-      bySubjectCache.set(n, stmt);
-    }
-    return stmt;
-  };
-
   const insertSnapshot = (tenantId: string, memoryId: string, v: number, s: VersionSnapshot) => {
     insertVersion.run([
       memoryId,
@@ -245,7 +264,7 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     insertSnapshot(tenantId, op.memoryId, op.version, op.snapshot);
     deleteSubjects.run([op.memoryId]);
     if (d.status === 'active' && d.mergedInto === null) {
-      for (const subject of d.subjects) insertSubject.run([tenantId, op.namespace, subject, op.memoryId]);
+      for (const subject of d.subjects) insertSubject.run([tenantId, op.namespace, subject, at, op.memoryId]);
     }
     if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) adjustTotals.run([tenantId, op.usage.memories, op.usage.bytes]);
   };
@@ -380,19 +399,19 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     },
 
     async findCandidates(tenantId, q) {
-      const found = new Map<string, MemoryRecord>();
+      const found = new Map<string, MemoryCandidate>();
       const exclude = new Set(q.excludeIds ?? []);
       if (q.fingerprint) {
-        for (const row of byFingerprint.all([tenantId, q.namespace, q.fingerprint, q.limit]) as MemoryRow[]) {
-          if (!exclude.has(row.id)) found.set(row.id, toMemoryRecord(row));
+        for (const row of byFingerprint.all([tenantId, q.namespace, q.fingerprint, q.limit]) as CandidateRow[]) {
+          if (!exclude.has(row.id)) found.set(row.id, toCandidate(row));
         }
       }
-      const subjects = [...new Set(q.subjects ?? [])].slice(0, 16);
-      if (subjects.length > 0 && found.size < q.limit) {
-        const rows = subjectStatement(subjects.length).all([tenantId, q.namespace, ...subjects, tenantId, q.limit + exclude.size]) as MemoryRow[];
-        for (const row of rows) {
+      // Keys in the caller's order (most specific first), each a bounded newest-first range scan.
+      for (const subject of [...new Set(q.subjects ?? [])].slice(0, 16)) {
+        if (found.size >= q.limit) break;
+        for (const row of bySubject.all([tenantId, q.namespace, subject, q.limit + exclude.size]) as CandidateRow[]) {
           if (found.size >= q.limit) break;
-          if (!exclude.has(row.id) && !found.has(row.id)) found.set(row.id, toMemoryRecord(row));
+          if (!exclude.has(row.id) && !found.has(row.id)) found.set(row.id, toCandidate(row));
         }
       }
       return [...found.values()];

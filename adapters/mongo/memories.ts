@@ -21,6 +21,7 @@ import {
   ConsolidationConflictError,
   DEFAULT_MEMORY_SETTINGS,
   type ContradictionPolicy,
+  type MemoryCandidate,
   type MemoryContent,
   type MemoryRecord,
   type MemorySettings,
@@ -280,15 +281,28 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
       const exclude = [...(q.excludeIds ?? [])];
       const base: Filter<MemoryDoc> = { tenantId, namespace: q.namespace, status: 'active', mergedInto: null, pendingCount: 0, committedVersion: { $gt: 0 } };
       if (exclude.length > 0) base._id = { $nin: exclude };
-      const found = new Map<string, MemoryRecord>();
+      const found = new Map<string, MemoryCandidate>();
+      const projection = { _id: 1, namespace: 1, title: 1, content: 1, tags: 1, type: 1, agentId: 1, committedVersion: 1, injectionFlagged: 1 };
+      const toCandidate = (d: Pick<MemoryDoc, '_id' | 'namespace' | 'title' | 'content' | 'tags' | 'type' | 'agentId' | 'committedVersion' | 'injectionFlagged'>): MemoryCandidate => ({
+        id: d._id,
+        namespace: d.namespace,
+        title: d.title,
+        content: d.content,
+        tags: d.tags,
+        type: d.type,
+        agentId: d.agentId,
+        committedVersion: d.committedVersion,
+        injectionFlagged: d.injectionFlagged,
+      });
       if (q.fingerprint) {
-        for (const d of await memories.find({ ...base, fingerprint: q.fingerprint }).sort({ committedAt: -1 }).limit(q.limit).toArray()) found.set(d._id, toRecord(d));
+        for (const d of await memories.find({ ...base, fingerprint: q.fingerprint }, { projection }).sort({ committedAt: -1 }).limit(q.limit).toArray()) found.set(d._id, toCandidate(d));
       }
-      const subjects = [...new Set(q.subjects ?? [])].slice(0, 16);
-      if (subjects.length > 0 && found.size < q.limit) {
-        for (const d of await memories.find({ ...base, subjects: { $in: subjects } }).sort({ committedAt: -1 }).limit(q.limit).toArray()) {
+      // Keys in the caller's order (most specific first), each a bounded newest-first index scan.
+      for (const subject of [...new Set(q.subjects ?? [])].slice(0, 16)) {
+        if (found.size >= q.limit) break;
+        for (const d of await memories.find({ ...base, subjects: subject }, { projection }).sort({ committedAt: -1 }).limit(q.limit).toArray()) {
           if (found.size >= q.limit) break;
-          if (!found.has(d._id)) found.set(d._id, toRecord(d));
+          if (!found.has(d._id)) found.set(d._id, toCandidate(d));
         }
       }
       return [...found.values()];

@@ -154,6 +154,19 @@ export interface CandidateQuery {
   limit: number;
 }
 
+/** What candidate lookups return: enough to compare texts; load the full record to act on one. */
+export interface MemoryCandidate {
+  id: string;
+  namespace: string;
+  title: string;
+  content: string;
+  tags: string[];
+  type: MemoryType;
+  agentId: string | null;
+  committedVersion: number;
+  injectionFlagged: boolean;
+}
+
 /** The contents of a new version (the memory id and number come from the enclosing operation). */
 export interface VersionSnapshot extends Omit<MemoryVersionRecord, 'memoryId' | 'version'> {}
 
@@ -236,7 +249,7 @@ export interface MemoryStore {
    * Consolidated, active, non-merged memories with nothing queued, in one namespace, matching the
    * fingerprint or sharing a subject key. Index lookups only, never a scan of the tenant.
    */
-  findCandidates(tenantId: string, query: CandidateQuery): Promise<MemoryRecord[]>;
+  findCandidates(tenantId: string, query: CandidateQuery): Promise<MemoryCandidate[]>;
   /** Commits a consolidation plan atomically; throws ConsolidationConflictError when a guard fails. */
   commitConsolidation(tenantId: string, plan: ConsolidationPlan): Promise<void>;
   getSettings(tenantId: string): Promise<MemorySettings>;

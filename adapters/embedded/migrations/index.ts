@@ -3,6 +3,7 @@ import { identityMigration } from './0001_identity.js';
 import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
 import { memoriesMigration } from './0010_memories.js';
+import { memorySubjectsMigration } from './0011_memory_subjects.js';
 import { agendaJobsMigration } from './0020_agenda_jobs.js';
 import { searchIndexMigration } from './0030_search_index.js';
 
@@ -16,4 +17,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, agendaJobsMigration, searchIndexMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration];

@@ -33,6 +33,7 @@ import {
   type ConsolidationOp,
   type ContradictionPolicy,
   type DerivedState,
+  type MemoryCandidate,
   type MemoryContent,
   type MemoryRecord,
   type MemoryStore,
@@ -57,9 +58,14 @@ export interface ConsolidationDeps {
    * detector, run only on candidate pairs that `mayContradict`.
    */
   contradictionDetector?: ContradictionDetector | null;
+  /**
+   * Quality in [0, 1] of what gets indexed (search's soft `min_quality`). Default `qualityScore` of
+   * the consolidation module (a compromise parse per memory).
+   */
+  quality?: (memory: { content: string; title: string; tags: readonly string[] }) => number;
   /** Writes per batch (one transaction). Default 256. */
   batchSize?: number;
-  /** Candidates considered per write for dedupe and contradiction. Default 20. */
+  /** Candidates considered per write for dedupe and contradiction. Default 12. */
   candidateLimit?: number;
 }
 
@@ -111,13 +117,40 @@ interface Working {
   subjects: string[];
   cues: ContentCues | null;
   indexed: 'upsert' | 'remove' | null;
+  /** Known only from a candidate lookup: `record` holds placeholders beyond the candidate's fields. */
+  lite: boolean;
+  /** Words of the consolidated content, computed when first needed (dedupe pre-filter). */
+  words?: Set<string>;
 }
 
 const MAX_CONFLICT_RETRIES = 5;
 
+/**
+ * A cheap pre-filter for `findDuplicate`: texts whose lengths differ by more than 2× cannot reach the
+ * near-duplicate threshold (0.9 of cosine and bigram Jaccard), so only their exact match is checked.
+ */
+function plausibleDuplicate(a: string, aWords: ReadonlySet<string>, b: Working, fingerprintOfA: string): boolean {
+  const text = b.content.content;
+  const ratio = a.length / Math.max(1, text.length);
+  if (ratio >= 0.5 && ratio <= 2) {
+    // …and share most of their words (the threshold needs ≥ 0.9 similarity; half the words is lenient).
+    b.words ??= wordSet(text);
+    let shared = 0;
+    for (const w of aWords) if (b.words.has(w)) shared++;
+    if (shared >= 0.5 * Math.max(aWords.size, b.words.size)) return true;
+  }
+  return b.fingerprint === fingerprintOfA || contentFingerprint(text) === fingerprintOfA;
+}
+
+/** Lower-cased words of a text (a cheap tokenisation for pre-filters only). */
+function wordSet(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
   const batchSize = deps.batchSize ?? 256;
-  const candidateLimit = deps.candidateLimit ?? 20;
+  const candidateLimit = deps.candidateLimit ?? 12;
+  const scoreQuality = deps.quality ?? qualityScore;
   /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
@@ -154,7 +187,53 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       subjects: [],
       cues: null,
       indexed: null,
+      lite: false,
     };
+  }
+
+  function workingOfCandidate(tenantId: string, c: MemoryCandidate): Working {
+    const record: MemoryRecord = {
+      id: c.id,
+      tenantId,
+      namespace: c.namespace,
+      title: c.title,
+      content: c.content,
+      tags: c.tags,
+      type: c.type,
+      agentId: c.agentId,
+      metadata: {},
+      writerSensitivity: null,
+      sensitivity: 'high',
+      sensitivityReasons: [],
+      status: 'active',
+      version: c.committedVersion,
+      committedVersion: c.committedVersion,
+      pendingCount: 0,
+      contradictionStatus: 'clear',
+      contradictionPolicy: null,
+      conflictsWith: [],
+      supersededBy: null,
+      mergedInto: null,
+      injectionFlagged: c.injectionFlagged,
+      injectionScore: 0,
+      injectionPatterns: [],
+      quality: 0,
+      sizeBytes: 0,
+      createdAt: '',
+      updatedAt: '',
+    };
+    return { ...workingOf(record, null), lite: true };
+  }
+
+  /** Loads the full record of a candidate before the pipeline acts on it. */
+  async function hydrate(tenantId: string, w: Working): Promise<void> {
+    if (!w.lite) return;
+    const [full] = await deps.memories.getMany(tenantId, [w.record.id]);
+    if (!full || full.committedVersion !== w.record.committedVersion || full.pendingCount > 0 || full.status !== 'active') {
+      throw new ConsolidationConflictError(`memory ${w.record.id} changed while consolidation was planning`);
+    }
+    w.record = full;
+    w.lite = false;
   }
 
   function isCandidate(w: Working): boolean {
@@ -181,7 +260,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
         if (w) {
           if (isCandidate(w)) out.set(r.id, w);
         } else {
-          const fresh = workingOf(r, null);
+          const fresh = workingOfCandidate(tenantId, r);
           working.set(r.id, fresh);
           out.set(r.id, fresh);
         }
@@ -215,11 +294,14 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const conflicts: string[] = [];
       const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
       if (w.kind === 'create' && m.pendingLeft === 0) {
+        const words = wordSet(c.content);
         const dup = findDuplicate(
           { content: c.content, title: c.title },
           // A clean memory is never folded into one flagged as an injection attempt.
+          // Near duplicates have similar lengths; anything else can only be an exact (normalised) match.
           found
             .filter((f) => injection.flagged || !f.record.injectionFlagged)
+            .filter((f) => plausibleDuplicate(c.content, words, f, fingerprint))
             .map((f) => ({ id: f.record.id, content: f.content.content, title: f.content.title })),
         );
         if (dup) mergedInto = dup.id;
@@ -229,6 +311,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
           if (older.record.injectionFlagged) continue;
           const reason = await contradicts(c.content, cues, older);
           if (reason === null) continue;
+          await hydrate(tenantId, older);
           conflicts.push(older.record.id);
           const o = older.record;
           const conflictsWith = [...new Set([...o.conflictsWith, w.memoryId])];
@@ -275,7 +358,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
       const status = mergedInto !== null ? 'archived' : 'active';
       // Quality is only needed for what gets indexed (a merged duplicate never is); it runs an NLP parse.
-      const quality = mergedInto !== null ? 0 : qualityScore({ content: c.content, title: c.title, tags: c.tags });
+      const quality = mergedInto !== null ? 0 : scoreQuality({ content: c.content, title: c.title, tags: c.tags });
       const derived: DerivedState = {
         status,
         sensitivity: sensitivity.level,
@@ -319,6 +402,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       m.content = { title: c.title, content: c.content, tags: c.tags, type: c.type, agentId: c.agentId };
       m.fingerprint = fingerprint;
       m.subjects = subjects;
+      m.words = undefined;
       m.cues = cues;
       m.indexed = mergedInto !== null ? 'remove' : 'upsert';
       applied++;

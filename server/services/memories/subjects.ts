@@ -39,16 +39,18 @@ function clean(word: string): string {
     .replace(/[^\p{L}\p{N}-]/gu, '');
 }
 
-/** Subject lookup keys of a text (at most 8, lower case, stable order). */
+/**
+ * Subject lookup keys of a text (at most 8, lower case), most specific first: multi-word names
+ * ("alice smith"), then single capitalised words, then `user` for first-person texts; otherwise the
+ * first content word. Candidate lookups read keys in this order.
+ */
 export function subjectKeys(text: string): string[] {
   const keys = new Set<string>();
   const sample = text.length > 4000 ? text.slice(0, 4000) : text;
-  if (FIRST_PERSON.test(sample)) keys.add('user');
-  for (const m of sample.matchAll(/\p{Lu}[\p{L}\p{N}'’-]*/gu)) {
-    if (keys.size >= MAX_KEYS) break;
-    const key = clean(m[0]);
-    if (key.length >= 2 && !FUNCTION_WORDS.has(key)) keys.add(key);
-  }
+  const runs = nameRuns(sample);
+  for (const run of runs) if (run.length > 1 && keys.size < 3) keys.add(run.join(' '));
+  for (const run of runs) for (const word of run) if (keys.size < MAX_KEYS) keys.add(word);
+  if (FIRST_PERSON.test(sample) && keys.size < MAX_KEYS) keys.add('user');
   if (keys.size === 0) {
     for (const m of sample.matchAll(/[\p{L}][\p{L}\p{N}'’-]*/gu)) {
       const key = clean(m[0]);
@@ -62,28 +64,78 @@ export function subjectKeys(text: string): string[] {
 }
 
 export interface ContentCues {
-  /** May state a single-valued attribute. */
-  single: boolean;
+  /**
+   * Single-valued attributes the text may state (`residence`, `employer`, `role`, `spouse`, `age`,
+   * `origin`, …, `exclusive` for diet and marital status); `*` for a possessive "X's … is …", which
+   * can name any attribute.
+   */
+  single: ReadonlySet<string>;
   /** May negate a statement. */
   negation: boolean;
+  /** Runs of capitalised words (lower case), e.g. ["alice smith", "paris"]; names the subject may be. */
+  names: readonly string[][];
+  /** Speaks in the first person or about "the user". */
+  firstPerson: boolean;
 }
 
-// "is a <occupation>" is a single-valued role, decided by the value: every "is a …" counts.
-const SINGLE_RULES = ATTRIBUTE_RULES.filter((r) => (r.single && !r.negates) || r.attributes.includes('is-a')).map((r) => r.pattern);
+// "is a <occupation>" is a single-valued role, decided by the value: every "is a …" counts as a role.
+const SINGLE_RULES = ATTRIBUTE_RULES.filter((r) => (r.single && !r.negates) || r.attributes.includes('is-a')).map((r) => ({
+  pattern: r.pattern,
+  attributes: r.attributes.map((a) => (a === 'is-a' ? 'role' : a)),
+}));
 const NEGATING_RULES = ATTRIBUTE_RULES.filter((r) => r.negates).map((r) => r.pattern);
 const EXCLUSIVE_VALUES =
   /\b(?:vegan|vegetarian|pescatarian|pescetarian|omnivores?|omnivorous|carnivores?|carnivorous|flexitarian|single|married|divorced|widowed|separated|unmarried)\b/i;
 const POSSESSIVE_IS = /(?:\b\p{L}+['’]s?|\b(?:my|our|his|her|their|your))\s+(?:[\p{L}-]+\s+){0,4}?(?:is|are|was|were|=|:)\s/iu;
 const NEGATION = /\b(?:not|no|never|nor|none|neither|cannot|no\s+longer|any\s*more|used\s+to|formerly|previously|once|stopped|quit|ex)\b|n['’]t\b/i;
 
-export function contentCues(text: string): ContentCues {
-  const sample = text.length > 4000 ? text.slice(0, 4000) : text;
-  const single = EXCLUSIVE_VALUES.test(sample) || POSSESSIVE_IS.test(sample) || SINGLE_RULES.some((p) => p.test(sample));
-  const negation = NEGATION.test(sample) || NEGATING_RULES.some((p) => p.test(sample));
-  return { single, negation };
+function nameRuns(text: string): string[][] {
+  const runs: string[][] = [];
+  let current: string[] | null = null;
+  for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*|[^\s\p{L}\p{N}]+/gu)) {
+    const word = m[0];
+    const key = /^\p{Lu}/u.test(word) ? clean(word) : '';
+    if (key.length >= 2 && !FUNCTION_WORDS.has(key)) {
+      if (!current) runs.push((current = []));
+      current.push(key);
+    } else current = null;
+  }
+  return runs;
 }
 
-/** Whether the offline detector could find a contradiction between two texts with these cues. */
+export function contentCues(text: string): ContentCues {
+  const sample = text.length > 4000 ? text.slice(0, 4000) : text;
+  const single = new Set<string>();
+  if (POSSESSIVE_IS.test(sample)) single.add('*');
+  if (EXCLUSIVE_VALUES.test(sample)) single.add('exclusive');
+  for (const rule of SINGLE_RULES) if (rule.pattern.test(sample)) for (const a of rule.attributes) single.add(a);
+  const negation = NEGATION.test(sample) || NEGATING_RULES.some((p) => p.test(sample));
+  return { single, negation, names: nameRuns(sample), firstPerson: FIRST_PERSON.test(sample) };
+}
+
+/** One run's words all appear in the other's ("alice" / "alice smith"), as the detector compares subjects. */
+function compatibleRuns(a: readonly string[][], b: readonly string[][]): boolean {
+  for (const x of a) {
+    for (const y of b) {
+      const [small, big] = x.length <= y.length ? [x, y] : [y, x];
+      if (small.every((w) => big.includes(w))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the offline detector could find a contradiction between two texts with these cues: they may
+ * share a subject (both first person, or compatible names, or at least one without any name — its
+ * subject is then a common noun we cannot rule out), and either one negates or both may state the
+ * same single-valued attribute. A conservative filter: it only skips pairs the detector cannot flag.
+ */
 export function mayContradict(a: ContentCues, b: ContentCues): boolean {
-  return (a.single && b.single) || a.negation || b.negation;
+  const subject = (a.firstPerson && b.firstPerson) || a.names.length === 0 || b.names.length === 0 || compatibleRuns(a.names, b.names);
+  if (!subject) return false;
+  if (a.negation || b.negation) return true;
+  if (a.single.size === 0 || b.single.size === 0) return false;
+  if (a.single.has('*') || b.single.has('*')) return true;
+  for (const attr of a.single) if (b.single.has(attr)) return true;
+  return false;
 }
