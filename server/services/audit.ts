@@ -22,6 +22,8 @@ export const auditEventTypes = [
   'api_key.create',
   'api_key.rotate',
   'api_key.revoke',
+  'api_key.denied_ip',
+  'user.identity_link',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

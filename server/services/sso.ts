@@ -41,6 +41,15 @@ export interface SsoServiceDeps {
   };
   audit: {
     recordUnscoped(type: 'auth.login_failed', facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> }): void;
+    record(input: {
+      tenantId: string;
+      type: 'user.identity_link';
+      actor?: { userId?: string };
+      ip?: string | null;
+      userAgent?: string | null;
+      target?: { type: string; id: string } | null;
+      details?: Record<string, unknown> | null;
+    }): Promise<unknown>;
   };
   /** PUBLIC_URL: the redirect URI is `${publicUrl}/auth/callback`; without it, the request's origin. */
   publicUrl?: string;
@@ -150,6 +159,21 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       const holder = await users.findByIdentity(provider.id, identity.subject);
       if (!holder) throw new AppError('CONFLICT', 'the identity could not be linked; try again');
       return { userId: holder.id, tenantId: holder.id === userId ? tenantId : null };
+    }
+    if (existing) {
+      // An existing account gained a way to sign in: its owners should see that in their audit log.
+      const primary = await deps.tenants.primary(userId);
+      if (primary) {
+        await audit.record({
+          tenantId: primary.tenant.id,
+          type: 'user.identity_link',
+          actor: { userId },
+          ip: meta.ip ?? null,
+          userAgent: meta.userAgent ?? null,
+          target: { type: 'user', id: userId },
+          details: { provider: provider.id },
+        });
+      }
     }
     return { userId, tenantId };
   }

@@ -161,6 +161,11 @@ describe('SSO sign-in', () => {
     const login = await http(server.url, 'POST', '/auth/login', { body: { email: 'bob@example.test', password: 'correct horse battery staple' } });
     expect(login.body.user_id).toBe(signup.body.user_id);
     expect((await ssoLogin('bob-sub')).user_id).toBe(signup.body.user_id);
+    // Linking is audited once, in the account's tenant (the second SSO sign-in went through the link).
+    const audit = await server.services.audit.list(signup.body.tenant_id, { limit: 100, offset: 0 });
+    const links = audit.events.filter((e) => e.type === 'user.identity_link');
+    expect(links).toHaveLength(1);
+    expect(links[0]!.details).toEqual({ provider: 'loop' });
   });
 
   it('refuses to link an account whose email the provider did not verify (409), and to provision one (401)', async () => {
