@@ -55,24 +55,32 @@ async function main() {
     const data = generateMemories(WRITES, 7);
     const r = rng(11);
     const ids: string[][] = tenants.map(() => []);
+    // Queue the writes as concurrent API requests would (32 in flight, so group commit applies).
     const t0 = performance.now();
-    for (let i = 0; i < WRITES; i++) {
-      const t = i % TENANTS;
-      const caller = { tenantId: tenants[t]!, namespaces: null };
-      const m = data[i]!;
-      const own = ids[t]!;
-      if (own.length > 10 && r() < UPDATES) {
-        const id = own[Math.floor(r() * own.length)]!;
-        try {
-          await services.memories.update(caller, id, { content: m.content, title: m.title, tags: m.tags });
-        } catch {
-          // merged duplicates refuse updates (409); count them as a create instead
-          own.push((await services.memories.create(caller, { content: m.content, title: m.title, tags: m.tags })).memoryId);
+    let nextWrite = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (nextWrite < WRITES) {
+          const i = nextWrite++;
+          const t = i % TENANTS;
+          const caller = { tenantId: tenants[t]!, namespaces: null };
+          const m = data[i]!;
+          const own = ids[t]!;
+          const body = { content: m.content, title: m.title, tags: m.tags };
+          if (own.length > 10 && r() < UPDATES) {
+            const id = own[Math.floor(r() * own.length)]!;
+            try {
+              await services.memories.update(caller, id, body);
+            } catch {
+              // merged duplicates refuse updates (409); count them as a create instead
+              own.push((await services.memories.create(caller, body)).memoryId);
+            }
+          } else {
+            own.push((await services.memories.create(caller, body)).memoryId);
+          }
         }
-      } else {
-        own.push((await services.memories.create(caller, { content: m.content, title: m.title, tags: m.tags })).memoryId);
-      }
-    }
+      }),
+    );
     const enqueueMs = performance.now() - t0;
 
     // The pipeline as this issue defines it: no embedder (embeddings excluded) and, unless asked, no
@@ -123,7 +131,7 @@ async function main() {
     };
     const rows = [
       { measure: 'writes queued (through the memory service)', value: WRITES, unit: 'writes' },
-      { measure: 'queueing rate', value: Math.round((WRITES / enqueueMs) * 1000), unit: 'writes/s' },
+      { measure: 'queueing rate in process (no HTTP), 32 concurrent', value: Math.round((WRITES / enqueueMs) * 1000), unit: 'writes/s' },
       { measure: 'consolidated', value: applied, unit: 'writes' },
       { measure: 'batches (one transaction each)', value: batches, unit: 'batches' },
       { measure: 'consolidation time', value: Math.round(ms), unit: 'ms' },

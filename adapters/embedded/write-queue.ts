@@ -70,7 +70,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const tenants = db.prepare('SELECT tenant_id, MIN(id) AS first FROM memory_writes GROUP BY tenant_id ORDER BY first LIMIT ?');
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
 
-  const enqueue = db.transaction((tenantId: string, req: EnqueueRequest): EnqueueResult => {
+  const applyOne = (tenantId: string, req: EnqueueRequest): EnqueueResult => {
     if (req.idempotency) {
       const seen = idem.get([tenantId, req.idempotency.key]) as { request_hash: string; response: string; expires_at: string } | undefined;
       if (seen && seen.expires_at > req.acceptedAt) {
@@ -166,11 +166,66 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       putIdem.run([tenantId, req.idempotency.key, req.idempotency.requestHash, JSON.stringify(receipt), req.acceptedAt, req.idempotency.expiresAt]);
     }
     return { kind: 'accepted', receipt };
+  };
+
+  /**
+   * Group commit: writes that arrive while a commit is being prepared share ONE `BEGIN IMMEDIATE`
+   * transaction (each in its own savepoint, applied in arrival order), and every caller is answered
+   * only after that transaction committed. Same durability as one transaction per write, a fraction
+   * of the locking and commit cost under concurrency.
+   */
+  interface Waiting {
+    tenantId: string;
+    request: EnqueueRequest;
+    resolve: (r: EnqueueResult) => void;
+    reject: (e: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
+  let scheduled = false;
+  const MAX_GROUP = 256;
+  const savepoint = db.prepare('SAVEPOINT w');
+  const release = db.prepare('RELEASE w');
+  const rollbackTo = db.prepare('ROLLBACK TO w');
+  const flushGroup = db.transaction((group: Waiting[]) => {
+    const out: ({ ok: true; result: EnqueueResult } | { ok: false; error: unknown })[] = [];
+    for (const w of group) {
+      savepoint.run([]);
+      try {
+        out.push({ ok: true, result: applyOne(w.tenantId, w.request) });
+        release.run([]);
+      } catch (error) {
+        rollbackTo.run([]);
+        release.run([]);
+        out.push({ ok: false, error });
+      }
+    }
+    return out;
   });
+  const flush = () => {
+    scheduled = false;
+    while (waiting.length > 0) {
+      const group = waiting.length > MAX_GROUP ? waiting.splice(0, MAX_GROUP) : waiting;
+      if (group === waiting) waiting = [];
+      let outcomes: ReturnType<typeof flushGroup>;
+      try {
+        outcomes = flushGroup.immediate(group);
+      } catch (error) {
+        for (const w of group) w.reject(error);
+        continue;
+      }
+      outcomes.forEach((o, i) => (o.ok ? group[i]!.resolve(o.result) : group[i]!.reject(o.error)));
+    }
+  };
 
   return {
-    async enqueue(tenantId, request) {
-      return enqueue.immediate(tenantId, request);
+    enqueue(tenantId, request) {
+      return new Promise<EnqueueResult>((resolve, reject) => {
+        waiting.push({ tenantId, request, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
     },
     async peek(tenantId, limit) {
       return (peek.all([tenantId, limit]) as WriteRow[]).map(
