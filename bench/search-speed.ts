@@ -23,86 +23,12 @@ import { openEmbeddedDatabase, type EmbeddedDatabase } from '../adapters/embedde
 import { EmbeddedSearchIndex } from '../adapters/embedded/search-index.js';
 import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
 import { UseLiteEmbedder } from '../adapters/embeddings/use-lite.js';
-import type { ExtractedEntity, IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
+import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
 import { percentile } from './harness/metrics.js';
+import { generateTenant, queriesFor } from './support/corpus.js';
 
 const DIM = 512;
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
-
-/** Small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'dri', 'pel', 'sun', 'gar', 'fe', 'nox', 'ul', 'bri', 'zen', 'to', 'ca', 'mar', 'li', 'des'];
-const COMMON = ['meeting', 'project', 'garden', 'travel', 'budget', 'doctor', 'family', 'recipe', 'music', 'report', 'school', 'market'];
-
-function vocabulary(size: number): string[] {
-  const r = rng(7);
-  const words = new Set<string>(COMMON);
-  while (words.size < size) {
-    const n = 2 + Math.floor(r() * 3);
-    let w = '';
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(r() * SYLLABLES.length)];
-    words.add(w);
-  }
-  return [...words];
-}
-
-/** Zipf-like pick: low ranks are much more frequent. */
-function zipf(r: () => number, n: number): number {
-  return Math.min(n - 1, Math.floor(Math.exp(r() * Math.log(n + 1)) - 1));
-}
-
-const VOCAB = vocabulary(20_000);
-
-function* generateTenant(tenantSeed: number, size: number, hasher: HashingEmbedder): Generator<IndexedMemory> {
-  const r = rng(tenantSeed);
-  const base = Date.UTC(2025, 0, 1);
-  for (let i = 0; i < size; i++) {
-    const len = 12 + Math.floor(r() * 20);
-    const words: string[] = [];
-    for (let j = 0; j < len; j++) words.push(VOCAB[zipf(r, VOCAB.length)]!);
-    const content = words.join(' ');
-    const entities: ExtractedEntity[] = [];
-    const ne = 2 + Math.floor(r() * 4);
-    for (let j = 0; j < ne; j++) {
-      const key = VOCAB[zipf(r, 4000)]!;
-      entities.push({ key, name: key, type: j === 0 ? 'person' : 'thing' });
-    }
-    yield {
-      memoryId: `m${tenantSeed}-${i}`,
-      namespace: i % 10 === 0 ? 'notes' : 'default',
-      agentId: null,
-      title: '',
-      content,
-      tags: [],
-      status: 'active',
-      injectionFlagged: false,
-      quality: 1,
-      createdAt: new Date(base + i * 60_000).toISOString(),
-      vector: hasher.embedOne(content),
-      entities,
-    };
-  }
-}
-
-function queriesFor(n: number): string[] {
-  const r = rng(99);
-  return Array.from({ length: n }, () => {
-    const len = 2 + Math.floor(r() * 4);
-    const words: string[] = [];
-    for (let j = 0; j < len; j++) words.push(VOCAB[Math.floor(r() * 4000)]!);
-    return words.join(' ');
-  });
-}
 
 async function build(index: EmbeddedSearchIndex, tenant: string, seed: number, size: number, hasher: HashingEmbedder): Promise<number> {
   const t0 = performance.now();
@@ -233,9 +159,9 @@ async function main(): Promise<void> {
       const xs: number[] = [];
       for (let i = 0; i < nq; i++) {
         const q = mkQuery(queries[i]!, qv[i]!, 'vector-only');
-        const approx = (await index.search('target', q)).hits.map((h) => h.memoryId);
+        const approx = (await index.channelSearch('target', 'dense', q)).hits.map((h) => h.memoryId);
         const t0 = performance.now();
-        const exact = (await index.search('target', q, { exact: true })).hits.map((h) => h.memoryId);
+        const exact = (await index.channelSearch('target', 'dense', q, { exact: true })).hits.map((h) => h.memoryId);
         xs.push(performance.now() - t0);
         overlap += approx.filter((id) => exact.includes(id)).length / Math.max(1, exact.length);
       }

@@ -17,6 +17,7 @@ import {
   type IndexedMemory,
   type SearchFilters,
   type SearchIndex,
+  type SearchMode,
   type SearchQuery,
   type SearchResult,
 } from '../../server/ports/search-index.js';
@@ -46,22 +47,36 @@ export interface GraphConfig {
   hopWeight: number;
   /** Related entities followed per query entity. */
   neighborsPerSeed: number;
-  /** Entities mentioned by more memories than this are not expanded or scanned (too generic to help). */
+  /** Entities mentioned by more memories than this are not scanned (too generic to help). */
   maxDocFrequency: number;
-  /**
-   * Episodic adjacency: memories written one after the other in the same namespace, at most `windowMs`
-   * apart, are linked (a conversation's consecutive turns). After fusion each of the top `candidates`
-   * passes `weight` times its score to its two neighbours, which may bring in a memory no channel found.
-   * weight 0 disables it.
-   */
-  adjacency: { weight: number; windowMs: number; candidates: number };
+  /** Query entities mentioned by more memories than this are not expanded to related entities. */
+  maxExpandFrequency: number;
 }
 
 export const DEFAULT_GRAPH: GraphConfig = {
   hopWeight: 0.5,
   neighborsPerSeed: 8,
   maxDocFrequency: 20_000,
-  adjacency: { weight: 0.3, windowMs: 30 * 60_000, candidates: 50 },
+  maxExpandFrequency: 2_000,
+};
+
+/**
+ * Episodic context: memories written one after the other in the same namespace, at most `windowMs`
+ * apart, belong to one episode (a conversation's consecutive turns: a question and its answer). After
+ * the channels are fused, each of the top `candidates` passes `weight[mode]` times its score to the
+ * memory just before and just after it (among those the filters allow), which can bring in a memory no
+ * channel found. It uses only the scores of the mode's own channels. A weight of 0 turns it off.
+ */
+export interface ContextConfig {
+  weight: Record<SearchMode, number>;
+  windowMs: number;
+  candidates: number;
+}
+
+export const DEFAULT_CONTEXT: ContextConfig = {
+  weight: { 'vector-only': 0.3, hybrid: 0.3, 'hybrid+graph': 0.3 },
+  windowMs: 30 * 60_000,
+  candidates: 50,
 };
 
 /** BM25 weights of the FTS columns (tenant, title, content, tags); the tenant column never scores. */
@@ -76,6 +91,7 @@ export const DEFAULT_KEYWORD: KeywordConfig = { titleWeight: 2, contentWeight: 1
 export interface EmbeddedSearchIndexOptions {
   fusion?: FusionConfig;
   graph?: GraphConfig;
+  context?: ContextConfig;
   keyword?: KeywordConfig;
   /**
    * A tenant with more vectors than this is searched through an approximate (IVF) index built in the
@@ -93,6 +109,7 @@ export interface EmbeddedSearchIndexOptions {
 export interface SearchTuning {
   fusion?: FusionConfig;
   graph?: GraphConfig;
+  context?: ContextConfig;
   /** Force the exact dense scan even above the ANN threshold (to measure ANN recall). */
   exact?: boolean;
 }
@@ -114,6 +131,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly info: IndexInfo;
   private readonly fusion: FusionConfig;
   private readonly graph: GraphConfig;
+  private readonly context: ContextConfig;
   private readonly keyword: KeywordConfig;
   private readonly annThreshold: number;
   private readonly ivfOptions: Partial<IvfOptions>;
@@ -131,6 +149,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     this.info = ensureIndexInfo(db, configured);
     this.fusion = options.fusion ?? DEFAULT_FUSION;
     this.graph = options.graph ?? DEFAULT_GRAPH;
+    this.context = options.context ?? DEFAULT_CONTEXT;
     this.keyword = options.keyword ?? DEFAULT_KEYWORD;
     this.annThreshold = options.annThreshold ?? 50_000;
     this.ivfOptions = options.ivf ?? {};
@@ -200,7 +219,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
     const live = channels.filter((c) => c.hits.length > 0);
     let fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
-    if (query.mode === 'hybrid+graph') fused = this.spreadToAdjacent(fused, f, (tuning.graph ?? this.graph).adjacency);
+    const context = tuning.context ?? this.context;
+    fused = this.spreadToAdjacent(fused, f, context, context.weight[query.mode]);
     return this.rank(tenantId, fused, offset, limit, query.filters.minQuality);
   }
 
@@ -335,8 +355,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
    * Passes a share of each top candidate's score to the memories written just before and after it in
    * the same namespace (within the window), among those the filters allow.
    */
-  private spreadToAdjacent(fused: Map<number, number>, f: Normalised, adj: GraphConfig['adjacency']): Map<number, number> {
-    if (adj.weight <= 0 || fused.size === 0) return fused;
+  private spreadToAdjacent(fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
+    if (!(weight > 0) || fused.size === 0) return fused;
     const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
     const info = this.prepare(
       `SELECT doc_id, namespace, created_at FROM search_docs WHERE doc_id IN (SELECT value FROM json_each(?))`,
@@ -344,12 +364,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const byId = new Map(info.map((r) => [r.doc_id, r]));
     const prev = this.prepare(
       `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
-       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at < ? OR (d.created_at = ? AND d.doc_id < ?))
+       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at, d.doc_id) < (?, ?)
        ORDER BY d.created_at DESC, d.doc_id DESC LIMIT 1`,
     );
     const next = this.prepare(
       `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
-       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at > ? OR (d.created_at = ? AND d.doc_id > ?))
+       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at, d.doc_id) > (?, ?)
        ORDER BY d.created_at ASC, d.doc_id ASC LIMIT 1`,
     );
     const bonus = new Map<number, number>();
@@ -358,13 +378,13 @@ export class EmbeddedSearchIndex implements SearchIndex {
       if (!me) continue;
       const t = Date.parse(me.created_at);
       for (const stmt of [prev, next]) {
-        const n = stmt.get([...f.params, me.namespace, me.created_at, me.created_at, key]) as
+        const n = stmt.get([...f.params, me.namespace, me.created_at, key]) as
           | { doc_id: number; created_at: string }
           | undefined;
         if (!n) continue;
         const gap = Math.abs(Date.parse(n.created_at) - t);
         if (!(gap <= adj.windowMs)) continue;
-        const b = adj.weight * score;
+        const b = weight * score;
         if (b > (bonus.get(n.doc_id) ?? 0)) bonus.set(n.doc_id, b);
       }
     }
@@ -400,27 +420,36 @@ export class EmbeddedSearchIndex implements SearchIndex {
       df.set(s.entity_id, s.doc_count);
     }
     if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
-      const edges = this.prepare(
-        `SELECT e.a AS a, e.b AS b, e.weight AS w, x.doc_count AS df
-         FROM search_edges e JOIN search_entities x ON x.entity_id = e.b
-         WHERE e.a IN (SELECT value FROM json_each(?)) AND x.tenant_id = ? AND x.doc_count <= ?`,
-      ).all([JSON.stringify(seeds.map((s) => s.entity_id)), tenantId, g.maxDocFrequency]) as {
-        a: number;
-        b: number;
-        w: number;
-        df: number;
-      }[];
+      // The strongest co-occurrences of each seed (hubs mentioned everywhere are not expanded: their
+      // neighbours say little), then the related entities' own frequencies.
+      const strongest = this.prepare('SELECT b, weight FROM search_edges WHERE a = ? ORDER BY weight DESC, b LIMIT ?');
+      const edges: { a: number; b: number; w: number }[] = [];
+      for (const s of seeds) {
+        if (s.doc_count > g.maxExpandFrequency) continue;
+        for (const e of strongest.all([s.entity_id, g.neighborsPerSeed * 4]) as { b: number; weight: number }[]) {
+          edges.push({ a: s.entity_id, b: e.b, w: e.weight });
+        }
+      }
+      const dfs = new Map(
+        (
+          this.prepare(
+            `SELECT entity_id, doc_count FROM search_entities WHERE tenant_id = ? AND entity_id IN (SELECT value FROM json_each(?))`,
+          ).all([tenantId, JSON.stringify([...new Set(edges.map((e) => e.b))])]) as { entity_id: number; doc_count: number }[]
+        ).map((r) => [r.entity_id, r.doc_count]),
+      );
       const bySeed = new Map<number, { b: number; score: number }[]>();
       for (const e of edges) {
+        const edf = dfs.get(e.b);
+        if (edf === undefined || edf > g.maxDocFrequency) continue;
         // Association: co-occurrences over the geometric mean of the two frequencies (cosine of the
         // incidence vectors), times the related entity's own specificity.
-        const assoc = e.w / Math.sqrt(df.get(e.a)! * Math.max(1, e.df));
+        const assoc = e.w / Math.sqrt(df.get(e.a)! * Math.max(1, edf));
         const list = bySeed.get(e.a) ?? [];
-        list.push({ b: e.b, score: assoc * idf(e.df) });
+        list.push({ b: e.b, score: assoc * idf(edf) });
         bySeed.set(e.a, list);
       }
       for (const [, list] of bySeed) {
-        list.sort((x, y) => y.score - x.score);
+        list.sort((x, y) => y.score - x.score || x.b - y.b);
         for (const { b, score } of list.slice(0, g.neighborsPerSeed)) {
           const w = g.hopWeight * score;
           if (w > (weight.get(b) ?? 0)) weight.set(b, w);

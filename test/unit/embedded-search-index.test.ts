@@ -126,8 +126,8 @@ describe('approximate (IVF) dense search', () => {
     for (let k = 0; k < queries; k++) {
       const v = unit(centres[k % 20]!.map((x) => x + rand() * 0.5));
       const query = { text: '', vector: v, mode: 'vector-only' as const, limit: 10, filters: { namespaces: ['odd'] } };
-      const approx = (await index.search('t', query)).hits.map((h) => h.memoryId);
-      const exact = (await index.search('t', query, { exact: true })).hits.map((h) => h.memoryId);
+      const approx = (await index.channelSearch('t', 'dense', query)).hits.map((h) => h.memoryId);
+      const exact = (await index.channelSearch('t', 'dense', query, { exact: true })).hits.map((h) => h.memoryId);
       expect(approx.every((id) => Number(id.slice(1)) % 2 === 1)).toBe(true);
       overlap += approx.filter((id) => exact.includes(id)).length / exact.length;
     }

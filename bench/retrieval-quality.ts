@@ -1,0 +1,345 @@
+/**
+ * Retrieval quality of the embedded search index on a LoCoMo-format dataset, in process (no HTTP).
+ *
+ *   npx tsx bench/retrieval-quality.ts --dataset /work/shared/datasets/locomo-dev/locomo-dev.json
+ *
+ * Every dialogue turn becomes one memory (content `speaker: text` plus the caption of a shared image,
+ * title the session date, created_at the session time plus the turn's position), one tenant per
+ * conversation; the memory's vector embeds the content; every question of categories 1-4 is searched in its own tenant and
+ * scored against its evidence turns: recall@10, MRR and nDCG@10 per mode, with plain BM25 (the keyword
+ * channel alone) as the baseline.
+ *
+ * Options:
+ *   --embedder local|hash   query and memory embeddings (default local: Universal Sentence Encoder lite)
+ *   --sweep                 also score fusion variants (RRF k, weighted min-max / z-score, channel
+ *                           weights) with leave-one-conversation-out selection, to choose defaults
+ *   --json FILE             write the results as JSON
+ *   --no-cache              do not reuse embeddings cached under the OS temp directory
+ *
+ * The dataset is licensed CC BY-NC and must not be committed; nothing derived from it is written inside
+ * the repository unless --json points there (the numbers only).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openInMemoryDatabase } from '../adapters/embedded/database.js';
+import { DEFAULT_CONTEXT, DEFAULT_FUSION, EmbeddedSearchIndex, type FusionConfig, type SearchTuning } from '../adapters/embedded/search-index.js';
+import { createEmbedder } from '../adapters/embeddings/index.js';
+import type { Embedder } from '../server/ports/embedder.js';
+import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
+import { extractEntities } from '../server/services/retrieval/entities.js';
+import { loadDataset, type Conversation, type Turn } from './harness/dataset.js';
+import { ndcgAtK, recallAtK, reciprocalRank } from './harness/metrics.js';
+
+const K = 10;
+
+interface Scores {
+  recall: number;
+  mrr: number;
+  ndcg: number;
+  n: number;
+}
+
+type Runner = (conv: Conversation, question: string, vector: Float32Array) => Promise<string[]>;
+
+/** A turn as a memory: `speaker: text` (plus a shared image's caption); the session date is its title. */
+function turnContent(t: Turn): string {
+  const caption = t.imageCaption ? ` [shares an image: ${t.imageCaption}]` : '';
+  return `${t.speaker}: ${t.text}${caption}`;
+}
+
+function turnCreatedAt(t: Turn, index: number): string {
+  const base = t.sessionTimestamp ? Date.parse(t.sessionTimestamp) : Date.UTC(2000, 0, 1) + t.session * 86_400_000;
+  return new Date(base + index * 1000).toISOString();
+}
+
+/** Embeddings cached on disk by content hash (under the OS temp dir, never in the repository). */
+async function embedCached(embedder: Embedder, texts: string[], useCache: boolean): Promise<Float32Array[]> {
+  const key = createHash('sha256').update(embedder.model).update('\u0000').update(texts.join('\u0001')).digest('hex').slice(0, 24);
+  const dir = path.join(tmpdir(), 'tenant-memory-bench-cache');
+  const file = path.join(dir, `${key}.f32`);
+  const dim = embedder.dimension;
+  if (useCache && existsSync(file)) {
+    const buf = readFileSync(file);
+    if (buf.byteLength === texts.length * dim * 4) {
+      const all = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      return texts.map((_, i) => all.slice(i * dim, (i + 1) * dim));
+    }
+  }
+  const out = await embedder.embed(texts);
+  if (useCache) {
+    mkdirSync(dir, { recursive: true });
+    const all = new Float32Array(texts.length * dim);
+    out.forEach((v, i) => all.set(v, i * dim));
+    writeFileSync(file, Buffer.from(all.buffer));
+  }
+  return out;
+}
+
+function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+function fmt(s: Scores): string {
+  return `${s.recall.toFixed(3)}      ${s.mrr.toFixed(3)}   ${s.ndcg.toFixed(3)}`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: 'string' },
+      embedder: { type: 'string', default: 'local' },
+      sweep: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      'no-cache': { type: 'boolean', default: false },
+    },
+  });
+  if (!values.dataset) throw new Error('--dataset FILE is required (a LoCoMo-format JSON file)');
+  const provider = values.embedder === 'hash' ? 'hash' : 'local';
+  const useCache = !values['no-cache'];
+  const dataset = await loadDataset(values.dataset);
+  const embedder = createEmbedder({ provider, dimension: 512 });
+  await embedder.init();
+
+  const db = openInMemoryDatabase();
+  const index = new EmbeddedSearchIndex(db, { model: embedder.model, dimension: embedder.dimension });
+
+  const t0 = performance.now();
+  let turns = 0;
+  let embedMs = 0;
+  let entityMs = 0;
+  for (const conv of dataset.conversations) {
+    const contents = conv.turns.map(turnContent);
+    const te = performance.now();
+    const vectors = await embedCached(embedder, contents, useCache);
+    embedMs += performance.now() - te;
+    const tx = performance.now();
+    const docs: IndexedMemory[] = conv.turns.map((t, i) => ({
+      memoryId: t.turnId,
+      namespace: 'default',
+      agentId: null,
+      title: t.sessionDate,
+      content: contents[i]!,
+      tags: [],
+      status: 'active',
+      injectionFlagged: false,
+      quality: 1,
+      createdAt: turnCreatedAt(t, i),
+      vector: vectors[i]!,
+      entities: extractEntities(`${contents[i]!} (${t.sessionDate})`),
+    }));
+    entityMs += performance.now() - tx;
+    await index.upsertMany(conv.sampleId, docs);
+    turns += docs.length;
+  }
+  const ingestMs = performance.now() - t0;
+
+  // Plain BM25: FTS5 with its default tokenizer (unicode61: no stemming), every query token OR-ed,
+  // no stop-word removal, the same memory text. This is the reference the modes must beat.
+  const plainDb = openInMemoryDatabase();
+  plainDb.exec('CREATE VIRTUAL TABLE plain USING fts5(conv UNINDEXED, turn UNINDEXED, content)');
+  const insertPlain = plainDb.prepare('INSERT INTO plain (conv, turn, content) VALUES (?, ?, ?)');
+  plainDb.transaction(() => {
+    for (const conv of dataset.conversations) for (const t of conv.turns) insertPlain.run([conv.sampleId, t.turnId, `${t.sessionDate} ${turnContent(t)}`]);
+  })();
+  const plainSearch = plainDb.prepare('SELECT turn FROM plain WHERE plain MATCH ? AND conv = ? ORDER BY bm25(plain) LIMIT ?');
+  const plainBm25 = (conv: Conversation, text: string): string[] => {
+    const tokens = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+    if (tokens.length === 0) return [];
+    const match = tokens.map((t) => `"${t}"`).join(' OR ');
+    return (plainSearch.all([match, conv.sampleId, K]) as { turn: string }[]).map((r) => r.turn);
+  };
+
+  const questions = dataset.conversations.flatMap((c) => c.questions.map((q) => ({ conv: c, q })));
+  const qVectors = await embedCached(embedder, questions.map((x) => x.q.question), useCache);
+
+  const query = (text: string, vector: Float32Array, mode: SearchMode): SearchQuery => ({
+    text,
+    vector,
+    mode,
+    limit: K,
+    filters: { namespaces: null },
+  });
+  const runners: Record<string, Runner> = {
+    'plain BM25 (baseline)': async (conv, text) => plainBm25(conv, text),
+    'keyword channel': async (conv, text, vector) =>
+      (await index.channelSearch(conv.sampleId, 'keyword', query(text, vector, 'hybrid'))).hits.map((h) => h.memoryId),
+    'vector-only': async (conv, text, vector) =>
+      (await index.search(conv.sampleId, query(text, vector, 'vector-only'))).hits.map((h) => h.memoryId),
+    hybrid: async (conv, text, vector) => (await index.search(conv.sampleId, query(text, vector, 'hybrid'))).hits.map((h) => h.memoryId),
+    'hybrid+graph': async (conv, text, vector) =>
+      (await index.search(conv.sampleId, query(text, vector, 'hybrid+graph'))).hits.map((h) => h.memoryId),
+    'graph channel alone': async (conv, text, vector) =>
+      (await index.channelSearch(conv.sampleId, 'graph', query(text, vector, 'hybrid+graph'))).hits.map((h) => h.memoryId),
+  };
+
+  /** Per-question scores of one runner, grouped by conversation. */
+  const evaluate = async (run: Runner) => {
+    const per = new Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>();
+    for (let i = 0; i < questions.length; i++) {
+      const { conv, q } = questions[i]!;
+      const ranked = await run(conv, q.question, qVectors[i]!);
+      const relevant = new Set(q.evidence);
+      const p = per.get(conv.sampleId) ?? { recall: [], rr: [], ndcg: [] };
+      p.recall.push(recallAtK(ranked, relevant, K));
+      p.rr.push(reciprocalRank(ranked, relevant, K));
+      p.ndcg.push(ndcgAtK(ranked, relevant, K));
+      per.set(conv.sampleId, p);
+    }
+    return per;
+  };
+  const summarise = (per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>, only?: Set<string>): Scores => {
+    const r: number[] = [];
+    const m: number[] = [];
+    const n: number[] = [];
+    for (const [id, p] of per) {
+      if (only && !only.has(id)) continue;
+      r.push(...p.recall);
+      m.push(...p.rr);
+      n.push(...p.ndcg);
+    }
+    return { recall: mean(r), mrr: mean(m), ndcg: mean(n), n: r.length };
+  };
+
+  console.log(`dataset: ${dataset.source}`);
+  console.log(
+    `conversations ${dataset.conversations.length}, turns ${turns}, questions (categories 1-4) ${questions.length}; ` +
+      `embedder ${embedder.model}; ingest ${(ingestMs / 1000).toFixed(1)} s (embedding ${(embedMs / 1000).toFixed(1)} s, entities ${(entityMs / 1000).toFixed(1)} s)`,
+  );
+  console.log('');
+  console.log('mode                   recall@10  MRR     nDCG@10');
+  const results: Record<string, Scores> = {};
+  const perConversation: Record<string, Record<string, Scores>> = {};
+  for (const [name, run] of Object.entries(runners)) {
+    const per = await evaluate(run);
+    const s = summarise(per);
+    results[name] = s;
+    perConversation[name] = Object.fromEntries([...per.keys()].map((id) => [id, summarise(per, new Set([id]))]));
+    console.log(`${name.padEnd(22)} ${fmt(s)}`);
+  }
+  const base = results['plain BM25 (baseline)']!;
+  console.log('');
+  for (const mode of ['vector-only', 'hybrid', 'hybrid+graph']) {
+    const s = results[mode]!;
+    const ok = s.recall > base.recall && s.ndcg > base.ndcg;
+    console.log(
+      `${mode.padEnd(13)} vs BM25: recall@10 ${(s.recall - base.recall >= 0 ? '+' : '') + (s.recall - base.recall).toFixed(3)}, ` +
+        `nDCG@10 ${(s.ndcg - base.ndcg >= 0 ? '+' : '') + (s.ndcg - base.ndcg).toFixed(3)} ${ok ? 'beats BM25' : 'DOES NOT beat BM25'}`,
+    );
+  }
+  console.log('\nper conversation (recall@10 / nDCG@10):');
+  for (const id of dataset.conversations.map((c) => c.sampleId)) {
+    console.log(
+      `  ${id.padEnd(10)} ` +
+        Object.keys(runners)
+            .map((name) => `${name.split(' ').slice(0, 2).join(' ')} ${perConversation[name]![id]!.recall.toFixed(2)}/${perConversation[name]![id]!.ndcg.toFixed(2)}`)
+          .join('  '),
+    );
+  }
+
+  let sweep: unknown = undefined;
+  if (values.sweep) sweep = await runSweep(index, questions, qVectors, evaluate, summarise);
+
+  if (values.json) {
+    mkdirSync(path.dirname(values.json), { recursive: true });
+    writeFileSync(
+      values.json,
+      JSON.stringify({ embedder: embedder.model, k: K, questions: questions.length, turns, results, perConversation, sweep }, null, 2),
+    );
+    console.log(`\nwrote ${values.json}`);
+  }
+}
+
+/**
+ * Scores fusion variants and picks one by leave-one-conversation-out: for each held-out conversation the
+ * variant best on the other conversations is scored on it. The held-out mean estimates how the selection
+ * procedure does on unseen conversations; the variant chosen on all conversations is what to configure.
+ */
+async function runSweep(
+  index: EmbeddedSearchIndex,
+  questions: { conv: Conversation; q: { question: string } }[],
+  qVectors: Float32Array[],
+  evaluate: (run: Runner) => Promise<Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>>,
+  summarise: (per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>, only?: Set<string>) => Scores,
+): Promise<unknown> {
+  void questions;
+  void qVectors;
+  const variants: { name: string; mode: SearchMode; tuning: SearchTuning }[] = [];
+  const methods: [string, FusionConfig['method']][] = [
+    ['rrf k=10', { kind: 'rrf', k: 10 }],
+    ['rrf k=60', { kind: 'rrf', k: 60 }],
+    ['minmax', { kind: 'weighted', normalization: 'minmax' }],
+    ['zscore', { kind: 'weighted', normalization: 'zscore' }],
+  ];
+  const contexts = [0, 0.15, 0.3];
+  const ctx = (mode: SearchMode, w: number) => ({ ...DEFAULT_CONTEXT, weight: { ...DEFAULT_CONTEXT.weight, [mode]: w } });
+  for (const w of [0, 0.15, 0.3, 0.5]) {
+    variants.push({ name: `vector ctx=${w}`, mode: 'vector-only', tuning: { context: ctx('vector-only', w) } });
+  }
+  for (const [mname, method] of methods) {
+    for (const c of contexts) {
+      for (const dense of [0.3, 0.5, 0.75, 1]) {
+        variants.push({
+          name: `hybrid ${mname} dense=${dense} ctx=${c}`,
+          mode: 'hybrid',
+          tuning: { fusion: { method, weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } }, context: ctx('hybrid', c) },
+        });
+      }
+      for (const dense of [0.3, 0.5, 1]) {
+        for (const graph of [0.25, 0.5, 1]) {
+          variants.push({
+            name: `graph ${mname} dense=${dense} graph=${graph} ctx=${c}`,
+            mode: 'hybrid+graph',
+            tuning: {
+              fusion: { method, weights: { ...DEFAULT_FUSION.weights, 'hybrid+graph': { keyword: 1, dense, graph } } },
+              context: ctx('hybrid+graph', c),
+            },
+          });
+        }
+      }
+    }
+  }
+  const scored: { name: string; mode: SearchMode; per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }> }[] = [];
+  for (const v of variants) {
+    const per = await evaluate(async (conv, text, vector) =>
+      (await index.search(conv.sampleId, { text, vector, mode: v.mode, limit: K, filters: { namespaces: null } }, v.tuning)).hits.map(
+        (h) => h.memoryId,
+      ),
+    );
+    scored.push({ name: v.name, mode: v.mode, per });
+  }
+  const convIds = [...scored[0]!.per.keys()];
+  const objective = (s: Scores) => s.recall + s.ndcg;
+  const out: Record<string, unknown> = {};
+  for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
+    const mine = scored.filter((s) => s.mode === mode);
+    const ranked = mine.map((s) => ({ name: s.name, all: summarise(s.per) })).sort((a, b) => objective(b.all) - objective(a.all));
+    console.log(`\nsweep ${mode}: top variants on all conversations (recall@10 / MRR / nDCG@10)`);
+    for (const r of ranked.slice(0, 8)) console.log(`  ${r.name.padEnd(52)} ${fmt(r.all)}`);
+    const heldOut: Scores[] = [];
+    for (const held of convIds) {
+      const train = new Set(convIds.filter((c) => c !== held));
+      const best = mine.map((s) => ({ s, score: objective(summarise(s.per, train)) })).sort((a, b) => b.score - a.score)[0]!.s;
+      const h = summarise(best.per, new Set([held]));
+      heldOut.push(h);
+      console.log(`  held out ${held.padEnd(8)}: chose ${best.name.padEnd(52)} -> ${fmt(h)}`);
+    }
+    const total = heldOut.reduce((a, h) => a + h.n, 0);
+    const cv = {
+      recall: heldOut.reduce((a, h) => a + h.recall * h.n, 0) / total,
+      mrr: heldOut.reduce((a, h) => a + h.mrr * h.n, 0) / total,
+      ndcg: heldOut.reduce((a, h) => a + h.ndcg * h.n, 0) / total,
+      n: total,
+    };
+    console.log(`  leave-one-conversation-out estimate: ${fmt(cv)}`);
+    out[mode] = { top: ranked.slice(0, 8), crossValidated: cv };
+  }
+  return out;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
