@@ -132,7 +132,7 @@ export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
   };
 }
 
-const CANDIDATE_COLUMNS = 'id, namespace, title, content, tags, type, agent_id, committed_version, injection_flagged';
+const CANDIDATE_COLUMNS = 'id, namespace, title, content, tags, type, agent_id, committed_version, injection_flagged, fingerprint';
 
 interface CandidateRow {
   id: string;
@@ -144,6 +144,7 @@ interface CandidateRow {
   agent_id: string | null;
   committed_version: number;
   injection_flagged: number;
+  fingerprint: string | null;
 }
 
 function toCandidate(r: CandidateRow): MemoryCandidate {
@@ -157,6 +158,7 @@ function toCandidate(r: CandidateRow): MemoryCandidate {
     agentId: r.agent_id,
     committedVersion: r.committed_version,
     injectionFlagged: r.injection_flagged === 1,
+    fingerprint: r.fingerprint,
   };
 }
 

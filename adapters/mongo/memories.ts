@@ -282,8 +282,8 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
       const base: Filter<MemoryDoc> = { tenantId, namespace: q.namespace, status: 'active', mergedInto: null, pendingCount: 0, committedVersion: { $gt: 0 } };
       if (exclude.length > 0) base._id = { $nin: exclude };
       const found = new Map<string, MemoryCandidate>();
-      const projection = { _id: 1, namespace: 1, title: 1, content: 1, tags: 1, type: 1, agentId: 1, committedVersion: 1, injectionFlagged: 1 };
-      const toCandidate = (d: Pick<MemoryDoc, '_id' | 'namespace' | 'title' | 'content' | 'tags' | 'type' | 'agentId' | 'committedVersion' | 'injectionFlagged'>): MemoryCandidate => ({
+      const projection = { _id: 1, namespace: 1, title: 1, content: 1, tags: 1, type: 1, agentId: 1, committedVersion: 1, injectionFlagged: 1, fingerprint: 1 };
+      const toCandidate = (d: Pick<MemoryDoc, '_id' | 'namespace' | 'title' | 'content' | 'tags' | 'type' | 'agentId' | 'committedVersion' | 'injectionFlagged' | 'fingerprint'>): MemoryCandidate => ({
         id: d._id,
         namespace: d.namespace,
         title: d.title,
@@ -293,6 +293,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
         agentId: d.agentId,
         committedVersion: d.committedVersion,
         injectionFlagged: d.injectionFlagged,
+        fingerprint: d.fingerprint,
       });
       if (q.fingerprint) {
         for (const d of await memories.find({ ...base, fingerprint: q.fingerprint }, { projection }).sort({ committedAt: -1 }).limit(q.limit).toArray()) found.set(d._id, toCandidate(d));

@@ -165,6 +165,8 @@ export interface MemoryCandidate {
   agentId: string | null;
   committedVersion: number;
   injectionFlagged: boolean;
+  /** `contentFingerprint` of the content. */
+  fingerprint: string | null;
 }
 
 /** The contents of a new version (the memory id and number come from the enclosing operation). */

@@ -24,6 +24,7 @@
  */
 import { compareFacts, extractFacts, type ContradictionDetector, type Fact } from '../consolidation/contradiction.js';
 import { contentFingerprint, findDuplicate } from '../consolidation/dedupe.js';
+import { similarityTokens } from '../consolidation/similarity.js';
 import { screenForInjection } from '../consolidation/injection-screen.js';
 import { qualityScore } from '../consolidation/quality.js';
 import { classifySensitivity } from '../consolidation/sensitivity.js';
@@ -119,32 +120,22 @@ interface Working {
   indexed: 'upsert' | 'remove' | null;
   /** Known only from a candidate lookup: `record` holds placeholders beyond the candidate's fields. */
   lite: boolean;
-  /** Words of the consolidated content, computed when first needed (dedupe pre-filter). */
-  words?: Set<string>;
+
 }
 
 const MAX_CONFLICT_RETRIES = 5;
 
 /**
- * A cheap pre-filter for `findDuplicate`: texts whose lengths differ by more than 2× cannot reach the
- * near-duplicate threshold (0.9 of cosine and bigram Jaccard), so only their exact match is checked.
+ * A cheap pre-filter for `findDuplicate`: an exact duplicate has the same fingerprint; a near duplicate
+ * (similarity ≥ 0.9, the mean of cosine and bigram Jaccard over `similarityTokens`) needs a cosine of
+ * at least 0.8, so the two token sets share at least half the larger one. Pairs failing both are
+ * never near duplicates and skip the full comparison.
  */
-function plausibleDuplicate(a: string, aWords: ReadonlySet<string>, b: Working, fingerprintOfA: string): boolean {
-  const text = b.content.content;
-  const ratio = a.length / Math.max(1, text.length);
-  if (ratio >= 0.5 && ratio <= 2) {
-    // …and share most of their words (the threshold needs ≥ 0.9 similarity; half the words is lenient).
-    b.words ??= wordSet(text);
-    let shared = 0;
-    for (const w of aWords) if (b.words.has(w)) shared++;
-    if (shared >= 0.5 * Math.max(aWords.size, b.words.size)) return true;
-  }
-  return b.fingerprint === fingerprintOfA || contentFingerprint(text) === fingerprintOfA;
-}
-
-/** Lower-cased words of a text (a cheap tokenisation for pre-filters only). */
-function wordSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+function plausibleDuplicate(aTokens: ReadonlySet<string>, aFingerprint: string, b: Working, bTokens: ReadonlySet<string>): boolean {
+  if (b.fingerprint !== null && b.fingerprint === aFingerprint) return true;
+  let shared = 0;
+  for (const t of aTokens) if (bTokens.has(t)) shared++;
+  return shared >= 0.5 * Math.max(aTokens.size, bTokens.size);
 }
 
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
@@ -155,6 +146,19 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
   const factCache = new Map<string, Fact[]>();
+
+  /** `similarityTokens` of consolidated contents, by memory id and version (dedupe pre-filter). */
+  const tokenCache = new Map<string, Set<string>>();
+  function tokensOf(w: Working): Set<string> {
+    const key = `${w.record.id}:${w.record.committedVersion}`;
+    let tokens = tokenCache.get(key);
+    if (!tokens) {
+      tokens = new Set(similarityTokens(w.content.content));
+      if (tokenCache.size >= 20_000) tokenCache.delete(tokenCache.keys().next().value!);
+      tokenCache.set(key, tokens);
+    }
+    return tokens;
+  }
 
   function factsOf(text: string): Fact[] {
     const key = contentFingerprint(text);
@@ -222,7 +226,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       createdAt: '',
       updatedAt: '',
     };
-    return { ...workingOf(record, null), lite: true };
+    return { ...workingOf(record, c.fingerprint), lite: true };
   }
 
   /** Loads the full record of a candidate before the pipeline acts on it. */
@@ -254,7 +258,9 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
     async function candidates(namespace: string, fingerprint: string, subjects: string[], self: string): Promise<Working[]> {
       const out = new Map<string, Working>();
-      const fromStore = await deps.memories.findCandidates(tenantId, { namespace, fingerprint, subjects, excludeIds: [self], limit: candidateLimit });
+      // The most specific keys find the relevant memories; the rest would only add noise and queries.
+      const lookup = subjects.slice(0, 5);
+      const fromStore = await deps.memories.findCandidates(tenantId, { namespace, fingerprint, subjects: lookup, excludeIds: [self], limit: candidateLimit });
       for (const r of fromStore) {
         const w = working.get(r.id);
         if (w) {
@@ -294,14 +300,13 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const conflicts: string[] = [];
       const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
       if (w.kind === 'create' && m.pendingLeft === 0) {
-        const words = wordSet(c.content);
+        const tokens = new Set(similarityTokens(c.content));
         const dup = findDuplicate(
           { content: c.content, title: c.title },
-          // A clean memory is never folded into one flagged as an injection attempt.
-          // Near duplicates have similar lengths; anything else can only be an exact (normalised) match.
           found
+            // A clean memory is never folded into one flagged as an injection attempt.
             .filter((f) => injection.flagged || !f.record.injectionFlagged)
-            .filter((f) => plausibleDuplicate(c.content, words, f, fingerprint))
+            .filter((f) => plausibleDuplicate(tokens, fingerprint, f, tokensOf(f)))
             .map((f) => ({ id: f.record.id, content: f.content.content, title: f.content.title })),
         );
         if (dup) mergedInto = dup.id;
@@ -402,7 +407,6 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       m.content = { title: c.title, content: c.content, tags: c.tags, type: c.type, agentId: c.agentId };
       m.fingerprint = fingerprint;
       m.subjects = subjects;
-      m.words = undefined;
       m.cues = cues;
       m.indexed = mergedInto !== null ? 'remove' : 'upsert';
       applied++;
