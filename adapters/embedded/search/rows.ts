@@ -86,6 +86,8 @@ function statements(db: EmbeddedDatabase): Statements {
   return s;
 }
 
+const infoCache = new WeakMap<EmbeddedDatabase, IndexInfo>();
+
 export function readIndexInfo(db: EmbeddedDatabase): IndexInfo | null {
   const s = statements(db);
   const model = s.getMeta.get(['embedding_model']) as { value: string } | undefined;
@@ -128,6 +130,7 @@ export function resetIndexForModel(db: EmbeddedDatabase, info: IndexInfo): void 
     db.exec('DELETE FROM search_vectors');
     s.setMeta.run(['embedding_model', info.model]);
     s.setMeta.run(['embedding_dimension', String(info.dimension)]);
+    infoCache.delete(db);
     const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
     s.setMeta.run(['changes_floor', String(max.m + 1)]);
   })();
@@ -218,7 +221,11 @@ function linkEntities(s: Statements, tenantId: string, docId: number, doc: Index
 export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: IndexedMemory): void {
   const s = statements(db);
   if (doc.vector) {
-    const info = readIndexInfo(db);
+    let info = infoCache.get(db) ?? null;
+    if (!info) {
+      info = readIndexInfo(db);
+      if (info) infoCache.set(db, info);
+    }
     if (info && doc.vector.length !== info.dimension) {
       throw new Error(
         `vector of memory ${doc.memoryId} has ${doc.vector.length} dimensions; the search index holds ${info.dimension}-dimensional vectors of model "${info.model}"`,
@@ -245,7 +252,7 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
   }
   table.insert.run([docId, doc.title, doc.content, doc.tags.join(' ')]);
   if (doc.vector) s.upsertVector.run([docId, tenantId, vectorBlob(doc.vector)]);
-  else s.deleteVector.run([docId]);
+  else if (existing) s.deleteVector.run([docId]);
   linkEntities(s, tenantId, docId, doc);
   logChange(db, s, tenantId, docId);
 }
