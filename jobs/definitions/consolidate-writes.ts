@@ -67,7 +67,8 @@ function slotOf(ms: number): number {
  * enqueue).
  */
 export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger, clock: () => number = Date.now): (tenantId: string) => void {
-  const tenants = new Map<string, { slot: number; trailing: ReturnType<typeof setTimeout> | null }>();
+  /** Per tenant: the slot last enqueued, whether a write was suppressed since, and the trailing timer. */
+  const tenants = new Map<string, { slot: number; suppressed: boolean; trailing: ReturnType<typeof setTimeout> | null }>();
   const fire = (tenantId: string, slot: number) => {
     jobs()
       .now(consolidateWrites, { tenantId, slot }, { unique: { tenantId, slot }, insertOnly: true })
@@ -76,27 +77,33 @@ export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger,
   return (tenantId) => {
     const now = clock();
     const slot = slotOf(now);
-    const state = tenants.get(tenantId);
-    if (!state || slot > state.slot) {
-      if (state) state.slot = slot;
-      else {
-        if (tenants.size >= 10_000) tenants.clear();
-        tenants.set(tenantId, { slot, trailing: null });
-      }
+    let state = tenants.get(tenantId);
+    if (!state) {
+      if (tenants.size >= 10_000) tenants.clear();
+      state = { slot: -1, suppressed: false, trailing: null };
+      tenants.set(tenantId, state);
+    }
+    if (slot > state.slot) {
+      // Enqueued after this write committed: whatever was suppressed before is covered too.
+      state.slot = slot;
+      state.suppressed = false;
       fire(tenantId, slot);
       return;
     }
+    state.suppressed = true;
     if (state.trailing) return;
-    const timer = setTimeout(() => {
-      state.trailing = null;
-      const next = slotOf(clock());
-      if (next > state.slot) {
-        state.slot = next;
-        fire(tenantId, next);
-      }
-    }, Math.max(1, (slot + 1) * TRIGGER_SLOT_MS - now));
-    timer.unref?.();
-    state.trailing = timer;
+    const s = state;
+    s.trailing = setTimeout(
+      () => {
+        s.trailing = null;
+        if (!s.suppressed) return;
+        s.slot = Math.max(slotOf(clock()), s.slot + 1);
+        s.suppressed = false;
+        fire(tenantId, s.slot);
+      },
+      Math.max(1, (slot + 1) * TRIGGER_SLOT_MS - now),
+    );
+    s.trailing.unref?.();
   };
 }
 
