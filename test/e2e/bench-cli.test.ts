@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBench } from '../../bench/run.js';
 import { tenantWithKey, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -18,6 +20,15 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** The CLI's entry function in this process, for the cases that need no separate process. */
+async function runInProcess(args: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) => new Writable({ write: (c: Buffer, _e, cb) => (append(c.toString()), cb()) });
+  const code = await runBench(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { ...process.env, ...env } });
+  return { code, stdout, stderr };
 }
 
 let server: TestServer;
@@ -53,18 +64,18 @@ describe('tenant-memory bench (end to end on the synthetic dataset)', () => {
     expect(res.code).toBe(0);
 
     const before = (await withKey(server.url, tenant.key)('GET', '/usage')).body.memory_count;
-    const again = await run(process.execPath, [...args, '--output-format', 'text'], { SERVICE_API_KEY: tenant.key, ...offline });
+    const again = await runInProcess([...args.slice(2), '--output-format', 'text'], { SERVICE_API_KEY: tenant.key, ...offline });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/recall@10/);
     expect((await withKey(server.url, tenant.key)('GET', '/usage')).body.memory_count).toBe(before);
   }, 180_000);
 
   it('exits 2 on usage errors, a foreign tenant and an unreachable service', async () => {
-    expect((await run(process.execPath, ['bin/tenant-memory.mjs', 'bench', '--tenant', 'x'], {})).code).toBe(2);
-    const foreign = await run(process.execPath, ['bin/tenant-memory.mjs', 'bench', '--api-url', server.url, '--tenant', '00000000-0000-4000-8000-000000000000', '--harness-dir', harnessDir], { SERVICE_API_KEY: tenant.key, ...offline });
+    expect((await runInProcess(['--tenant', 'x'], {})).code).toBe(2);
+    const foreign = await runInProcess(['--api-url', server.url, '--tenant', '00000000-0000-4000-8000-000000000000', '--harness-dir', harnessDir], { SERVICE_API_KEY: tenant.key, ...offline });
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toContain('belongs to tenant');
-    const down = await run(process.execPath, ['bin/tenant-memory.mjs', 'bench', '--api-url', 'http://127.0.0.1:9', '--tenant', 't', '--harness-dir', harnessDir], { SERVICE_API_KEY: 'tmk_x', ...offline });
+    const down = await runInProcess(['--api-url', 'http://127.0.0.1:9', '--tenant', 't', '--harness-dir', harnessDir], { SERVICE_API_KEY: 'tmk_x', ...offline });
     expect(down.code).toBe(2);
     expect(down.stderr).toContain('cannot reach the service');
   }, 120_000);
