@@ -64,6 +64,8 @@ interface OutboxDoc {
   _id: string;
   tenantId: string;
   memoryId: string;
+  /** The memory's committed version the upserted document describes (0 for removals). */
+  version: number;
   op: 'upsert' | 'remove';
   doc: (Omit<IndexedMemory, 'vector'> & { vector: number[] | null }) | null;
   at: string;
@@ -189,28 +191,52 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
     ...s,
   });
 
-  const outboxDoc = (tenantId: string, memoryId: string, op: OutboxDoc['op'], doc: IndexedMemory | null, at: string): OutboxDoc => ({
+  const outboxDoc = (tenantId: string, memoryId: string, op: OutboxDoc['op'], doc: IndexedMemory | null, at: string, version = 0): OutboxDoc => ({
     _id: `${tenantId}:${memoryId}:${op}:${at}:${Math.random().toString(36).slice(2)}`,
     tenantId,
     memoryId,
+    version,
     op,
     doc: doc ? { ...doc, vector: doc.vector ? Array.from(doc.vector) : null } : null,
     at,
   });
 
-  /** Applies the tenant's outbox to the search index in order; entries stay on failure (retried next time). */
-  async function flushOutbox(tenantId: string): Promise<void> {
-    if (!index) return;
-    for (;;) {
-      const batch = await outbox.find({ tenantId }).sort({ at: 1, _id: 1 }).limit(200).toArray();
-      if (batch.length === 0) return;
-      for (const e of batch) {
-        if (e.op === 'remove' || !e.doc) await index.remove(tenantId, e.memoryId);
-        else await index.upsert(tenantId, { ...e.doc, vector: e.doc.vector ? Float32Array.from(e.doc.vector) : null });
-        await outbox.deleteOne({ _id: e._id });
+  const flushing = new Map<string, Promise<void>>();
+
+  /**
+   * Applies the tenant's outbox to the search index, oldest first, one flush per tenant at a time in
+   * this process. Each entry is checked against the memory's current state, so a replayed or stale
+   * entry can never put back what a later commit or a delete took out: a memory that is gone or merged
+   * is removed; an upsert is applied only while it describes the current committed version, and
+   * removed again if the memory was deleted meanwhile. Entries stay on failure (next commit retries).
+   */
+  function flushOutbox(tenantId: string): Promise<void> {
+    if (!index) return Promise.resolve();
+    const previous = flushing.get(tenantId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      const state = async (memoryId: string) =>
+        memories.findOne({ _id: memoryId, tenantId }, { projection: { _id: 1, committedVersion: 1, mergedInto: 1 } });
+      for (;;) {
+        const batch = await outbox.find({ tenantId }).sort({ at: 1, _id: 1 }).limit(200).toArray();
+        for (const e of batch) {
+          const current = await state(e.memoryId);
+          if (!current || current.mergedInto !== null) await index.remove(tenantId, e.memoryId);
+          else if (e.op === 'upsert' && e.doc && e.version === current.committedVersion) {
+            await index.upsert(tenantId, { ...e.doc, vector: e.doc.vector ? Float32Array.from(e.doc.vector) : null });
+            const after = await state(e.memoryId);
+            if (!after || after.mergedInto !== null) await index.remove(tenantId, e.memoryId);
+          }
+          await outbox.deleteOne({ _id: e._id });
+        }
+        if (batch.length < 200) return;
       }
-      if (batch.length < 200) return;
-    }
+    });
+    const settled = run.catch(() => undefined);
+    flushing.set(tenantId, settled);
+    void settled.then(() => {
+      if (flushing.get(tenantId) === settled) flushing.delete(tenantId);
+    });
+    return settled;
   }
 
   async function purgeMemory(tenantId: string, memoryId: string, at: string, session: ClientSession) {
@@ -312,6 +338,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
     async commitConsolidation(tenantId, plan) {
       try {
         await inTransaction(async (session) => {
+          const committed = new Map<string, number>();
           for (const op of plan.ops) {
             if (op.kind === 'apply') {
               const removed = await writes.deleteOne({ tenantId, memoryId: op.memoryId, version: op.version, seq: op.writeId }, { session });
@@ -346,6 +373,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
                 { session },
               );
               await versions.insertOne(versionDoc(tenantId, op.memoryId, op.version, op.snapshot), { session });
+              committed.set(op.memoryId, op.version);
               if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) await adjustTotals(tenantId, op.usage.memories, op.usage.bytes, session);
             } else {
               const next = op.snapshot ? op.expectCommittedVersion + 1 : op.expectCommittedVersion;
@@ -371,11 +399,12 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
                 throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
               }
               if (op.snapshot) await versions.insertOne(versionDoc(tenantId, op.memoryId, next, op.snapshot), { session });
+              committed.set(op.memoryId, next);
             }
           }
           const entries = [
             ...plan.indexRemovals.map((id) => outboxDoc(tenantId, id, 'remove', null, plan.at)),
-            ...plan.indexUpserts.map((doc) => outboxDoc(tenantId, doc.memoryId, 'upsert', doc, plan.at)),
+            ...plan.indexUpserts.map((doc) => outboxDoc(tenantId, doc.memoryId, 'upsert', doc, plan.at, committed.get(doc.memoryId) ?? 0)),
           ];
           if (entries.length > 0) await outbox.insertMany(entries, { session });
         });
