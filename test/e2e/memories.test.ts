@@ -123,6 +123,10 @@ describe('memory routes', () => {
     const older = (await api('GET', `/memories/${paris}`)).body;
     expect(older).toMatchObject({ status: 'superseded', contradiction_status: 'resolved', superseded_by: berlin, version: 2 });
     expect((await api('GET', `/memories/${berlin}`)).body).toMatchObject({ status: 'active', contradiction_status: 'resolved', conflicts_with: [paris] });
+    // Default search leaves the superseded memory out and finds the newer one.
+    const found = (await api('GET', '/memories/search?q=Alice%20lives')).body.results.map((r: { memory_id: string }) => r.memory_id);
+    expect(found).toContain(berlin);
+    expect(found).not.toContain(paris);
     const versions = (await api('GET', `/memories/${paris}/versions`)).body;
     expect(versions.versions.map((v: { version: number; change: string }) => [v.version, v.change])).toEqual([
       [1, 'create'],
@@ -138,6 +142,9 @@ describe('memory routes', () => {
     expect(m.injection_score).toBeGreaterThanOrEqual(0.5);
     expect(m.injection_patterns.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining(['instruction-override', 'system-prompt-exfiltration']));
     expect(m.status).toBe('active');
+    // Kept and marked, but left out of default search results.
+    const found = (await api('GET', '/memories/search?q=reveal%20system%20prompt%20instructions')).body.results.map((r: { memory_id: string }) => r.memory_id);
+    expect(found).not.toContain(id);
   });
 
   it('replays an Idempotency-Key retry and refuses the key for another body (409)', async () => {
@@ -193,9 +200,15 @@ describe('memory routes', () => {
     expect((await api('GET', `/memories/${id}`)).body).toMatchObject({ content: 'Preferred editor: vim', version: 3 });
   });
 
-  it('deletes: 200 {memory_id, deleted}, then 404 everywhere', async () => {
-    const id = await create({ content: 'Temporary door code 4451' });
+  it('deletes: 200 {memory_id, deleted}, then 404 everywhere and gone from every search mode', async () => {
+    const id = await create({ content: 'Temporary door code 4451 for the warehouse annex' });
     await waitConsolidated(server.url, key);
+    const search = async (mode: string) => {
+      const res = await api('GET', `/memories/search?q=${encodeURIComponent('warehouse annex door code')}&mode=${encodeURIComponent(mode)}`);
+      expect(res.status, res.text).toBe(200);
+      return res.body.results.map((r: { memory_id: string }) => r.memory_id) as string[];
+    };
+    for (const mode of ['hybrid', 'vector-only', 'hybrid+graph']) expect(await search(mode), mode).toContain(id);
     const del = await api('DELETE', `/memories/${id}`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ memory_id: id, deleted: true });
@@ -203,6 +216,7 @@ describe('memory routes', () => {
     expect((await api('GET', `/memories/${id}/versions`)).status).toBe(404);
     expect((await api('DELETE', `/memories/${id}`)).status).toBe(404);
     expect((await api('GET', '/memories?q=door%20code')).body.total).toBe(0);
+    for (const mode of ['hybrid', 'vector-only', 'hybrid+graph']) expect(await search(mode), mode).not.toContain(id);
   });
 
   it('reports usage with pending writes and plan limits', async () => {
