@@ -66,7 +66,7 @@ export interface ConsolidationDeps {
   quality?: (memory: { content: string; title: string; tags: readonly string[] }) => number;
   /** Writes per batch (one transaction). Default 256. */
   batchSize?: number;
-  /** Candidates considered per write for dedupe and contradiction. Default 12. */
+  /** Candidates considered per write for dedupe and contradiction (most specific subject first). Default 8. */
   candidateLimit?: number;
 }
 
@@ -140,7 +140,7 @@ function plausibleDuplicate(aTokens: ReadonlySet<string>, aFingerprint: string, 
 
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
   const batchSize = deps.batchSize ?? 256;
-  const candidateLimit = deps.candidateLimit ?? 12;
+  const candidateLimit = deps.candidateLimit ?? 8;
   const scoreQuality = deps.quality ?? qualityScore;
   /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
@@ -160,6 +160,19 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     return tokens;
   }
 
+  /** `contentCues` of consolidated contents, by memory id and version. */
+  const cueCache = new Map<string, ContentCues>();
+  function cuesOf(w: Working): ContentCues {
+    const key = `${w.record.id}:${w.record.committedVersion}`;
+    let cues = cueCache.get(key);
+    if (!cues) {
+      cues = contentCues(w.content.content);
+      if (cueCache.size >= 20_000) cueCache.delete(cueCache.keys().next().value!);
+      cueCache.set(key, cues);
+    }
+    return cues;
+  }
+
   function factsOf(text: string): Fact[] {
     const key = contentFingerprint(text);
     let facts = factCache.get(key);
@@ -176,7 +189,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const r = await deps.contradictionDetector.detect({ content: newer }, { content: older.content.content });
       return r.contradicts ? (r.reason ?? 'contradiction') : null;
     }
-    older.cues ??= contentCues(older.content.content);
+    older.cues ??= cuesOf(older);
     if (!mayContradict(newerCues, older.cues)) return null;
     const r = compareFacts(factsOf(newer), factsOf(older.content.content));
     return r.contradicts ? (r.reason ?? 'contradiction') : null;
