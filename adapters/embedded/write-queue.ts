@@ -1,6 +1,7 @@
 import type { MemoryContent, Sensitivity } from '../../server/ports/memories.js';
 import {
   memorySizeBytes,
+  provisionalSensitivity,
   type EnqueueRequest,
   type EnqueueResult,
   type QueuedWrite,
@@ -28,14 +29,6 @@ interface HeadRow {
   pending_count: number;
   size_bytes: number;
   merged_into: string | null;
-}
-
-/**
- * Until a write is consolidated its content is unclassified: a memory shows the writer's sensitivity,
- * or `high` when the writer gave none (unknown is treated as sensitive, never as harmless).
- */
-export function provisionalSensitivity(writer: Sensitivity | null): Sensitivity {
-  return writer ?? 'high';
 }
 
 /**

@@ -31,7 +31,7 @@ import {
 } from '../../server/ports/memories.js';
 import type { IndexedMemory, SearchIndex } from '../../server/ports/search-index.js';
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
-import { memorySizeBytes, type EnqueueResult, type QueuedWrite, type WriteQueue, type WriteReceipt } from '../../server/ports/write-queue.js';
+import { memorySizeBytes, provisionalSensitivity, type EnqueueResult, type QueuedWrite, type WriteQueue, type WriteReceipt } from '../../server/ports/write-queue.js';
 
 interface MemoryDoc extends Omit<MemoryRecord, 'id' | 'version' | 'committedVersion'> {
   _id: string;
@@ -460,7 +460,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
               tenantId,
               namespace,
               ...content,
-              sensitivity: content.writerSensitivity ?? 'high',
+              sensitivity: provisionalSensitivity(content.writerSensitivity),
               sensitivityReasons: [],
               status: 'active',
               headVersion: 1,
@@ -507,7 +507,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
           const version = row.headVersion + 1;
           await memories.updateOne(
             { _id: req.memoryId, tenantId, headVersion: row.headVersion },
-            { $set: { ...content, sensitivity: content.writerSensitivity ?? 'high', headVersion: version, sizeBytes: size, updatedAt: req.acceptedAt }, $inc: { pendingCount: 1 } },
+            { $set: { ...content, sensitivity: provisionalSensitivity(content.writerSensitivity), headVersion: version, sizeBytes: size, updatedAt: req.acceptedAt }, $inc: { pendingCount: 1 } },
             { session },
           );
           if (delta !== 0) await adjustTotals(tenantId, 0, delta, session);

@@ -8,7 +8,7 @@
  * Writes are applied in queue order (`id`, increasing); per memory, versions are reserved in the same
  * order, so concurrent writes to one memory are applied in the order they were accepted.
  */
-import type { MemoryContent } from './memories.js';
+import type { MemoryContent, Sensitivity } from './memories.js';
 
 export type WriteKind = 'create' | 'update' | 'rollback';
 
@@ -122,4 +122,12 @@ export function memorySizeBytes(content: Pick<MemoryContent, 'title' | 'content'
     Buffer.byteLength(JSON.stringify(content.tags), 'utf8') +
     Buffer.byteLength(JSON.stringify(content.metadata), 'utf8')
   );
+}
+
+/**
+ * Until a write is consolidated its content is unclassified: a memory shows the writer's sensitivity,
+ * or `high` when the writer gave none (unknown is treated as sensitive, never as harmless).
+ */
+export function provisionalSensitivity(writer: Sensitivity | null): Sensitivity {
+  return writer ?? 'high';
 }

@@ -18,6 +18,7 @@ import type {
 import type { EnqueueRequest, EnqueueResult, WriteQueue, WriteReceipt } from '../../ports/write-queue.js';
 import { DEFAULT_NAMESPACE } from '../../schemas/namespace.js';
 import type { Clock } from '../clock.js';
+import { canonicalJson } from '../audit.js';
 import type { UsageService } from '../usage.js';
 
 /** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
@@ -99,17 +100,7 @@ export interface MemoryServiceDeps {
   newId?: () => string;
 }
 
-/** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (value === undefined) return 'null';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
-
+/** SHA-256 of the request's canonical JSON (key order does not matter). */
 function requestHash(parts: unknown): string {
   return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
 }
