@@ -116,7 +116,6 @@ interface Working {
   pendingLeft: number;
   fingerprint: string | null;
   subjects: string[];
-  cues: ContentCues | null;
   indexed: 'upsert' | 'remove' | null;
   /** Known only from a candidate lookup: `record` holds placeholders beyond the candidate's fields. */
   lite: boolean;
@@ -124,6 +123,20 @@ interface Working {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
+
+/** A memo of at most `max` entries (the oldest inserted goes first). */
+function bounded<V>(max: number): (key: string, make: () => V) => V {
+  const entries = new Map<string, V>();
+  return (key, make) => {
+    let value = entries.get(key);
+    if (value === undefined) {
+      value = make();
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      entries.set(key, value);
+    }
+    return value;
+  };
+}
 
 /**
  * A cheap pre-filter for `findDuplicate`: an exact duplicate has the same fingerprint; a near duplicate
@@ -145,52 +158,21 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
   /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
-  const factCache = new Map<string, Fact[]>();
-
-  /** `similarityTokens` of consolidated contents, by memory id and version (dedupe pre-filter). */
-  const tokenCache = new Map<string, Set<string>>();
-  function tokensOf(w: Working): Set<string> {
-    const key = `${w.record.id}:${w.record.committedVersion}`;
-    let tokens = tokenCache.get(key);
-    if (!tokens) {
-      tokens = new Set(similarityTokens(w.content.content));
-      if (tokenCache.size >= 20_000) tokenCache.delete(tokenCache.keys().next().value!);
-      tokenCache.set(key, tokens);
-    }
-    return tokens;
-  }
-
-  /** `contentCues` of consolidated contents, by memory id and version. */
-  const cueCache = new Map<string, ContentCues>();
-  function cuesOf(w: Working): ContentCues {
-    const key = `${w.record.id}:${w.record.committedVersion}`;
-    let cues = cueCache.get(key);
-    if (!cues) {
-      cues = contentCues(w.content.content);
-      if (cueCache.size >= 20_000) cueCache.delete(cueCache.keys().next().value!);
-      cueCache.set(key, cues);
-    }
-    return cues;
-  }
-
-  function factsOf(text: string): Fact[] {
-    const key = contentFingerprint(text);
-    let facts = factCache.get(key);
-    if (!facts) {
-      facts = extractFacts(text);
-      if (factCache.size >= 5_000) factCache.delete(factCache.keys().next().value!);
-      factCache.set(key, facts);
-    }
-    return facts;
-  }
+  const facts = bounded<Fact[]>(5_000);
+  /** `similarityTokens` and `contentCues` of consolidated contents, by memory id and version. */
+  const tokens = bounded<Set<string>>(20_000);
+  const cues = bounded<ContentCues>(20_000);
+  const versionKey = (w: Working) => `${w.record.id}:${w.record.committedVersion}`;
+  const tokensOf = (w: Working) => tokens(versionKey(w), () => new Set(similarityTokens(w.content.content)));
+  const cuesOf = (w: Working) => cues(versionKey(w), () => contentCues(w.content.content));
+  const factsOf = (text: string) => facts(contentFingerprint(text), () => extractFacts(text));
 
   async function contradicts(newer: string, newerCues: ContentCues, older: Working): Promise<string | null> {
     if (deps.contradictionDetector) {
       const r = await deps.contradictionDetector.detect({ content: newer }, { content: older.content.content });
       return r.contradicts ? (r.reason ?? 'contradiction') : null;
     }
-    older.cues ??= cuesOf(older);
-    if (!mayContradict(newerCues, older.cues)) return null;
+    if (!mayContradict(newerCues, cuesOf(older))) return null;
     const r = compareFacts(factsOf(newer), factsOf(older.content.content));
     return r.contradicts ? (r.reason ?? 'contradiction') : null;
   }
@@ -202,7 +184,6 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       pendingLeft: record.pendingCount,
       fingerprint,
       subjects: [],
-      cues: null,
       indexed: null,
       lite: false,
     };
@@ -420,7 +401,6 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       m.content = { title: c.title, content: c.content, tags: c.tags, type: c.type, agentId: c.agentId };
       m.fingerprint = fingerprint;
       m.subjects = subjects;
-      m.cues = cues;
       m.indexed = mergedInto !== null ? 'remove' : 'upsert';
       applied++;
     }
