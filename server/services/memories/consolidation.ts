@@ -294,13 +294,13 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const conflicts: string[] = [];
       const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
       if (w.kind === 'create' && m.pendingLeft === 0) {
-        const tokens = new Set(similarityTokens(c.content));
+        const ownTokens = new Set(similarityTokens(c.content));
         const dup = findDuplicate(
           { content: c.content, title: c.title },
           found
             // A clean memory is never folded into one flagged as an injection attempt.
             .filter((f) => injection.flagged || !f.record.injectionFlagged)
-            .filter((f) => plausibleDuplicate(tokens, fingerprint, f, tokensOf(f)))
+            .filter((f) => plausibleDuplicate(ownTokens, fingerprint, f, tokensOf(f)))
             .map((f) => ({ id: f.record.id, content: f.content.content, title: f.content.title })),
         );
         if (dup) mergedInto = dup.id;
