@@ -170,6 +170,7 @@ describe('memory routes', () => {
     expect(stale.body.code).toBe('PRECONDITION_FAILED');
     expect((await api('PUT', `/memories/${id}`, { body: { content: 'x' }, headers: { 'if-match': 'abc' } })).status).toBe(400);
     expect((await api('PUT', `/memories/${id}`, { body: { title: 'no content' } })).status).toBe(400);
+    expect((await api('PUT', `/memories/${id}`, { body: { content: 'y'.repeat(2049) } })).status).toBe(413);
     expect((await api('PUT', `/memories/${id}`, { body: { content: 'x', namespace: 'elsewhere' } })).status).toBe(400);
     await waitConsolidated(server.url, key);
     expect((await api('GET', `/memories/${id}`)).body).toMatchObject({ content: 'Meeting room is B14', tags: ['office'], version: 2, dirty: false });

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
+import { LlmContradictionDetector } from '../../server/services/consolidation/contradiction.js';
 import { createMemoryStack, type MemoryStack } from '../support/memory-stack.js';
 
 let s: MemoryStack;
@@ -231,6 +234,47 @@ describe('consolidation pipeline', () => {
     }
     const total = s.db.prepare('SELECT COUNT(*) AS n FROM memory_versions WHERE tenant_id = ?').get([tenant]) as { n: number };
     expect(total.n).toBe(90);
+  });
+});
+
+describe('contradiction detection with a configured LLM endpoint', () => {
+  /** A local OpenAI-compatible endpoint: says two texts contradict when they name different editors. */
+  async function llmEndpoint(): Promise<{ url: string; asked: string[]; server: Server }> {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const { messages } = JSON.parse(body) as { messages: { role: string; content: string }[] };
+        const pair = JSON.parse(messages.at(-1)!.content) as { older: string; newer: string };
+        asked.push(`${pair.newer} | ${pair.older}`);
+        const editor = (t: string) => /\b(vim|emacs|nano)\b/i.exec(t)?.[1]?.toLowerCase();
+        const contradicts = editor(pair.newer) !== undefined && editor(pair.older) !== undefined && editor(pair.newer) !== editor(pair.older);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ contradicts, subject: 'sam', attribute: 'editor', reason: contradicts ? 'different editors' : null }) } }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked, server };
+  }
+
+  it('asks the LLM about same-subject candidates and supersedes what it says conflicts', async () => {
+    const llm = await llmEndpoint();
+    const stack = createMemoryStack({ consolidation: { contradictionDetector: new LlmContradictionDetector({ url: llm.url, model: 'test-model' }) } });
+    try {
+      const c = stack.caller(tenant);
+      const vim = (await stack.service.create(c, { content: 'Sam prefers vim for editing' })).memoryId;
+      await stack.consolidation.drainTenant(tenant);
+      const emacs = (await stack.service.create(c, { content: 'Sam prefers emacs for editing' })).memoryId;
+      await stack.consolidation.drainTenant(tenant);
+      // The offline detector treats "prefers" as multi-valued; the LLM decides here.
+      expect(llm.asked).toContain('Sam prefers emacs for editing | Sam prefers vim for editing');
+      expect(await stack.memories.get(tenant, vim)).toMatchObject({ status: 'superseded', supersededBy: emacs, contradictionStatus: 'resolved' });
+      expect(await stack.memories.get(tenant, emacs)).toMatchObject({ status: 'active', contradictionStatus: 'resolved' });
+    } finally {
+      stack.close();
+      llm.server.close();
+    }
   });
 });
 
