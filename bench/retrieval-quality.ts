@@ -3,9 +3,10 @@
  *
  *   npx tsx bench/retrieval-quality.ts --dataset /work/shared/datasets/locomo-dev/locomo-dev.json
  *
- * Every dialogue turn becomes one memory (content `speaker: text` plus the caption of a shared image,
- * title the session date, created_at the session time plus the turn's position), one tenant per
- * conversation; the memory's vector embeds the content; every question of categories 1-4 is searched in its own tenant and
+ * Every dialogue turn becomes one memory exactly as the HTTP benchmark writes it (content from
+ * `harness/turn-content.ts`: `[session date] speaker: text`, plus a shared image's caption; no title;
+ * the vector embeds the content and the entities come from it, as consolidation does), with created_at
+ * the session time plus the turn's position; one tenant per conversation; every question of categories 1-4 is searched in its own tenant and
  * scored against its evidence turns: recall@10, MRR and nDCG@10 per mode, with plain BM25 (the keyword
  * channel alone) as the baseline.
  *
@@ -31,6 +32,7 @@ import type { Embedder } from '../server/ports/embedder.js';
 import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
 import { extractEntities } from '../server/services/retrieval/entities.js';
 import { loadDataset, type Conversation, type Turn } from './harness/dataset.js';
+import { turnContent } from './harness/turn-content.js';
 import { ndcgAtK, recallAtK, reciprocalRank } from './harness/metrics.js';
 
 const K = 10;
@@ -44,11 +46,6 @@ interface Scores {
 
 type Runner = (conv: Conversation, question: string, vector: Float32Array) => Promise<string[]>;
 
-/** A turn as a memory: `speaker: text` (plus a shared image's caption); the session date is its title. */
-function turnContent(t: Turn): string {
-  const caption = t.imageCaption ? ` [shares an image: ${t.imageCaption}]` : '';
-  return `${t.speaker}: ${t.text}${caption}`;
-}
 
 function turnCreatedAt(t: Turn, index: number): string {
   const base = t.sessionTimestamp ? Date.parse(t.sessionTimestamp) : Date.UTC(2000, 0, 1) + t.session * 86_400_000;
@@ -120,7 +117,7 @@ async function main(): Promise<void> {
       memoryId: t.turnId,
       namespace: 'default',
       agentId: null,
-      title: t.sessionDate,
+      title: '',
       content: contents[i]!,
       tags: [],
       status: 'active',
@@ -128,7 +125,7 @@ async function main(): Promise<void> {
       quality: 1,
       createdAt: turnCreatedAt(t, i),
       vector: vectors[i]!,
-      entities: extractEntities(`${contents[i]!} (${t.sessionDate})`),
+      entities: extractEntities(`\n${contents[i]!}`),
     }));
     entityMs += performance.now() - tx;
     await index.upsertMany(conv.sampleId, docs);
@@ -142,7 +139,7 @@ async function main(): Promise<void> {
   plainDb.exec('CREATE VIRTUAL TABLE plain USING fts5(conv UNINDEXED, turn UNINDEXED, content)');
   const insertPlain = plainDb.prepare('INSERT INTO plain (conv, turn, content) VALUES (?, ?, ?)');
   plainDb.transaction(() => {
-    for (const conv of dataset.conversations) for (const t of conv.turns) insertPlain.run([conv.sampleId, t.turnId, `${t.sessionDate} ${turnContent(t)}`]);
+    for (const conv of dataset.conversations) for (const t of conv.turns) insertPlain.run([conv.sampleId, t.turnId, turnContent(t)]);
   })();
   const plainSearch = plainDb.prepare('SELECT turn FROM plain WHERE plain MATCH ? AND conv = ? ORDER BY bm25(plain) LIMIT ?');
   const plainBm25 = (conv: Conversation, text: string): string[] => {
@@ -266,52 +263,61 @@ async function runSweep(
 ): Promise<unknown> {
   void questions;
   void qVectors;
-  const variants: { name: string; mode: SearchMode; tuning: SearchTuning }[] = [];
+  // Staged grid (a full grid is too slow on a shared 2-core machine): fusion method x dense weight for
+  // hybrid; then the context weight; then graph and dense weights for hybrid+graph with that method.
   const methods: [string, FusionConfig['method']][] = [
     ['rrf k=10', { kind: 'rrf', k: 10 }],
     ['rrf k=60', { kind: 'rrf', k: 60 }],
     ['minmax', { kind: 'weighted', normalization: 'minmax' }],
     ['zscore', { kind: 'weighted', normalization: 'zscore' }],
   ];
-  const contexts = [0, 0.15, 0.3];
   const ctx = (mode: SearchMode, w: number) => ({ ...DEFAULT_CONTEXT, weight: { ...DEFAULT_CONTEXT.weight, [mode]: w } });
-  for (const w of [0, 0.15, 0.3, 0.5]) {
-    variants.push({ name: `vector ctx=${w}`, mode: 'vector-only', tuning: { context: ctx('vector-only', w) } });
+  const objective = (s: Scores) => s.recall + s.ndcg;
+  type Per = Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>;
+  const scored: { name: string; mode: SearchMode; per: Per }[] = [];
+  let done = 0;
+  const run = async (name: string, mode: SearchMode, tuning: SearchTuning): Promise<Scores> => {
+    process.stderr.write(`sweep ${++done}: ${name}\n`);
+    const per = await evaluate(async (conv, text, vector) =>
+      (await index.search(conv.sampleId, { text, vector, mode, limit: K, filters: { namespaces: null } }, tuning)).hits.map((h) => h.memoryId),
+    );
+    scored.push({ name, mode, per });
+    return summarise(per);
+  };
+  for (const w of [0, 0.15, 0.3, 0.5]) await run(`vector ctx=${w}`, 'vector-only', { context: ctx('vector-only', w) });
+  let best = { score: -1, method: methods[0]!, dense: 1, ctx: 0 };
+  for (const m of methods) {
+    for (const dense of [0.3, 0.5, 1]) {
+      const sc = await run(`hybrid ${m[0]} dense=${dense} ctx=0`, 'hybrid', {
+        fusion: { method: m[1], weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } },
+        context: ctx('hybrid', 0),
+      });
+      if (objective(sc) > best.score) best = { score: objective(sc), method: m, dense, ctx: 0 };
+    }
   }
-  for (const [mname, method] of methods) {
-    for (const c of contexts) {
-      for (const dense of [0.3, 0.5, 0.75, 1]) {
-        variants.push({
-          name: `hybrid ${mname} dense=${dense} ctx=${c}`,
-          mode: 'hybrid',
-          tuning: { fusion: { method, weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } }, context: ctx('hybrid', c) },
-        });
-      }
+  for (const c of [0.15, 0.3]) {
+    for (const dense of [0.3, 0.5, 1]) {
+      const sc = await run(`hybrid ${best.method[0]} dense=${dense} ctx=${c}`, 'hybrid', {
+        fusion: { method: best.method[1], weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } },
+        context: ctx('hybrid', c),
+      });
+      if (objective(sc) > best.score) best = { score: objective(sc), method: best.method, dense, ctx: c };
+    }
+  }
+  for (const m of [best.method]) {
+    for (const c of [0, best.ctx]) {
       for (const dense of [0.3, 0.5, 1]) {
         for (const graph of [0.25, 0.5, 1]) {
-          variants.push({
-            name: `graph ${mname} dense=${dense} graph=${graph} ctx=${c}`,
-            mode: 'hybrid+graph',
-            tuning: {
-              fusion: { method, weights: { ...DEFAULT_FUSION.weights, 'hybrid+graph': { keyword: 1, dense, graph } } },
-              context: ctx('hybrid+graph', c),
-            },
+          if (c === 0 && best.ctx === 0 && scored.some((x) => x.name === `graph ${m[0]} dense=${dense} graph=${graph} ctx=0`)) continue;
+          await run(`graph ${m[0]} dense=${dense} graph=${graph} ctx=${c}`, 'hybrid+graph', {
+            fusion: { method: m[1], weights: { ...DEFAULT_FUSION.weights, 'hybrid+graph': { keyword: 1, dense, graph } } },
+            context: ctx('hybrid+graph', c),
           });
         }
       }
     }
   }
-  const scored: { name: string; mode: SearchMode; per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }> }[] = [];
-  for (const v of variants) {
-    const per = await evaluate(async (conv, text, vector) =>
-      (await index.search(conv.sampleId, { text, vector, mode: v.mode, limit: K, filters: { namespaces: null } }, v.tuning)).hits.map(
-        (h) => h.memoryId,
-      ),
-    );
-    scored.push({ name: v.name, mode: v.mode, per });
-  }
   const convIds = [...scored[0]!.per.keys()];
-  const objective = (s: Scores) => s.recall + s.ndcg;
   const out: Record<string, unknown> = {};
   for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
     const mine = scored.filter((s) => s.mode === mode);

@@ -67,26 +67,37 @@ async function measure(
   queries: string[],
   qv: Float32Array[],
   use: UseLiteEmbedder,
-): Promise<{ perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing }>; lists: Record<string, string[][]> }> {
-  const perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing }> = {};
+): Promise<{ perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing; cpuWithEmbedding: Timing; cpuSearchOnly: Timing }>; lists: Record<string, string[][]> }> {
+  const perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing; cpuWithEmbedding: Timing; cpuSearchOnly: Timing }> = {};
   const lists: Record<string, string[][]> = {};
   for (const mode of MODES) {
     // Warm-up (cache load, statement preparation).
     for (let i = 0; i < 5; i++) await index.search(tenant, mkQuery(queries[i]!, qv[i]!, mode));
     const withEmb: number[] = [];
     const only: number[] = [];
+    const cpuWith: number[] = [];
+    const cpuOnly: number[] = [];
+    const cpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
     lists[mode] = [];
     for (let i = 0; i < queries.length; i++) {
+      const c0 = cpuMs();
       const t0 = performance.now();
       const [v] = await use.embed([queries[i]!]);
       const t1 = performance.now();
+      const c1 = cpuMs();
       const res = await index.search(tenant, mkQuery(queries[i]!, v!, mode));
       const t2 = performance.now();
+      const c2 = cpuMs();
       withEmb.push(t2 - t0);
       only.push(t2 - t1);
+      cpuWith.push(c2 - c0);
+      cpuOnly.push(c2 - c1);
       lists[mode]!.push(res.hits.map((h) => h.memoryId));
     }
-    perMode[mode] = { withEmbedding: timing(withEmb), searchOnly: timing(only) };
+    perMode[mode] = { withEmbedding: timing(withEmb), searchOnly: timing(only), cpuWithEmbedding: timing(cpuWith), cpuSearchOnly: timing(cpuOnly) };
   }
   return { perMode, lists };
 }
@@ -205,6 +216,13 @@ async function main(): Promise<void> {
       const b = beside.perMode[mode]!;
       const t3 = (t: Timing) => `${t.p50.toFixed(1)}/${t.p95.toFixed(1)}/${t.p99.toFixed(1)}`;
       console.log(`   ${mode.padEnd(14)} | ${t3(a.withEmbedding).padStart(38)} | ${t3(a.searchOnly).padStart(23)} | ${t3(b.withEmbedding).padStart(41)} | ${t3(b.searchOnly).padStart(23)}`);
+    }
+    console.log('   CPU time per query (what one idle core would take; wall-clock above includes waiting for a core):');
+    for (const mode of MODES) {
+      const a = alone.perMode[mode]!;
+      const b = beside.perMode[mode]!;
+      const t3 = (t: Timing) => `${t.p50.toFixed(1)}/${t.p95.toFixed(1)}/${t.p99.toFixed(1)}`;
+      console.log(`   ${mode.padEnd(14)} | ${t3(a.cpuWithEmbedding).padStart(38)} | ${t3(a.cpuSearchOnly).padStart(23)} | ${t3(b.cpuWithEmbedding).padStart(41)} | ${t3(b.cpuSearchOnly).padStart(23)}`);
     }
     console.log(`   beside ${neighbors} other tenants of ${nSize.toLocaleString('en')} (built in ${(neighborBuildMs / 1000).toFixed(0)} s): results identical to alone: ${identical ? 'yes' : 'NO'}`);
     console.log(`   load average now ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
