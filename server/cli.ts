@@ -1,5 +1,8 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
+import { EmbeddingModelMismatchError } from './ports/search-index.js';
+import { reindexSearch } from './container.js';
+import { createProgress } from '../bench/harness/progress.js';
 import { createLogger } from './logger.js';
 import { startWorker } from '../jobs/runner.js';
 import { startServer } from './main.js';
@@ -21,9 +24,11 @@ function envFromFlags(flags: Record<string, string | undefined>): Record<string,
   return env;
 }
 
+/** Problems the operator fixes by configuration get their message alone and exit 78 (EX_CONFIG). */
 function fail(err: unknown): never {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(err instanceof ConfigError ? 78 : 1);
+  const operatorFixable = err instanceof ConfigError || err instanceof EmbeddingModelMismatchError;
+  process.stderr.write(`${operatorFixable ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(operatorFixable ? 78 : 1);
 }
 
 export function buildCli(): Command {
@@ -96,6 +101,33 @@ export function buildCli(): Command {
       };
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
+    });
+
+  program
+    .command('reindex')
+    .description('rebuild every memory\'s search index rows (vectors, keywords, entities) with the configured embedding model; stop the service first')
+    .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR)')
+    .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
+    .option('--mongodb-url <url>', 'MongoDB connection string (env MONGODB_URL)')
+    .option('--qdrant-url <url>', 'Qdrant URL (env QDRANT_URL)')
+    .option('-q, --quiet', 'no progress bar')
+    .action(async (flags: Record<string, string | undefined> & { quiet?: boolean }) => {
+      let config;
+      try {
+        config = loadConfig({ ...envFromFlags(flags), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+      } catch (err) {
+        fail(err);
+      }
+      const logger = createLogger(config.LOG_LEVEL);
+      const bar = createProgress({ quiet: flags.quiet === true });
+      let started = false;
+      const result = await reindexSearch(config, logger, (done, total) => {
+        if (!started) bar.start('reindex', total);
+        started = true;
+        bar.update(done, total);
+      }).catch(fail);
+      bar.stop();
+      process.stdout.write(`reindexed ${result.memories} memories of ${result.tenants} tenants with ${config.EMBEDDINGS_PROVIDER} embeddings\n`);
     });
 
   program

@@ -6,8 +6,8 @@ import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
-import { createEmbeddedPorts } from './profiles/embedded.js';
-import { createMongoPorts } from './profiles/mongo.js';
+import { createEmbeddedPorts, resetEmbeddedSearchIndex } from './profiles/embedded.js';
+import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
 import { createAuthService, type AuthService } from './services/auth.js';
@@ -23,6 +23,7 @@ import type { Embedder } from './ports/embedder.js';
 import { extractEntities } from './services/retrieval/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
 import { createSearchService, type SearchService } from './services/search/search-service.js';
+import { reindexAll } from './services/search/reindex.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
@@ -96,7 +97,7 @@ export function embedderFor(config: Config): Embedder {
 }
 
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
-  const embedder = embedderFor(config);
+  const embedder = options.embedder ?? embedderFor(config);
   // An OpenAI-compatible service without a configured dimension reports it after its first answer.
   if (embedder.dimension === 0) await embedder.init();
   const embedding = { model: embedder.model, dimension: embedder.dimension };
@@ -113,6 +114,31 @@ export async function createContainer(config: Config, logger: Logger, options: S
     throw err;
   }
   return services;
+}
+
+/**
+ * `tenant-memory reindex`, with the service stopped: resets the profile's index to the configured
+ * embedding model, then rewrites every memory's index rows from the memory store.
+ */
+export async function reindexSearch(config: Config, logger: Logger, onProgress?: (done: number, total: number) => void) {
+  const embedder = embedderFor(config);
+  await embedder.init();
+  const embedding = { model: embedder.model, dimension: embedder.dimension };
+  if (config.STORAGE === 'mongo') await resetMongoSearchIndex(config, embedder);
+  else resetEmbeddedSearchIndex(config, embedding);
+  const services = await createContainer(config, logger, { workers: false, embedder });
+  try {
+    return await reindexAll({
+      tenants: services.ports.tenants,
+      memories: services.ports.memories,
+      index: services.ports.searchIndex,
+      embedder,
+      extractEntities,
+      ...(onProgress ? { onProgress } : {}),
+    });
+  } finally {
+    await services.close();
+  }
 }
 
 /** Wires services over whichever storage ports the profile provided. */

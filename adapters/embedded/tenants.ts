@@ -40,6 +40,7 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
      ON CONFLICT(tenant_id, user_id) DO NOTHING`,
   );
   const getTenant = db.prepare('SELECT id, name, plan, status, created_at FROM tenants WHERE id = ?');
+  const idsAfter = db.prepare('SELECT id FROM tenants WHERE id > ? ORDER BY id LIMIT ?').pluck();
   const forUser = db.prepare(
     `SELECT t.id, t.name, t.plan, t.status, t.created_at,
             m.tenant_id, m.user_id, m.role, m.is_default, m.created_at AS m_created_at
@@ -91,6 +92,9 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
           membership: toMembership({ ...r, created_at: r.m_created_at }),
         }),
       );
+    },
+    async listIds(after, limit) {
+      return idsAfter.all([after ?? '', limit]) as string[];
     },
     async membership(tenantId, userId) {
       const row = membership.get([tenantId, userId]) as MembershipRow | undefined;

@@ -165,6 +165,14 @@ export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
         return t ? [{ tenant: toTenant(t), membership: toMembership(m) }] : [];
       });
     },
+    async listIds(after, limit) {
+      const docs = await tenants
+        .find(after === null ? {} : { _id: { $gt: after } }, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => d._id);
+    },
     async membership(tenantId, userId) {
       const m = await memberships.findOne({ _id: { tenantId, userId } });
       return m ? toMembership(m) : null;

@@ -12,6 +12,8 @@ export interface Progress {
   start(label: string, total: number): void;
   /** Advance the current phase by `step` (default 1). */
   increment(step?: number): void;
+  /** Set the position and the total of the current phase (for phases whose total grows as they go). */
+  update(done: number, total: number): void;
   /** End the current phase and leave the cursor on a fresh line. Safe to call twice. */
   stop(): void;
   /** Whether anything is drawn (for callers that want to log differently). */
@@ -24,7 +26,7 @@ export interface ProgressOptions {
   stream?: NodeJS.WriteStream;
 }
 
-const NOOP: Progress = { start() {}, increment() {}, stop() {}, enabled: false };
+const NOOP: Progress = { start() {}, increment() {}, update() {}, stop() {}, enabled: false };
 
 export function createProgress(options: ProgressOptions = {}): Progress {
   const stream = options.stream ?? process.stderr;
@@ -52,6 +54,10 @@ export function createProgress(options: ProgressOptions = {}): Progress {
     },
     increment(step = 1) {
       bar?.increment(step);
+    },
+    update(done, total) {
+      bar?.setTotal(total);
+      bar?.update(done);
     },
     stop,
   };

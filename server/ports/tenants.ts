@@ -54,4 +54,9 @@ export interface TenantsPort {
    * so a tenant can never be left without one.
    */
   changeRole(tenantId: string, userId: string, role: RoleName): Promise<RoleChangeResult>;
+  /**
+   * Every tenant id in id order, a page at a time (`after`: the last id of the previous page), for
+   * maintenance that spans tenants (`tenant-memory reindex`). Never used to answer a request.
+   */
+  listIds(after: string | null, limit: number): Promise<string[]>;
 }

@@ -5,7 +5,7 @@ import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
-import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
 import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
@@ -51,4 +51,17 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       db.close();
     },
   };
+}
+
+/**
+ * For `tenant-memory reindex`: forgets the stored vectors and records the configured model, so the
+ * index opens again; the caller then rewrites every memory's index rows.
+ */
+export function resetEmbeddedSearchIndex(config: Config, embedding: IndexInfo): void {
+  const db = openEmbeddedDatabase(config.DATA_DIR);
+  try {
+    resetIndexForModel(db, embedding);
+  } finally {
+    db.close();
+  }
 }

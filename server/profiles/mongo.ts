@@ -8,7 +8,7 @@ import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
-import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
+import { createQdrantSearchIndex, resetQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import type { Embedder } from '../ports/embedder.js';
 
 /** The server profile: MongoDB documents and jobs; Qdrant for the search index (dense, BM25 sparse, graph). */
@@ -44,4 +44,15 @@ export async function createMongoPorts(config: Config, logger: Logger, embedder:
       await client.close();
     },
   };
+}
+
+/** For `tenant-memory reindex`: drops and recreates the Qdrant collection for the configured model. */
+export async function resetMongoSearchIndex(config: Config, embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>): Promise<void> {
+  const index = await resetQdrantSearchIndex({
+    url: config.QDRANT_URL!,
+    ...(config.QDRANT_API_KEY ? { apiKey: config.QDRANT_API_KEY } : {}),
+    collection: config.QDRANT_COLLECTION,
+    embedder,
+  });
+  await index.close?.();
 }

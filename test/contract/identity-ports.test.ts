@@ -111,6 +111,21 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         expect(await p.tenants.getMember(t.id, other.id)).toMatchObject({ role: 'admin', email: other.email });
       });
 
+      it('lists every tenant id in pages, in id order', async () => {
+        const u = await newUser();
+        const made = [await newTenant(u.id), await newTenant(u.id), await newTenant(u.id)].map((t) => t.id);
+        const all: string[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await p.tenants.listIds(after, 2);
+          all.push(...page);
+          if (page.length < 2) break;
+          after = page.at(-1)!;
+        }
+        expect([...all].sort()).toEqual(all);
+        expect(new Set(all).size).toBe(all.length);
+        expect(all).toEqual(expect.arrayContaining(made));
+      });
+
       it('never demotes the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
