@@ -333,8 +333,10 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       const out: MemoryRecord[] = [];
       for (let i = 0; i < memoryIds.length; i += 500) {
         const chunk = memoryIds.slice(i, i + 500);
+        // `+tenant_id` keeps SQLite on primary-key lookups; with a plain `tenant_id = ?` it walks the
+        // tenant index over every memory of the tenant (O(tenant size) per search result page).
         const rows = db
-          .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND id IN (${placeholders(chunk.length)})`)
+          .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +tenant_id = ? AND id IN (${placeholders(chunk.length)})`)
           .all([tenantId, ...chunk]) as MemoryRow[];
         for (const r of rows) out.push(toMemoryRecord(r));
       }

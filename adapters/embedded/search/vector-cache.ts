@@ -149,10 +149,11 @@ export class TenantVectors {
     }
     const ids = [...new Set(changes.map((c) => c.doc_id))];
     const found = new Set<number>();
+    // `+d.tenant_id`: primary-key lookups of the changed docs, not a walk over the tenant index.
     const stmt = db.prepare(
       `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
        FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
-       WHERE d.tenant_id = ? AND d.doc_id IN (SELECT value FROM json_each(?))`,
+       WHERE +d.tenant_id = ? AND d.doc_id IN (SELECT value FROM json_each(?))`,
     );
     for (const row of stmt.iterate([this.tenantId, JSON.stringify(ids)]) as IterableIterator<DocRow>) {
       found.add(row.doc_id);
