@@ -142,3 +142,40 @@ describe('approximate (IVF) dense search', () => {
     await index.close();
   });
 });
+
+describe('SIMD dense scan', () => {
+  it('matches a plain dot product, across growth, and the JavaScript fallback agrees', async () => {
+    const { SimdMatrix } = await import('../../adapters/embedded/search/simd-scan.js');
+    expect(SimdMatrix.supports(512)).toBe(true);
+    expect(SimdMatrix.supports(20)).toBe(false);
+    const dim = 48;
+    const m = new SimdMatrix(dim);
+    m.reserve(10, 0);
+    let rows = m.rows();
+    for (let i = 0; i < 10 * dim; i++) rows[i] = Math.sin(i);
+    m.reserve(5000, 10); // grows the memory and moves the rows
+    rows = m.rows();
+    for (let i = 10 * dim; i < 5000 * dim; i++) rows[i] = Math.cos(i);
+    const q = Float32Array.from({ length: dim }, (_, j) => (j % 7) - 3);
+    const scores = Array.from(m.scan(q, 5000));
+    for (const r of [0, 9, 10, 4999]) {
+      let s = 0;
+      for (let j = 0; j < dim; j++) s += (r < 10 ? Math.fround(Math.sin(r * dim + j)) : Math.fround(Math.cos(r * dim + j))) * q[j]!;
+      expect(scores[r]).toBeCloseTo(s, 3);
+    }
+    // Same search through the SIMD cache (dim 32) and the JavaScript one (dim 20 pads nothing).
+    for (const d of [32, 20]) {
+      const db = openInMemoryDatabase();
+      const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: d });
+      const unit = (seed: number) => {
+        const v = Float32Array.from({ length: d }, (_, j) => Math.sin(seed * 13 + j));
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      };
+      for (let i = 0; i < 50; i++) await index.upsert('t', { ...doc(`m${i}`, `x ${i}`), vector: unit(i) });
+      const hits = (await index.channelSearch('t', 'dense', { text: '', vector: unit(7), mode: 'vector-only', limit: 3, filters: { namespaces: null } })).hits;
+      expect(hits[0]!.memoryId).toBe('m7');
+      expect(hits[0]!.score).toBeCloseTo(1, 4);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
+import { SimdMatrix } from './simd-scan.js';
 
 /**
  * In-process copy of one tenant's vectors (a contiguous Float32Array, row i = doc i) with the filter
@@ -33,7 +34,7 @@ export class TenantVectors {
   size = 0;
   lastSeq = 0;
   private capacity = 0;
-  matrix = new Float32Array(0);
+  matrix: Float32Array<ArrayBufferLike> = new Float32Array(0);
   docIds = new Int32Array(0);
   private status = new Uint8Array(0);
   private flagged = new Uint8Array(0);
@@ -42,10 +43,17 @@ export class TenantVectors {
   readonly position = new Map<number, number>();
   /** Bumped on every change; approximate indexes built on this cache compare it. */
   version = 0;
+  /** Rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a plain array. */
+  private readonly simd: SimdMatrix | null;
 
-  constructor(tenantId: string, dim: number) {
+  constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
+    this.simd = options.simd !== false && SimdMatrix.supports(dim) ? new SimdMatrix(dim) : null;
+  }
+
+  get usesSimd(): boolean {
+    return this.simd !== null;
   }
 
   get bytes(): number {
@@ -55,9 +63,14 @@ export class TenantVectors {
   private grow(min: number): void {
     if (min <= this.capacity) return;
     const cap = Math.max(min, Math.ceil(this.capacity * 1.5), 64);
-    const m = new Float32Array(cap * this.dim);
-    m.set(this.matrix.subarray(0, this.size * this.dim));
-    this.matrix = m;
+    if (this.simd) {
+      this.simd.reserve(cap, this.size);
+      this.matrix = this.simd.rows();
+    } else {
+      const m = new Float32Array(cap * this.dim);
+      m.set(this.matrix.subarray(0, this.size * this.dim));
+      this.matrix = m;
+    }
     const d = new Int32Array(cap);
     d.set(this.docIds.subarray(0, this.size));
     this.docIds = d;
@@ -82,7 +95,7 @@ export class TenantVectors {
       this.position.set(row.doc_id, i);
     }
     const bytes = row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector);
-    new Uint8Array(this.matrix.buffer, i * this.dim * 4, this.dim * 4).set(bytes);
+    new Uint8Array(this.matrix.buffer, this.matrix.byteOffset + i * this.dim * 4, this.dim * 4).set(bytes);
     this.docIds[i] = row.doc_id;
     this.status[i] = STATUS_CODE[row.status];
     this.flagged[i] = row.injection_flagged;
@@ -180,9 +193,16 @@ export class TenantVectors {
     const top = new TopK(k);
     const dim = this.dim;
     const m = this.matrix;
-    for (let i = 0; i < this.size; i++) {
-      if (!this.accepts(i, f)) continue;
-      top.push(i, dot(m, i * dim, q, dim));
+    if (this.simd) {
+      const scores = this.simd.scan(q, this.size);
+      for (let i = 0; i < this.size; i++) {
+        if (this.accepts(i, f)) top.push(i, scores[i]!);
+      }
+    } else {
+      for (let i = 0; i < this.size; i++) {
+        if (!this.accepts(i, f)) continue;
+        top.push(i, dot(m, i * dim, q, dim));
+      }
     }
     return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
   }
