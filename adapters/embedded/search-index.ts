@@ -57,13 +57,16 @@ export interface GraphConfig {
   maxDocFrequency: number;
   /** Query entities mentioned by more memories than this are not expanded to related entities. */
   maxExpandFrequency: number;
+  /** Memories read per entity (the most recent that pass the filters), bounding the work of common entities. */
+  maxMentionsPerEntity: number;
 }
 
 export const DEFAULT_GRAPH: GraphConfig = {
   hopWeight: 0.5,
   neighborsPerSeed: 8,
-  maxDocFrequency: 20_000,
-  maxExpandFrequency: 2_000,
+  maxDocFrequency: 5_000,
+  maxExpandFrequency: 1_000,
+  maxMentionsPerEntity: 500,
 };
 
 /**
@@ -466,11 +469,18 @@ export class EmbeddedSearchIndex implements SearchIndex {
         }
       }
     }
-    const rows = this.prepare(
-      `SELECT m.entity_id AS entity_id, m.doc_id AS doc_id
-       FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
-       WHERE m.entity_id IN (SELECT value FROM json_each(?)) AND ${f.sql}`,
-    ).all([JSON.stringify([...weight.keys()]), ...f.params]) as { entity_id: number; doc_id: number }[];
+    // Per entity, its most recent mentions that pass the filters (bounded, so a common entity costs at
+    // most maxMentionsPerEntity rows). Entities are read strongest first.
+    const mentions = this.prepare(
+      `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
+       WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
+    );
+    const rows: { entity_id: number; doc_id: number }[] = [];
+    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 48)) {
+      for (const r of mentions.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]) {
+        rows.push({ entity_id: entity, doc_id: r.doc_id });
+      }
+    }
     const scores = new Map<number, number>();
     for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
     return [...scores.entries()]
