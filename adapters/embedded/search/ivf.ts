@@ -14,13 +14,13 @@ import { TopK, dot, type RowFilter, type TenantVectors } from './vector-cache.js
  * on the next search; the index retrains when the tenant grew by half since training.
  */
 export interface IvfOptions {
-  /** Cells; default about 2·sqrt(n). */
+  /** Cells; default about sqrt(n). */
   lists: number;
   /** Cells scanned per query (default 24). */
   probes: number;
-  /** k-means iterations over the training sample (default 6). */
+  /** k-means iterations over the training sample (default 5). */
   iterations: number;
-  /** Training sample size (default 40 per cell). */
+  /** Training sample size (default 25 per cell). */
   samplePerList: number;
 }
 
@@ -67,8 +67,8 @@ export class IvfIndex {
     this.options = {
       lists: options.lists ?? 0,
       probes: options.probes ?? 24,
-      iterations: options.iterations ?? 6,
-      samplePerList: options.samplePerList ?? 40,
+      iterations: options.iterations ?? 5,
+      samplePerList: options.samplePerList ?? 25,
     };
     this.startBuild();
   }
@@ -102,7 +102,7 @@ export class IvfIndex {
     const c = this.cache;
     const dim = c.dim;
     const n = c.size;
-    const nLists = this.options.lists > 0 ? this.options.lists : Math.max(8, Math.round(2 * Math.sqrt(n)));
+    const nLists = this.options.lists > 0 ? this.options.lists : Math.max(8, Math.round(Math.sqrt(n)));
     const sampleSize = Math.min(n, nLists * this.options.samplePerList);
     // Deterministic sample: evenly spaced rows.
     const step = n / sampleSize;
