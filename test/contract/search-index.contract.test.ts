@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'vitest';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
 import { describeSearchIndexContract } from './search-index.contract.js';
@@ -27,7 +26,4 @@ describeSearchIndexContract('embedded (libsql)', () => {
   };
 });
 
-// The server profile's adapter runs the same suite when a Qdrant server is reachable.
-describe.skipIf(!!process.env.QDRANT_URL)('SearchIndex contract: qdrant', () => {
-  it.skip('skipped: set QDRANT_URL to run the search index contract against Qdrant', () => {});
-});
+// The same suite runs against Qdrant in search-index.qdrant.test.ts when QDRANT_URL is set.
