@@ -75,7 +75,7 @@ function has(t: Term, tag: string): boolean {
 
 function parse(text: string): Term[][] {
   const doc = nlp(text);
-  const sentences = doc.json({ terms: { normal: true, text: true, tags: true, pre: true, post: true } }) as {
+  const sentences = doc.json({ terms: { normal: true, text: true, tags: true, whitespace: true } }) as {
     terms: { text: string; normal: string; tags: string[]; post?: string }[];
   }[];
   return sentences.map((s) =>
