@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { EmbeddingModelMismatchError } from './ports/search-index.js';
 import { reindexSearch } from './container.js';
 import { createProgress } from '../bench/harness/progress.js';
@@ -31,26 +31,34 @@ function fail(err: unknown): never {
   process.exit(operatorFixable ? 78 : 1);
 }
 
-export function buildCli(): Command {
-  const program = new Command('tenant-memory').description('Tenant Memory Platform: a multi-tenant memory store for AI agents').version(version);
-
-  program
-    .command('serve')
-    .description('start the HTTP service (REST, /trpc, /openapi.json, /docs) with in-process workers')
-    .option('-p, --port <port>', 'port to listen on (env PORT, default 8080)')
-    .option('--host <host>', 'address to bind (env HOST, default 0.0.0.0)')
+/** The flags every command that opens the store shares (each overrides its environment variable). */
+function withStorageOptions(command: Command): Command {
+  return command
     .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR, default ./data)')
     .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
     .option('--mongodb-url <url>', 'MongoDB connection string for --storage mongo (env MONGODB_URL)')
     .option('--qdrant-url <url>', 'Qdrant URL for --storage mongo (env QDRANT_URL)')
-    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']));
+}
+
+/** Configuration from the environment and the flags; a bad value ends the process naming it. */
+function configFrom(flags: Record<string, unknown>, defaults: Record<string, string> = {}): Config {
+  try {
+    return loadConfig({ ...defaults, ...envFromFlags(flags as Record<string, string | undefined>) });
+  } catch (err) {
+    fail(err);
+  }
+}
+
+export function buildCli(): Command {
+  const program = new Command('tenant-memory').description('Tenant Memory Platform: a multi-tenant memory store for AI agents').version(version);
+
+  withStorageOptions(program.command('serve'))
+    .description('start the HTTP service (REST, /trpc, /openapi.json, /docs) with in-process workers')
+    .option('-p, --port <port>', 'port to listen on (env PORT, default 8080)')
+    .option('--host <host>', 'address to bind (env HOST, default 0.0.0.0)')
     .action(async (flags: Record<string, string | undefined>) => {
-      let config;
-      try {
-        config = loadConfig(envFromFlags(flags));
-      } catch (err) {
-        fail(err);
-      }
+      const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
       const running = await startServer(config, logger).catch(fail);
       logger.info({ url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined }, 'tenant-memory listening');
@@ -65,25 +73,14 @@ export function buildCli(): Command {
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
 
-  program
-    .command('worker')
+  withStorageOptions(program.command('worker'))
     .description('run background job workers only (no HTTP), on the same configuration as serve; pair with WORKER_MODE=external on the servers')
-    .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR, default ./data)')
-    .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
-    .option('--mongodb-url <url>', 'MongoDB connection string for --storage mongo (env MONGODB_URL)')
-    .option('--qdrant-url <url>', 'Qdrant URL for --storage mongo (env QDRANT_URL)')
-    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
     .option('--stop-timeout <seconds>', 'on SIGTERM/SIGINT, how long running jobs may take to finish', '30')
     .action(async (flags: Record<string, string | undefined>) => {
       const stopTimeoutSeconds = Number(flags.stopTimeout ?? 30);
       if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0) fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
       const stopTimeoutMs = stopTimeoutSeconds * 1000;
-      let config;
-      try {
-        config = loadConfig(envFromFlags(flags));
-      } catch (err) {
-        fail(err);
-      }
+      const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
       const worker = await startWorker(config, logger).catch(fail);
       let signalled = false;
@@ -103,21 +100,11 @@ export function buildCli(): Command {
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
 
-  program
-    .command('reindex')
+  withStorageOptions(program.command('reindex'))
     .description('rebuild every memory\'s search index rows (vectors, keywords, entities) with the configured embedding model; stop the service first')
-    .option('-d, --data-dir <dir>', 'embedded profile data directory (env DATA_DIR)')
-    .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
-    .option('--mongodb-url <url>', 'MongoDB connection string (env MONGODB_URL)')
-    .option('--qdrant-url <url>', 'Qdrant URL (env QDRANT_URL)')
     .option('-q, --quiet', 'no progress bar')
     .action(async (flags: Record<string, string | undefined> & { quiet?: boolean }) => {
-      let config;
-      try {
-        config = loadConfig({ ...envFromFlags(flags), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-      } catch (err) {
-        fail(err);
-      }
+      const config = configFrom(flags, { LOG_LEVEL: 'warn' });
       const logger = createLogger(config.LOG_LEVEL);
       const bar = createProgress({ quiet: flags.quiet === true });
       let started = false;
