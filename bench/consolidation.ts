@@ -3,12 +3,14 @@
  * queued writes consolidated per second through the whole pipeline (injection screening, sensitivity,
  * dedupe, contradiction handling, commit with the keyword index rows), in batches of one transaction.
  *
- *   npx tsx bench/consolidation.ts [--writes 20000] [--tenants 4] [--updates 0.2] [--json bench/results/consolidation.json]
+ *   npx tsx bench/consolidation.ts [--writes 20000] [--tenants 4] [--updates 0.2] [--processes 1] [--json bench/results/consolidation.json]
  *
  * Writes are queued first (through the memory service, as the API does), then one worker drains every
- * tenant. A share of the writes (`--updates`) are updates of earlier memories. Prints a table and writes
+ * tenant, or `--processes N` worker processes (as `tenant-memory worker` scales out) drain the tenants
+ * between them, each on its own connection to the same database file. A share of the writes (`--updates`) are updates of earlier memories. Prints a table and writes
  * JSON (bench/results/ is gitignored). Target: ≥ 1,000 memories/s.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -16,7 +18,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.js';
-import { createContainer } from '../server/container.js';
+import { createContainer, type Services } from '../server/container.js';
 import { createLogger } from '../server/logger.js';
 import { extractEntities } from '../server/services/retrieval/entities.js';
 import { createConsolidationService } from '../server/services/memories/consolidation.js';
@@ -37,17 +39,99 @@ const { values: args } = parseArgs({
     embed: { type: 'boolean', default: false },
     /** Quality scorer: `fast` (default, as the service is configured by default) or `nlp`. */
     quality: { type: 'string', default: 'fast' },
+    processes: { type: 'string', default: '1' },
+    /** Internal: run as one of `--processes` workers over this data directory, for these tenants. */
+    'drain-dir': { type: 'string' },
+    'drain-tenants': { type: 'string' },
   },
 });
+const PROCESSES = Number(args.processes);
 const WRITES = Number(args.writes);
 const TENANTS = Number(args.tenants);
 const UPDATES = Number(args.updates);
 const TARGET = 1000;
 
+function pipeline(services: Services) {
+  // The pipeline as this issue defines it: no embedder (embeddings excluded) and, unless asked, no
+  // entity extraction (the retrieval layer adds both in the container).
+  return createConsolidationService({
+    memories: services.ports.memories,
+    queue: services.ports.writeQueue,
+    clock: Date.now,
+    logger: services.logger,
+    embedder: args.embed ? new HashingEmbedder(256) : null,
+    extractEntities: args.entities ? extractEntities : null,
+    quality: args.quality === 'nlp' ? qualityScore : quickQualityScore,
+  });
+}
+
+function configFor(dataDir: string) {
+  const unlimited = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
+  return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', EMBEDDINGS_PROVIDER: 'hash', WORKER_MODE: 'external', PLAN_LIMITS: unlimited, NODE_ENV: 'production' });
+}
+
+/** Child mode: wait for "go" on stdin, drain the given tenants, print {applied, batches, cpuMs, start, end}. */
+async function drainChild(dataDir: string, tenants: string[]) {
+  const services = await createContainer(configFor(dataDir), createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })));
+  const consolidation = pipeline(services);
+  process.stdout.write('ready\n');
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
+  process.stdin.destroy();
+  const cpu0 = process.cpuUsage();
+  const start = Date.now();
+  let applied = 0;
+  let batches = 0;
+  for (const tenant of tenants) {
+    const res = await consolidation.drainTenant(tenant);
+    applied += res.applied;
+    batches += res.batches;
+  }
+  const end = Date.now();
+  const cpu = process.cpuUsage(cpu0);
+  process.stdout.write(`${JSON.stringify({ applied, batches, cpuMs: (cpu.user + cpu.system) / 1000, start, end })}\n`);
+  await services.close();
+}
+
+/** Parent side of `--processes N`: N children drain the tenants between them; wall time from the first start to the last end. */
+async function drainInProcesses(dataDir: string, tenants: string[]): Promise<{ applied: number; batches: number; ms: number; cpuMs: number }> {
+  const groups = Array.from({ length: PROCESSES }, (_, i) => tenants.filter((_, k) => k % PROCESSES === i));
+  const extra = [args.entities ? '--entities' : '', args.embed ? '--embed' : '', `--quality=${args.quality}`].filter(Boolean);
+  const children = groups.map((group) =>
+    spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'consolidation.ts'), `--drain-dir=${dataDir}`, `--drain-tenants=${group.join(',')}`, ...extra], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
+  const lines = children.map((child) => {
+    let buffer = '';
+    const waiters: ((line: string) => void)[] = [];
+    child.stdout!.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let i: number;
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        waiters.shift()?.(line);
+      }
+    });
+    return () => new Promise<string>((resolve) => waiters.push(resolve));
+  });
+  const ready = lines.map((next) => next());
+  await Promise.all(ready);
+  const results = lines.map((next) => next());
+  for (const child of children) child.stdin!.end('go\n');
+  const parsed = (await Promise.all(results)).map((l) => JSON.parse(l) as { applied: number; batches: number; cpuMs: number; start: number; end: number });
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))));
+  return {
+    applied: parsed.reduce((a, p) => a + p.applied, 0),
+    batches: parsed.reduce((a, p) => a + p.batches, 0),
+    ms: Math.max(...parsed.map((p) => p.end)) - Math.min(...parsed.map((p) => p.start)),
+    cpuMs: parsed.reduce((a, p) => a + p.cpuMs, 0),
+  };
+}
+
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-consolidation-'));
-  const unlimited = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', EMBEDDINGS_PROVIDER: 'hash', WORKER_MODE: 'external', PLAN_LIMITS: unlimited, NODE_ENV: 'production' });
+  const config = configFor(dataDir);
   const devNull = new Writable({ write: (_c, _e, cb) => cb() });
   const services = await createContainer(config, createLogger('warn', devNull));
   try {
@@ -83,29 +167,25 @@ async function main() {
     );
     const enqueueMs = performance.now() - t0;
 
-    // The pipeline as this issue defines it: no embedder (embeddings excluded) and, unless asked, no
-    // entity extraction (the retrieval layer adds both in the container).
-    const consolidation = createConsolidationService({
-      memories: services.ports.memories,
-      queue: services.ports.writeQueue,
-      clock: Date.now,
-      logger: services.logger,
-      embedder: args.embed ? new HashingEmbedder(256) : null,
-      extractEntities: args.entities ? extractEntities : null,
-      quality: args.quality === 'nlp' ? qualityScore : quickQualityScore,
-    });
-    const cpu0 = process.cpuUsage();
-    const start = performance.now();
     let applied = 0;
     let batches = 0;
-    for (const tenant of tenants) {
-      const res = await consolidation.drainTenant(tenant);
-      applied += res.applied;
-      batches += res.batches;
+    let ms: number;
+    let cpuMs: number;
+    if (PROCESSES > 1) {
+      ({ applied, batches, ms, cpuMs } = await drainInProcesses(dataDir, tenants));
+    } else {
+      const consolidation = pipeline(services);
+      const cpu0 = process.cpuUsage();
+      const start = performance.now();
+      for (const tenant of tenants) {
+        const res = await consolidation.drainTenant(tenant);
+        applied += res.applied;
+        batches += res.batches;
+      }
+      ms = performance.now() - start;
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs = (cpu.user + cpu.system) / 1000;
     }
-    const ms = performance.now() - start;
-    const cpu = process.cpuUsage(cpu0);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
     const perSecond = Math.round((applied / ms) * 1000);
     const perCpuSecond = Math.round((applied / cpuMs) * 1000);
 
@@ -134,9 +214,9 @@ async function main() {
       { measure: 'queueing rate in process (no HTTP), 32 concurrent', value: Math.round((WRITES / enqueueMs) * 1000), unit: 'writes/s' },
       { measure: 'consolidated', value: applied, unit: 'writes' },
       { measure: 'batches (one transaction each)', value: batches, unit: 'batches' },
-      { measure: 'consolidation time', value: Math.round(ms), unit: 'ms' },
+      { measure: `consolidation time (${PROCESSES} worker process${PROCESSES > 1 ? 'es' : ''})`, value: Math.round(ms), unit: 'ms' },
       { measure: 'consolidation throughput', value: perSecond, unit: 'memories/s' },
-      { measure: 'CPU time of the process while consolidating', value: Math.round(cpuMs), unit: 'ms' },
+      { measure: 'CPU time of the workers while consolidating', value: Math.round(cpuMs), unit: 'ms' },
       { measure: 'throughput per CPU-second (load-independent)', value: perCpuSecond, unit: 'memories/cpu-s' },
       { measure: 'superseded by a newer fact', value: superseded, unit: 'memories' },
       { measure: 'merged duplicates', value: merged, unit: 'memories' },
@@ -157,6 +237,7 @@ async function main() {
       writes: WRITES,
       tenants: TENANTS,
       update_share: UPDATES,
+      processes: PROCESSES,
       embeddings: args.embed ? 'hashing embedder (256)' : 'excluded',
       quality_scorer: args.quality,
       quality_agreement: agreement,
@@ -205,7 +286,8 @@ function spearman(a: number[], b: number[]): number {
   return num / Math.sqrt(da * db);
 }
 
-main().catch((err) => {
+const run = args['drain-dir'] ? drainChild(args['drain-dir'], (args['drain-tenants'] ?? '').split(',').filter(Boolean)) : main();
+run.catch((err) => {
   console.error(err);
   process.exit(1);
 });
