@@ -66,7 +66,7 @@ export const DEFAULT_GRAPH: GraphConfig = {
   neighborsPerSeed: 8,
   maxDocFrequency: 5_000,
   maxExpandFrequency: 1_000,
-  maxMentionsPerEntity: 500,
+  maxMentionsPerEntity: 200,
 };
 
 /**
@@ -481,7 +481,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
        WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
     );
     const rows: { entity_id: number; doc_id: number }[] = [];
-    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 48)) {
+    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24)) {
       for (const r of mentions.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]) {
         rows.push({ entity_id: entity, doc_id: r.doc_id });
       }
