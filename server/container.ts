@@ -190,13 +190,14 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
     clock: now,
   });
+  const trigger = createConsolidationTrigger(() => jobs, logger, now);
   const memories = createMemoryService({
     memories: ports.memories,
     queue: ports.writeQueue,
     usage,
     clock: now,
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
-    onQueued: createConsolidationTrigger(() => jobs, logger, now),
+    onQueued: trigger.queued,
   });
   const consolidation = createConsolidationService({
     memories: ports.memories,
@@ -206,6 +207,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     embedder,
     extractEntities,
     quality: config.MEMORY_QUALITY_SCORER === 'nlp' ? qualityScore : quickQualityScore,
+    onDrainStart: trigger.drainStarted,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,

@@ -2,28 +2,35 @@
  * Consolidation of queued memory writes as Agenda jobs (both profiles).
  *
  * The queued writes themselves are the durable queue; a job only says "drain this tenant". Every
- * accepted write calls the trigger below, which enqueues at most one job per tenant per time slot
- * (`slot` in the payload is the unique key, so a job already running never swallows the trigger of a
- * write it did not see). A recurring sweep re-triggers every tenant that still has queued writes, so
- * nothing is forgotten if a trigger is lost (a crash between the 202 and the enqueue, a worker killed
- * while holding the job: its lock expires after `lockLifetimeMs`, the sweep or the retry runs it again).
+ * accepted write calls the trigger below, which enqueues a job unless one it enqueued moments ago has
+ * not started draining yet (that job will see the write). A recurring sweep re-triggers every tenant
+ * that still has queued writes, so nothing is forgotten if a trigger is lost (a crash between the 202
+ * and the enqueue, a worker killed while holding the job: its lock expires after `lockLifetimeMs`, the
+ * sweep or the retry runs it again).
  */
 import { z } from 'zod';
 import type { Logger } from '../../server/logger.js';
 import type { JobQueue } from '../../server/ports/job-queue.js';
 import { defineJob } from '../definition.js';
 
-/** Time slot of the trigger's unique key: at most one enqueue per tenant per slot. */
-export const TRIGGER_SLOT_MS = 100;
+/**
+ * How long an enqueued job that has not been seen to start still covers new writes. Within this
+ * process a drain start is seen at once; for an external worker this bounds the extra wait of a write
+ * that arrives just after a job was picked up.
+ */
+export const TRIGGER_COVER_MS = 100;
 /** How long one run drains before handing over to a continuation (fairness between tenants). */
 export const DRAIN_BUDGET_MS = 20_000;
 /** Short enough that a killed worker's job is taken over quickly; each batch renews it. */
 export const CONSOLIDATION_LOCK_MS = 15_000;
 export const SWEEP_INTERVAL = '10 seconds';
 
+/** `slot` only makes the unique key of one enqueue: jobs of one tenant differ by it. */
+const payload = z.object({ tenantId: z.string().min(1).max(200), slot: z.number().int().min(0).optional() });
+
 export const consolidateWrites = defineJob({
   name: 'memory.consolidate-writes',
-  payload: z.object({ tenantId: z.string().min(1).max(200), slot: z.number().int().min(0).optional() }),
+  payload,
   concurrency: 4,
   lockLifetimeMs: CONSOLIDATION_LOCK_MS,
   retry: { attempts: 8, baseMs: 500, maxMs: 60_000 },
@@ -34,9 +41,7 @@ export const consolidateWrites = defineJob({
       shouldStop: () => job.isCanceled(),
     });
     if (result.applied > 0) job.logger.debug({ tenantId, applied: result.applied, batches: result.batches }, 'writes consolidated');
-    if (result.remaining) {
-      await services.jobs.now(consolidateWrites, { tenantId, slot: slotOf(services.now()) + 1 }, { unique: { tenantId, slot: slotOf(services.now()) + 1 }, insertOnly: true });
-    }
+    if (result.remaining) await enqueue(services.jobs, tenantId, services.now());
   },
 });
 
@@ -48,62 +53,79 @@ export const consolidationSweep = defineJob({
   retry: { attempts: 3, baseMs: 1_000 },
   async handler(_payload, services) {
     const now = services.now();
-    for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) {
-      await services.jobs.now(consolidateWrites, { tenantId, slot: slotOf(now) }, { unique: { tenantId, slot: slotOf(now) }, insertOnly: true });
-    }
+    for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) await enqueue(services.jobs, tenantId, now);
     await services.ports.idempotency.purgeExpired(new Date(now).toISOString());
   },
 });
 
-function slotOf(ms: number): number {
-  return Math.floor(ms / TRIGGER_SLOT_MS);
+/** One consolidation job for the tenant; enqueues at the same millisecond collapse into one. */
+function enqueue(jobs: JobQueue, tenantId: string, now: number) {
+  return jobs.now(consolidateWrites, { tenantId, slot: now }, { unique: { tenantId, slot: now }, insertOnly: true });
+}
+
+export interface ConsolidationTrigger {
+  /** The memory service's `onQueued`: a write of the tenant was committed. Never throws. */
+  queued(tenantId: string): void;
+  /** The consolidation service's `onDrainStart`: a drain of the tenant is about to read the queue. */
+  drainStarted(tenantId: string): void;
 }
 
 /**
- * The `onQueued` hook of the memory service: enqueues a consolidation job for the tenant at most once
- * per tenant and slot from this process; a write whose trigger falls in a slot that already enqueued
- * arms one trailing enqueue at the start of the next slot, so every write is followed by a job that
- * starts after it was committed. Never throws (the write is already durable; the sweep covers a failed
- * enqueue).
+ * Enqueues a consolidation job for a tenant's committed write unless a job enqueued by this process
+ * less than TRIGGER_COVER_MS ago has not started draining (it will read the queue after this write,
+ * so it covers it). Such a suppressed write is covered again once that window ends, by a trailing
+ * enqueue, unless a drain in this process read the queue meanwhile. So every write is followed by a
+ * drain that starts after its commit; a failed enqueue is logged and left to the sweep.
  */
-export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger, clock: () => number = Date.now): (tenantId: string) => void {
-  /** Per tenant: the slot last enqueued, whether a write was suppressed since, and the trailing timer. */
-  const tenants = new Map<string, { slot: number; suppressed: boolean; trailing: ReturnType<typeof setTimeout> | null }>();
-  const fire = (tenantId: string, slot: number) => {
-    jobs()
-      .now(consolidateWrites, { tenantId, slot }, { unique: { tenantId, slot }, insertOnly: true })
-      .catch((err: unknown) => logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'could not enqueue consolidation; the sweep will'));
-  };
-  return (tenantId) => {
+export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger, clock: () => number = Date.now): ConsolidationTrigger {
+  interface State {
+    /** When this process last enqueued for the tenant, or -Infinity after a drain started since. */
+    firedAt: number;
+    /** A write was committed since the last enqueue and no drain has read the queue since. */
+    suppressed: boolean;
+    trailing: ReturnType<typeof setTimeout> | null;
+  }
+  const tenants = new Map<string, State>();
+  const fire = (tenantId: string, state: State) => {
     const now = clock();
-    const slot = slotOf(now);
-    let state = tenants.get(tenantId);
-    if (!state) {
-      if (tenants.size >= 10_000) tenants.clear();
-      state = { slot: -1, suppressed: false, trailing: null };
-      tenants.set(tenantId, state);
-    }
-    if (slot > state.slot) {
-      // Enqueued after this write committed: whatever was suppressed before is covered too.
-      state.slot = slot;
-      state.suppressed = false;
-      fire(tenantId, slot);
-      return;
-    }
-    state.suppressed = true;
-    if (state.trailing) return;
-    const s = state;
-    s.trailing = setTimeout(
-      () => {
-        s.trailing = null;
-        if (!s.suppressed) return;
-        s.slot = Math.max(slotOf(clock()), s.slot + 1);
-        s.suppressed = false;
-        fire(tenantId, s.slot);
-      },
-      Math.max(1, (slot + 1) * TRIGGER_SLOT_MS - now),
+    state.firedAt = now;
+    state.suppressed = false;
+    enqueue(jobs(), tenantId, now).catch((err: unknown) =>
+      logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'could not enqueue consolidation; the sweep will'),
     );
-    s.trailing.unref?.();
+  };
+  return {
+    queued(tenantId) {
+      let state = tenants.get(tenantId);
+      if (!state) {
+        if (tenants.size >= 10_000) tenants.clear();
+        state = { firedAt: Number.NEGATIVE_INFINITY, suppressed: false, trailing: null };
+        tenants.set(tenantId, state);
+      }
+      const now = clock();
+      if (now - state.firedAt >= TRIGGER_COVER_MS) {
+        fire(tenantId, state);
+        return;
+      }
+      state.suppressed = true;
+      if (state.trailing) return;
+      const s = state;
+      s.trailing = setTimeout(
+        () => {
+          s.trailing = null;
+          if (s.suppressed) fire(tenantId, s);
+        },
+        Math.max(1, s.firedAt + TRIGGER_COVER_MS - now),
+      );
+      s.trailing.unref?.();
+    },
+    drainStarted(tenantId) {
+      const state = tenants.get(tenantId);
+      if (!state) return;
+      // Every write committed so far is read by this drain (it runs until the queue is empty).
+      state.suppressed = false;
+      state.firedAt = Number.NEGATIVE_INFINITY;
+    },
   };
 }
 

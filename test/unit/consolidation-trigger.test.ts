@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
-import { createConsolidationTrigger, TRIGGER_SLOT_MS } from '../../jobs/definitions/consolidate-writes.js';
+import { createConsolidationTrigger, TRIGGER_COVER_MS, type ConsolidationTrigger } from '../../jobs/definitions/consolidate-writes.js';
 import { createLogger } from '../../server/logger.js';
 import type { JobQueue } from '../../server/ports/job-queue.js';
 
@@ -8,15 +8,15 @@ const logger = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb()
 
 describe('consolidation trigger', () => {
   let now = 0;
-  let fired: { tenantId: string; slot: number }[];
-  let trigger: (tenantId: string) => void;
+  let fired: { tenantId: string; at: number }[];
+  let trigger: ConsolidationTrigger;
   beforeEach(() => {
     vi.useFakeTimers();
-    now = 10;
+    now = 1_000;
     fired = [];
     const jobs = {
       now: async (_job: unknown, payload: { tenantId: string; slot: number }) => {
-        fired.push(payload);
+        fired.push({ tenantId: payload.tenantId, at: payload.slot });
         return { id: String(fired.length), name: 'memory.consolidate-writes', nextRunAt: null };
       },
     } as unknown as JobQueue;
@@ -24,37 +24,43 @@ describe('consolidation trigger', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it('enqueues once per tenant and slot, and once more after a burst', async () => {
-    trigger('t1');
-    now = 40;
-    trigger('t1');
-    trigger('t1');
-    trigger('t2');
-    expect(fired).toEqual([
-      { tenantId: 't1', slot: 0 },
-      { tenantId: 't2', slot: 0 },
-    ]);
-    now = TRIGGER_SLOT_MS + 1;
-    await vi.advanceTimersByTimeAsync(TRIGGER_SLOT_MS);
-    expect(fired).toEqual([
-      { tenantId: 't1', slot: 0 },
-      { tenantId: 't2', slot: 0 },
-      { tenantId: 't1', slot: 1 },
-    ]);
+  it('enqueues at once, lets a pending job cover a burst, and enqueues once more after it', async () => {
+    trigger.queued('t1');
+    now += 10;
+    trigger.queued('t1');
+    trigger.queued('t1');
+    trigger.queued('t2');
+    expect(fired.map((f) => f.tenantId)).toEqual(['t1', 't2']);
+    now += TRIGGER_COVER_MS;
+    await vi.advanceTimersByTimeAsync(TRIGGER_COVER_MS);
+    expect(fired.map((f) => f.tenantId)).toEqual(['t1', 't2', 't1']);
+    await vi.advanceTimersByTimeAsync(10 * TRIGGER_COVER_MS);
+    expect(fired).toHaveLength(3);
+  });
+
+  it('enqueues at once for a write after a drain started, and drops the trailing enqueue a drain covered', async () => {
+    trigger.queued('t');
+    now += 5;
+    trigger.queued('t'); // suppressed: the job just enqueued has not started
+    trigger.drainStarted('t'); // …now it reads the queue: the suppressed write is covered
+    await vi.advanceTimersByTimeAsync(2 * TRIGGER_COVER_MS);
+    expect(fired).toHaveLength(1);
+    now += 5;
+    trigger.queued('t'); // after the drain started: a new job at once, no waiting for the window
+    expect(fired).toHaveLength(2);
   });
 
   it('never loses a write suppressed while a late trailing timer is pending', async () => {
-    trigger('t'); // slot 0, enqueued
-    now = 50;
-    trigger('t'); // suppressed; trailing timer armed for the slot boundary
-    now = TRIGGER_SLOT_MS + 20;
-    trigger('t'); // a new slot: enqueued at once (covers the write at 50)
-    now = TRIGGER_SLOT_MS + 30;
-    trigger('t'); // suppressed again while the (late) timer is still pending
-    await vi.advanceTimersByTimeAsync(TRIGGER_SLOT_MS);
-    expect(fired.map((f) => f.slot)).toEqual([0, 1, 2]);
-    // Nothing suppressed any more: no further enqueue.
-    await vi.advanceTimersByTimeAsync(5 * TRIGGER_SLOT_MS);
+    trigger.queued('t'); // enqueued
+    now += 50;
+    trigger.queued('t'); // suppressed; trailing timer armed
+    now += TRIGGER_COVER_MS; // the timer is late
+    trigger.queued('t'); // the window passed: enqueued at once (covers the write at +50)
+    now += 10;
+    trigger.queued('t'); // suppressed again while the late timer is still pending
+    await vi.advanceTimersByTimeAsync(3 * TRIGGER_COVER_MS);
+    expect(fired).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(10 * TRIGGER_COVER_MS);
     expect(fired).toHaveLength(3);
   });
 });

@@ -64,6 +64,11 @@ export interface ConsolidationDeps {
    * the consolidation module (a compromise parse per memory).
    */
   quality?: (memory: { content: string; title: string; tags: readonly string[] }) => number;
+  /**
+   * Called right before a batch reads the tenant's queue: every write committed before this call will
+   * be consolidated by the drain that makes it (the trigger uses it to skip redundant jobs).
+   */
+  onDrainStart?: (tenantId: string) => void;
   /** Writes per batch (one transaction). Default 256. */
   batchSize?: number;
   /** Candidates considered per write for dedupe and contradiction (most specific subject first). Default 8. */
@@ -432,6 +437,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
   async function consolidateBatch(tenantId: string, limit = batchSize): Promise<BatchResult> {
     for (let attempt = 1; ; attempt++) {
+      deps.onDrainStart?.(tenantId);
       const writes = await deps.queue.peek(tenantId, limit + 1);
       const more = writes.length > limit;
       if (more) writes.length = limit;
