@@ -14,8 +14,8 @@ import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
  * Document values: BM25 term-frequency saturation with length normalisation,
  *   f·(k1 + 1) / (f + k1·(1 − b + b·|D| / avgdl)),
  * where f is the column-weighted frequency (title ×2, content ×1, tags ×1.5, as the embedded index's
- * `bm25(search_fts, 0, 2, 1, 1.5)`) and |D| the document's token count (stop-words included, plus one
- * for the tenant token the embedded FTS row carries, as FTS5 counts them). k1 = 1.2 and b = 0.75 are
+ * `bm25(search_fts, 2, 1, 1.5)`) and |D| the document's token count (stop-words included, as FTS5
+ * counts them). k1 = 1.2 and b = 0.75 are
  * FTS5's own constants. FTS5 uses the live average length;
  * a sparse vector cannot change once written, so avgdl is a fixed expectation, 64 tokens: memories are
  * short (a chat turn or a fact is 10–60 tokens; LoCoMo turns average about 25), and a value near the
@@ -23,8 +23,9 @@ import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
  *
  * Query values: 1 per query term, summed when two terms share a stem (FTS5 scores each quoted term of
  * the OR query as its own phrase, so "runs running" counts "run" twice). The IDF factor is applied by
- * Qdrant (`modifier: idf`): ln(1 + (N − n + 0.5) / (n + 0.5)) over the whole collection, as FTS5's IDF
- * spans its whole table (all tenants) too; FTS5 uses ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6.
+ * Qdrant (`modifier: idf`): ln(1 + (N − n + 0.5) / (n + 0.5)) over the whole collection, whereas the
+ * embedded index keeps one FTS5 table per tenant, so its IDF is the tenant's own; FTS5 uses
+ * ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6. Rankings are therefore close, not identical.
  */
 
 export interface Bm25Params {
@@ -44,9 +45,6 @@ export interface ColumnWeights {
 }
 
 export type SparseVector = Schemas['SparseVector'];
-
-/** The embedded FTS row's `tenant` column holds one token, which FTS5 counts in the row length. */
-const TENANT_TOKEN_LENGTH = 1;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -94,7 +92,6 @@ export function documentSparseVector(
   length += addStems(doc.content, weights.contentWeight, freq);
   length += addStems(doc.tags.join(' '), weights.tagsWeight, freq);
   if (length === 0) return null;
-  length += TENANT_TOKEN_LENGTH;
   const norm = bm25.k1 * (1 - bm25.b + (bm25.b * length) / bm25.avgDocLength);
   const values = new Map<number, number>();
   for (const [stem, f] of freq) {

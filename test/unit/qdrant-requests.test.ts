@@ -33,6 +33,9 @@ const VECTOR = new Float32Array([0.5, -0.5, 0, 1]);
 const TEXT: SparseVector = { indices: [7, 9], values: [1, 2] };
 const GRAPH: SparseVector = { indices: [3], values: [1.5] };
 
+/** The channel weights the adapter mirrors from the embedded index (chosen there by measurement). */
+const W = DEFAULT_FUSION.weights;
+
 function plan(query: Partial<SearchQuery>, over: Partial<SearchPlanInput> = {}): SearchPlanInput {
   return {
     tenantId: 't1',
@@ -76,7 +79,7 @@ describe('buildSearchRequest', () => {
         { query: TEXT, using: 'text', filter: TENANT_FILTER, limit: 100 },
         { query: [0.5, -0.5, 0, 1], using: 'dense', filter: TENANT_FILTER, limit: 100 },
       ],
-      query: { rrf: { k: 61 } },
+      query: { rrf: { k: 61, weights: [W.hybrid.keyword, W.hybrid.dense] } },
       filter: TENANT_FILTER,
       limit: 200,
       with_payload: PAYLOAD,
@@ -90,7 +93,7 @@ describe('buildSearchRequest', () => {
         { query: [0.5, -0.5, 0, 1], using: 'dense', filter: TENANT_FILTER, limit: 100 },
         { query: GRAPH, using: 'entities', filter: TENANT_FILTER, limit: 100 },
       ],
-      query: { rrf: { k: 61, weights: [1, 1, 0.5] } },
+      query: { rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].dense, W['hybrid+graph'].graph] } },
       filter: TENANT_FILTER,
       limit: 300,
       with_payload: PAYLOAD,
@@ -106,10 +109,10 @@ describe('buildSearchRequest', () => {
       with_payload: PAYLOAD,
     });
     const noGraph = buildSearchRequest(plan({ mode: 'hybrid+graph' }, { graphVector: null }));
-    expect(noGraph?.query).toEqual({ rrf: { k: 61 } });
+    expect(noGraph?.query).toEqual({ rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].dense] } });
     expect(noGraph?.prefetch).toHaveLength(2);
     const graphAndText = buildSearchRequest(plan({ mode: 'hybrid+graph', vector: null }));
-    expect(graphAndText?.query).toEqual({ rrf: { k: 61, weights: [1, 0.5] } });
+    expect(graphAndText?.query).toEqual({ rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].graph] } });
     expect(buildSearchRequest(plan({ mode: 'vector-only', vector: null }))).toBeNull();
     expect(buildSearchRequest(plan({ mode: 'hybrid', vector: null }, { textVector: null }))).toBeNull();
   });

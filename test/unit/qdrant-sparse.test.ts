@@ -76,10 +76,10 @@ describe('documentSparseVector', () => {
   });
 
   it('computes BM25 saturation with column weights and length normalisation', () => {
-    // title "kiln" (1 token), content "kiln kiln bowl" (3), tags [] → |D| = 4 + 1 tenant token.
+    // title "kiln" (1 token), content "kiln kiln bowl" (3), tags [] → |D| = 4 (FTS5 rows carry no tenant token).
     const v = documentSparseVector({ title: 'kiln', content: 'kiln kiln bowl', tags: [] }, { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 })!;
     const { k1, b, avgDocLength } = DEFAULT_BM25;
-    const norm = k1 * (1 - b + (b * 5) / avgDocLength);
+    const norm = k1 * (1 - b + (b * 4) / avgDocLength);
     const expected = (f: number) => (f * (k1 + 1)) / (f + norm);
     const at = (stem: string) => v.values[v.indices.indexOf(termIndex(stem))];
     expect(at('kiln')).toBeCloseTo(expected(2 * 1 + 1 * 2), 12);
@@ -136,11 +136,12 @@ describe('BM25 parity with the embedded keyword channel', () => {
       { ...base, memoryId: 'f', title: 'Long one', content: 'Bread '.repeat(40) + 'and a kiln.', tags: [] },
     ];
     for (const d of docs) await index.upsert('t', d);
-    // Another tenant's rows share FTS5's statistics (N, n, avgdl), as they share Qdrant's IDF.
+    // Another tenant's rows must not move tenant t's statistics: the embedded index keeps one FTS5
+    // table per tenant, so N, n and avgdl below are t's alone.
     await index.upsert('u', { ...base, memoryId: 'z', title: 'Kiln', content: 'kiln kiln pottery', tags: [] });
 
-    const all = [...docs, { ...base, memoryId: 'z', title: 'Kiln', content: 'kiln kiln pottery', tags: [] }];
-    const lengths = all.map((d) => tokenize(d.title).length + tokenize(d.content).length + tokenize(d.tags.join(' ')).length + 1);
+    const all = [...docs];
+    const lengths = all.map((d) => tokenize(d.title).length + tokenize(d.content).length + tokenize(d.tags.join(' ')).length);
     const avgdl = lengths.reduce((a, b) => a + b, 0) / all.length;
     const vectors = all.map((d) => documentSparseVector(d, DEFAULT_KEYWORD, { ...DEFAULT_BM25, avgDocLength: avgdl })!);
     const idf = (term: number) => {

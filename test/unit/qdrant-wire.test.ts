@@ -1,3 +1,4 @@
+import { DEFAULT_FUSION } from '../../adapters/embedded/search-index.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -363,7 +364,8 @@ describe('search', () => {
     });
     const query = sent.find((r) => r.path.endsWith('/points/query'))!.body;
     expect(query.prefetch.map((p: { using: string }) => p.using)).toEqual(['text', 'dense', 'entities']);
-    expect(query.query).toEqual({ rrf: { k: 61, weights: [1, 1, 0.5] } });
+    const w = DEFAULT_FUSION.weights['hybrid+graph'];
+    expect(query.query).toEqual({ rrf: { k: 61, weights: [w.keyword, w.dense, w.graph] } });
     // melanie: ln(1 + 10/2); boston (1 hop): 0.5 · 1/√(2·4) · ln(1 + 10/4).
     const graph = query.prefetch[2].query as { indices: number[]; values: number[] };
     expect(graph.values.slice().sort((a: number, b: number) => b - a)).toEqual([
