@@ -208,6 +208,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     extractEntities,
     quality: config.MEMORY_QUALITY_SCORER === 'nlp' ? qualityScore : quickQualityScore,
     onDrainStart: trigger.drainStarted,
+    onDrainEnd: trigger.drainEnded,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,

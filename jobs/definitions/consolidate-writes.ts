@@ -68,24 +68,38 @@ export interface ConsolidationTrigger {
   queued(tenantId: string): void;
   /** The consolidation service's `onDrainStart`: a drain of the tenant is about to read the queue. */
   drainStarted(tenantId: string): void;
+  /** The consolidation service's `onDrainEnd`: that drain read an empty queue (or stopped) and ended. */
+  drainEnded(tenantId: string): void;
 }
 
 /**
- * Enqueues a consolidation job for a tenant's committed write unless a job enqueued by this process
- * less than TRIGGER_COVER_MS ago has not started draining (it will read the queue after this write,
- * so it covers it). Such a suppressed write is covered again once that window ends, by a trailing
- * enqueue, unless a drain in this process read the queue meanwhile. So every write is followed by a
- * drain that starts after its commit; a failed enqueue is logged and left to the sweep.
+ * Enqueues a consolidation job for a tenant's committed write, except when something already covers
+ * it: a drain of the tenant running in this process (it reads the queue again before it ends; a write
+ * that lands after its last read is enqueued when it ends), or a job this process enqueued less than
+ * TRIGGER_COVER_MS ago that has not started (a trailing enqueue covers the write once that window ends,
+ * unless a drain read the queue meanwhile). So every write is followed by a drain that reads the queue
+ * after its commit; a failed enqueue is logged and left to the sweep.
  */
 export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger, clock: () => number = Date.now): ConsolidationTrigger {
   interface State {
-    /** When this process last enqueued for the tenant, or -Infinity after a drain started since. */
+    /** When this process last enqueued for the tenant, or -Infinity after a drain read the queue. */
     firedAt: number;
-    /** A write was committed since the last enqueue and no drain has read the queue since. */
+    /** A write was committed since the last enqueue or queue read, and nothing covers it yet. */
     suppressed: boolean;
+    /** Drains of the tenant running in this process. */
+    running: number;
     trailing: ReturnType<typeof setTimeout> | null;
   }
   const tenants = new Map<string, State>();
+  const stateOf = (tenantId: string): State => {
+    let state = tenants.get(tenantId);
+    if (!state) {
+      if (tenants.size >= 10_000) for (const [id, s] of tenants) if (s.running === 0 && !s.trailing) tenants.delete(id);
+      state = { firedAt: Number.NEGATIVE_INFINITY, suppressed: false, running: 0, trailing: null };
+      tenants.set(tenantId, state);
+    }
+    return state;
+  };
   const fire = (tenantId: string, state: State) => {
     const now = clock();
     state.firedAt = now;
@@ -96,11 +110,10 @@ export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger,
   };
   return {
     queued(tenantId) {
-      let state = tenants.get(tenantId);
-      if (!state) {
-        if (tenants.size >= 10_000) tenants.clear();
-        state = { firedAt: Number.NEGATIVE_INFINITY, suppressed: false, trailing: null };
-        tenants.set(tenantId, state);
+      const state = stateOf(tenantId);
+      if (state.running > 0) {
+        state.suppressed = true; // the running drain reads the queue again, or drainEnded enqueues
+        return;
       }
       const now = clock();
       if (now - state.firedAt >= TRIGGER_COVER_MS) {
@@ -113,18 +126,23 @@ export function createConsolidationTrigger(jobs: () => JobQueue, logger: Logger,
       s.trailing = setTimeout(
         () => {
           s.trailing = null;
-          if (s.suppressed) fire(tenantId, s);
+          if (s.suppressed && s.running === 0) fire(tenantId, s);
         },
         Math.max(1, s.firedAt + TRIGGER_COVER_MS - now),
       );
       s.trailing.unref?.();
     },
     drainStarted(tenantId) {
-      const state = tenants.get(tenantId);
-      if (!state) return;
+      const state = stateOf(tenantId);
+      if (state.running === 0) state.running = 1;
       // Every write committed so far is read by this drain (it runs until the queue is empty).
       state.suppressed = false;
       state.firedAt = Number.NEGATIVE_INFINITY;
+    },
+    drainEnded(tenantId) {
+      const state = stateOf(tenantId);
+      state.running = 0;
+      if (state.suppressed) fire(tenantId, state);
     },
   };
 }

@@ -38,15 +38,16 @@ describe('consolidation trigger', () => {
     expect(fired).toHaveLength(3);
   });
 
-  it('enqueues at once for a write after a drain started, and drops the trailing enqueue a drain covered', async () => {
+  it('drops the trailing enqueue when a drain read the queue, and enqueues at once after that drain ended', async () => {
     trigger.queued('t');
     now += 5;
     trigger.queued('t'); // suppressed: the job just enqueued has not started
     trigger.drainStarted('t'); // …now it reads the queue: the suppressed write is covered
+    trigger.drainEnded('t');
     await vi.advanceTimersByTimeAsync(2 * TRIGGER_COVER_MS);
     expect(fired).toHaveLength(1);
     now += 5;
-    trigger.queued('t'); // after the drain started: a new job at once, no waiting for the window
+    trigger.queued('t'); // no drain running, none pending: a new job at once
     expect(fired).toHaveLength(2);
   });
 
@@ -62,5 +63,41 @@ describe('consolidation trigger', () => {
     expect(fired).toHaveLength(3);
     await vi.advanceTimersByTimeAsync(10 * TRIGGER_COVER_MS);
     expect(fired).toHaveLength(3);
+  });
+});
+
+describe('consolidation trigger beside a running drain', () => {
+  it('enqueues nothing while a drain runs, and once when it ends if a write came after its last read', async () => {
+    vi.useFakeTimers();
+    try {
+      let now = 1_000;
+      const fired: number[] = [];
+      const jobs = {
+        now: async (_job: unknown, payload: { slot: number }) => {
+          fired.push(payload.slot);
+          return { id: String(fired.length), name: 'memory.consolidate-writes', nextRunAt: null };
+        },
+      } as unknown as JobQueue;
+      const trigger = createConsolidationTrigger(() => jobs, logger, () => now);
+      trigger.drainStarted('t');
+      for (let i = 0; i < 50; i++) {
+        now += 7;
+        trigger.queued('t');
+      }
+      trigger.drainStarted('t'); // the drain read the queue again: all 50 covered
+      trigger.drainEnded('t');
+      await vi.advanceTimersByTimeAsync(10 * TRIGGER_COVER_MS);
+      expect(fired).toEqual([]);
+      trigger.drainStarted('t');
+      trigger.queued('t'); // after the drain's last read
+      trigger.drainEnded('t');
+      expect(fired).toHaveLength(1);
+      now += 1;
+      trigger.queued('t'); // the job just enqueued covers it
+      await vi.advanceTimersByTimeAsync(10 * TRIGGER_COVER_MS);
+      expect(fired).toHaveLength(2); // …and the trailing enqueue after its window, as no drain was seen
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -65,10 +65,12 @@ export interface ConsolidationDeps {
    */
   quality?: (memory: { content: string; title: string; tags: readonly string[] }) => number;
   /**
-   * Called right before a batch reads the tenant's queue: every write committed before this call will
-   * be consolidated by the drain that makes it (the trigger uses it to skip redundant jobs).
+   * Called by `drainTenant` right before each batch reads the tenant's queue: every write committed
+   * before this call will be consolidated by that drain (the trigger uses it to skip redundant jobs).
    */
   onDrainStart?: (tenantId: string) => void;
+  /** Called when a drain ends (its last batch found nothing, it ran out of budget, or it failed). */
+  onDrainEnd?: (tenantId: string) => void;
   /** Writes per batch (one transaction). Default 256. */
   batchSize?: number;
   /** Candidates considered per write for dedupe and contradiction (most specific subject first). Default 8. */
@@ -437,7 +439,6 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
   async function consolidateBatch(tenantId: string, limit = batchSize): Promise<BatchResult> {
     for (let attempt = 1; ; attempt++) {
-      deps.onDrainStart?.(tenantId);
       const writes = await deps.queue.peek(tenantId, limit + 1);
       const more = writes.length > limit;
       if (more) writes.length = limit;
@@ -458,6 +459,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     let applied = 0;
     let batches = 0;
     for (;;) {
+      deps.onDrainStart?.(tenantId);
       const r = await consolidateBatch(tenantId);
       applied += r.applied;
       if (r.applied > 0) batches++;
@@ -483,7 +485,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const l = lane;
       const run = l.tail.then(() => {
         l.next = null;
-        return drain(tenantId, options);
+        return drain(tenantId, options).finally(() => deps.onDrainEnd?.(tenantId));
       });
       l.next = run;
       const tail = run.then(
