@@ -68,33 +68,38 @@ async function storedTurns(client: Client, namespace: string): Promise<Set<strin
 }
 
 async function ingest(client: Client, conversations: Conversation[], quiet: boolean): Promise<{ written: number; reused: number }> {
-  const todo: { conv: Conversation; turn: Conversation['turns'][number] }[] = [];
+  const todo: { conv: Conversation; turns: Conversation['turns'] }[] = [];
   let reused = 0;
+  let missing = 0;
   for (const conv of conversations) {
     const stored = await storedTurns(client, namespaceFor(conv.sampleId));
-    for (const turn of conv.turns) {
-      if (stored.has(turn.turnId)) reused++;
-      else todo.push({ conv, turn });
-    }
+    const turns = conv.turns.filter((t) => !stored.has(t.turnId));
+    reused += conv.turns.length - turns.length;
+    missing += turns.length;
+    todo.push({ conv, turns });
   }
   const bar = createProgress({ quiet });
-  bar.start('ingest', todo.length);
-  await mapLimit(todo, INGEST_CONCURRENCY, async ({ conv, turn }) => {
+  bar.start('ingest', missing);
+  // Turns of one conversation are written in dialogue order (the index relates memories written one
+  // after another); conversations proceed side by side.
+  await mapLimit(todo, INGEST_CONCURRENCY, async ({ conv, turns }) => {
     const namespace = namespaceFor(conv.sampleId);
-    await client.memories.create.mutate(
-      {
-        content: turnContent(turn),
-        namespace,
-        type: 'episodic',
-        metadata: { turn_id: turn.turnId, sample_id: conv.sampleId, speaker: turn.speaker, session: turn.session, session_date: turn.sessionDate },
-      },
-      // Safe to retry after a dropped connection: the service applies a keyed write once.
-      { context: { idempotencyKey: `bench:${namespace}:${turn.turnId}` } },
-    );
-    bar.increment();
+    for (const turn of turns) {
+      await client.memories.create.mutate(
+        {
+          content: turnContent(turn),
+          namespace,
+          type: 'episodic',
+          metadata: { turn_id: turn.turnId, sample_id: conv.sampleId, speaker: turn.speaker, session: turn.session, session_date: turn.sessionDate },
+        },
+        // Safe to retry after a dropped connection: the service applies a keyed write once.
+        { context: { idempotencyKey: `bench:${namespace}:${turn.turnId}` } },
+      );
+      bar.increment();
+    }
   });
   bar.stop();
-  return { written: todo.length, reused };
+  return { written: missing, reused };
 }
 
 /** Waits on the service's own signal (pending writes reaching zero), not on sleeps of a guessed length. */
