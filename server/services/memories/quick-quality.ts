@@ -14,18 +14,10 @@
  * `bench/consolidation.ts --quality-compare` reports how closely it tracks the NLP score.
  */
 
-export interface QuickQualityInput {
-  content: string;
-  title?: string | undefined;
-  tags?: readonly string[] | undefined;
-}
+import { combineQuality, penaltyOf, readQualityText, specificityOf, structureOf, type QualityInput } from '../consolidation/quality-formula.js';
 
-const MAX_CHARS = 20_000;
-const LENGTH_SATURATION_WORDS = 25;
-const WEIGHTS = { length: 0.35, diversity: 0.2, specificity: 0.3, structure: 0.15 } as const;
+export type QuickQualityInput = QualityInput;
 
-const BOILERPLATE =
-  /^(?:test(?:ing)?(?: \d+)?|asdf\w*|qwerty\w*|foo(?: bar)?(?: baz)?|bar|baz|hello(?: world)?|hi|hey|todo|tbd|tba|n ?a|none|null|nil|undefined|untitled|placeholder|sample(?: text)?|example(?: text)?|dummy(?: text)?|x+|lorem ipsum.*|blah(?: blah)*|note|memory|nothing|empty|ok(?:ay)?|yes|no|abc|123|text|content|description|my memory|new memory|this is a test)$/;
 
 const FUNCTION = new Set(
   (
@@ -43,28 +35,11 @@ const THIRD_PERSON = /\b(?:he|she|it|they|\p{Lu}[\p{L}'’-]*)\s+(?:also\s+|ofte
 const DATE_WORD =
   /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|tonight)$/i;
 
-function clamp01(x: number): number {
-  return Math.min(1, Math.max(0, x));
-}
-
-function isGibberish(word: string): boolean {
-  if (!/^\p{Script=Latin}+$/u.test(word)) return false;
-  const w = word.toLowerCase();
-  if (/(.)\1{3,}/.test(w)) return true;
-  if (w.length >= 4 && !/[aeiouy]/.test(w)) return true;
-  return /[bcdfghjklmnpqrstvwxz]{5,}/.test(w);
-}
-
 /** Quality in [0, 1], rounded to 3 decimals (see module comment). */
 export function quickQualityScore(memory: QuickQualityInput): number {
-  const content = memory.content.normalize('NFKC').slice(0, MAX_CHARS).trim();
-  const letters = (content.match(/\p{L}/gu) ?? []).length;
-  if (letters < 2) return 0;
-  const words = content.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
-  const n = words.length;
-  const length = clamp01(Math.log2(1 + n) / Math.log2(1 + LENGTH_SATURATION_WORDS));
-  const lower = words.map((w) => w.toLowerCase());
-  const diversity = clamp01((new Set(lower).size / n - 0.3) / 0.4);
+  const text = readQualityText(memory.content);
+  if (!text) return 0;
+  const { content } = text;
 
   const anchors = new Set<string>();
   const nouns = new Set<string>();
@@ -82,19 +57,8 @@ export function quickQualityScore(memory: QuickQualityInput): number {
     else if (/^\p{Lu}/u.test(token) && !(initial && FUNCTION.has(key)) && !FUNCTION.has(key)) anchors.add(key);
     else if (key.length >= 3 && !FUNCTION.has(key) && !key.endsWith('ly')) nouns.add(key);
   }
-  const specificity = clamp01((anchors.size + 0.5 * nouns.size) / 3);
 
   const hasVerb = AUX.test(content) || COMMON_VERBS.test(content) || /\b\p{L}{3,}(?:ed|ing)\b/u.test(content) || THIRD_PERSON.test(content);
-  let structure = hasVerb ? 0.5 : 0;
-  if (memory.title?.trim()) structure += 0.25;
-  if (memory.tags?.some((t) => t.trim())) structure += 0.25;
-
-  let penalty = 1;
-  if (BOILERPLATE.test(lower.join(' ').replace(/['’]/g, ''))) penalty *= 0.2;
-  penalty *= 1 - words.filter(isGibberish).length / n;
-  const letterShare = letters / content.replace(/\s+/g, '').length;
-  if (letterShare < 0.5) penalty *= letterShare / 0.5;
-
-  const raw = WEIGHTS.length * length + WEIGHTS.diversity * diversity + WEIGHTS.specificity * specificity + WEIGHTS.structure * structure;
-  return Math.round(clamp01(raw * penalty) * 1000) / 1000;
+  const parts = { length: text.length, diversity: text.diversity, specificity: specificityOf(anchors.size, nouns.size), structure: structureOf(hasVerb, memory) };
+  return combineQuality(parts, penaltyOf(text));
 }
