@@ -14,8 +14,7 @@
  * Prints a table and writes JSON (default bench/results/auth.json, which is gitignored).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +22,9 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../server/config.js';
 import { createContainer } from '../server/container.js';
 import { createLogger } from '../server/logger.js';
-import { percentile } from './harness/metrics.js';
+import { noteIfLoaded, writeJsonResult } from './support/report.js';
+import { freePort, waitReady } from './support/server.js';
+import { summariseNsAsUs, type MicrosRow } from './support/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,30 +41,15 @@ const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const KEYS = Number(args.keys);
 
-interface LatencyRow {
-  case: string;
-  n: number;
-  p50_us: number;
-  p95_us: number;
-  p99_us: number;
-  mean_us: number;
+interface LatencyRow extends MicrosRow {
   req_per_s?: number;
   /** Mean time inside the server (its own request-duration histogram), excluding the client and the network. */
   server_mean_us?: number;
 }
 
 function summarise(name: string, samplesNs: number[], wallMs?: number): LatencyRow {
-  const us = samplesNs.map((n) => n / 1000);
-  const round = (v: number) => Math.round(v * 10) / 10;
-  const row: LatencyRow = {
-    case: name,
-    n: us.length,
-    p50_us: round(percentile(us, 50)),
-    p95_us: round(percentile(us, 95)),
-    p99_us: round(percentile(us, 99)),
-    mean_us: round(us.reduce((a, b) => a + b, 0) / us.length),
-  };
-  if (wallMs !== undefined) row.req_per_s = Math.round((us.length / wallMs) * 1000);
+  const row: LatencyRow = summariseNsAsUs(name, samplesNs);
+  if (wallMs !== undefined) row.req_per_s = Math.round((samplesNs.length / wallMs) * 1000);
   return row;
 }
 
@@ -79,30 +65,6 @@ async function timeCalls(n: number, call: () => Promise<unknown>): Promise<numbe
     samples[i] = Number(process.hrtime.bigint() - t0);
   }
   return samples;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error('server did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Sum (seconds) and count of the server's own duration histogram for one route with status 200. */
@@ -203,8 +165,7 @@ async function main() {
     const table = rows.map((r) => ({ ...r, req_per_s: r.req_per_s ?? '', server_mean_us: r.server_mean_us ?? '' }));
     console.table(table);
     const p50 = rows[0]!.p50_us;
-    const load = loadavg()[0]!;
-    if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring; tail latencies include waiting for a CPU`);
+    noteIfLoaded('; tail latencies include waiting for a CPU');
     console.log(`target: in-process p50 < 100 µs — ${p50 < 100 ? 'met' : 'MISSED'} (${p50} µs); setup of ${KEYS} keys took ${setupMs} ms`);
 
     const result = {
@@ -222,8 +183,7 @@ async function main() {
       target_met: p50 < 100,
       rows,
     };
-    mkdirSync(path.dirname(args.json!), { recursive: true });
-    writeFileSync(args.json!, JSON.stringify(result, null, 2));
+    writeJsonResult(args.json!, result);
     console.log(`wrote ${args.json}`);
   } finally {
     await services.close();

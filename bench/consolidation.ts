@@ -12,8 +12,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
 import { qualityScore } from '../server/services/consolidation/quality.js';
 import { quickQualityScore } from '../server/services/memories/quick-quality.js';
 import { generateMemories, rng } from './memory-data.js';
+import { noteIfLoaded, writeJsonResult } from './support/report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -224,8 +225,7 @@ async function main() {
       { measure: `quality scorer (${args.quality}); fast vs nlp mean |diff|`, value: agreement.mean_abs_diff, unit: `spearman ${agreement.spearman}` },
     ];
     console.table(rows);
-    const load = loadavg()[0]!;
-    if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring`);
+    const load = noteIfLoaded();
     console.log(`target: ≥ ${TARGET} memories/s — ${perSecond >= TARGET ? 'met' : 'MISSED'} (${perSecond}/s, embeddings excluded)`);
     const result = {
       bench: 'consolidation',
@@ -248,8 +248,7 @@ async function main() {
       target_met: perSecond >= TARGET,
       rows,
     };
-    mkdirSync(path.dirname(args.json!), { recursive: true });
-    writeFileSync(args.json!, JSON.stringify(result, null, 2));
+    writeJsonResult(args.json!, result);
     console.log(`wrote ${args.json}`);
   } finally {
     await services.close();

@@ -12,7 +12,7 @@
  *
  * Prints a table and writes JSON (bench/results/ is gitignored).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +22,7 @@ import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobDefinition } from '../jobs/definition.js';
 import { createLogger } from '../server/logger.js';
 import { percentile } from './harness/metrics.js';
+import { formatTable, writeJsonResult } from './support/report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -146,10 +147,8 @@ try {
 
 const head = ['case', 'n', 'jobs/s', 'p50 ms', 'p95 ms', 'p99 ms'];
 const table = rows.map((r) => [r.case, String(r.n), r.jobs_per_s?.toString() ?? '', r.p50_ms?.toString() ?? '', r.p95_ms?.toString() ?? '', r.p99_ms?.toString() ?? '']);
-const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
 process.stdout.write(`job queue, embedded profile (libsql, Agenda 6), ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}\n`);
-process.stdout.write(`${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${table.map(line).join('\n')}\n`);
+process.stdout.write(`${formatTable(head, table)}\n`);
 
 const result = {
   bench: 'job-queue',
@@ -161,6 +160,5 @@ const result = {
   params: { jobs: JOBS, workers: WORKERS, concurrency: CONCURRENCY, samples: SAMPLES, process_every_ms: PROCESS_EVERY_MS },
   rows,
 };
-mkdirSync(path.dirname(args.json!), { recursive: true });
-writeFileSync(args.json!, `${JSON.stringify(result, null, 2)}\n`);
+writeJsonResult(args.json!, result, { trailingNewline: true });
 process.stdout.write(`wrote ${args.json}\n`);

@@ -15,13 +15,14 @@
  * Prints a table and writes JSON (default bench/results/login.json, which is gitignored).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPasswordHasher, defaultArgon2Params, type Argon2Params } from '../server/services/passwords.js';
-import { percentile } from './harness/metrics.js';
+import { formatTable, writeJsonResult } from './support/report.js';
+import { freePort, waitReady } from './support/server.js';
+import { latencyStats } from './support/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,14 +53,8 @@ interface Row {
 
 const round = (v: number) => Math.round(v * 100) / 100;
 function summarise(name: string, samplesMs: number[], wallMs?: number, parallel = 1): Row {
-  const row: Row = {
-    case: name,
-    n: samplesMs.length,
-    p50_ms: round(percentile(samplesMs, 50)),
-    p95_ms: round(percentile(samplesMs, 95)),
-    p99_ms: round(percentile(samplesMs, 99)),
-    mean_ms: round(samplesMs.reduce((a, b) => a + b, 0) / Math.max(1, samplesMs.length)),
-  };
+  const s = latencyStats(samplesMs);
+  const row: Row = { case: name, n: samplesMs.length, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean) };
   if (wallMs !== undefined) row.per_s = round((samplesMs.length / wallMs) * 1000);
   else if (parallel === 1 && row.mean_ms > 0) row.per_s = round(1000 / row.mean_ms);
   return row;
@@ -87,30 +82,6 @@ async function argon2Rows(): Promise<Row[]> {
     rows.push(summarise(name, samples));
   }
   return rows;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error('server did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -210,11 +181,7 @@ async function httpRows(): Promise<Row[]> {
 function printTable(rows: Row[]): void {
   const header = ['case', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'per s'];
   const body = rows.map((r) => [r.case, String(r.n), r.p50_ms.toFixed(2), r.p95_ms.toFixed(2), r.p99_ms.toFixed(2), r.mean_ms.toFixed(2), r.per_s?.toFixed(1) ?? '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const b of body) console.log(line(b));
+  console.log(formatTable(header, body));
 }
 
 const rows = [...(await argon2Rows()), ...(await httpRows())];
@@ -226,6 +193,5 @@ const result = {
   params: { sequential: SEQUENTIAL, concurrent: CONCURRENT, concurrency: CONCURRENCY, failures: FAILURES, argon2: defaultArgon2Params },
   rows,
 };
-mkdirSync(path.dirname(args.json!), { recursive: true });
-writeFileSync(args.json!, `${JSON.stringify(result, null, 2)}\n`);
+writeJsonResult(args.json!, result, { trailingNewline: true });
 console.log(`\nwrote ${args.json}`);

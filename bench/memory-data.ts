@@ -14,17 +14,10 @@ const HOBBIES = ['pottery', 'rock climbing', 'chess', 'sailing', 'baking', 'bird
 const TOPICS = ['the quarterly budget', 'the product launch', 'the hiring plan', 'the data migration', 'the security review', 'the customer survey', 'the API redesign', 'the offsite agenda', 'the onboarding docs', 'the release checklist'];
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
-/** Mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './support/corpus.js';
+
+/** Mulberry32 (small, fast, deterministic), shared with the search corpus. */
+export { rng };
 
 export interface GeneratedMemory {
   content: string;

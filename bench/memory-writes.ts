@@ -14,13 +14,14 @@
  * Prints a table and writes JSON (bench/results/ is gitignored). Target: ≥ 2,000 accepted writes/s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile } from './harness/metrics.js';
 import { generateMemories } from './memory-data.js';
+import { noteIfLoaded, writeJsonResult } from './support/report.js';
+import { freePort, waitReady } from './support/server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,17 +38,6 @@ const CONCURRENCY = Number(args.concurrency);
 const PROBES = Number(args.probes);
 const TARGET = 2000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 interface Server {
   url: string;
   child: ChildProcess;
@@ -61,16 +51,7 @@ async function serve(dataDir: string, env: Record<string, string>): Promise<Serv
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error('server did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitReady(url, 120_000);
   return {
     url,
     child,
@@ -242,8 +223,7 @@ async function main() {
     }
   }
   console.table(rows);
-  const load = loadavg()[0]!;
-  if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring`);
+  const load = noteIfLoaded();
   const best = Number(result.writes_per_second_external);
   const perCpu = Number(result.writes_per_server_cpu_second_external ?? 0);
   console.log(`target: ≥ ${TARGET} accepted writes/s — ${best >= TARGET ? 'met' : 'MISSED'} (${best}/s with workers off; the /healthz floor was ${result.healthz_per_second}/s)`);
@@ -251,8 +231,7 @@ async function main() {
   result.load_average_1m = Math.round(load * 100) / 100;
   result.target_met = best >= TARGET;
   result.rows = rows;
-  mkdirSync(path.dirname(args.json!), { recursive: true });
-  writeFileSync(args.json!, JSON.stringify(result, null, 2));
+  writeJsonResult(args.json!, result);
   console.log(`wrote ${args.json}`);
 }
 

@@ -53,6 +53,7 @@ import { startServer, type RunningServer } from '../server/main.js';
 import type { IndexedMemory, SearchMode } from '../server/ports/search-index.js';
 import { percentile } from './harness/metrics.js';
 import { generateTenant, queriesFor, rng } from './support/corpus.js';
+import { latencyStats, type LatencyStats } from './support/stats.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
@@ -99,22 +100,12 @@ const f1 = (x: number) => x.toFixed(1);
 
 // ---- statistics -----------------------------------------------------------------------------------
 
-interface Latency {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
+interface Latency extends LatencyStats {
   max: number;
 }
 
 function latency(xs: number[]): Latency {
-  return {
-    p50: percentile(xs, 50),
-    p95: percentile(xs, 95),
-    p99: percentile(xs, 99),
-    mean: xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length),
-    max: Math.max(...xs),
-  };
+  return { ...latencyStats(xs), max: Math.max(...xs) };
 }
 
 // ---- the load generator (worker thread) ------------------------------------------------------------

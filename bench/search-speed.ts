@@ -24,7 +24,7 @@ import { EmbeddedSearchIndex } from '../adapters/embedded/search-index.js';
 import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
 import { UseLiteEmbedder } from '../adapters/embeddings/use-lite.js';
 import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
-import { percentile } from './harness/metrics.js';
+import { latencyStats as timing, type LatencyStats as Timing } from './support/stats.js';
 import { generateTenant, queriesFor } from './support/corpus.js';
 
 const DIM = 512;
@@ -43,22 +43,6 @@ async function build(index: EmbeddedSearchIndex, tenant: string, seed: number, s
   }
   if (docs.length) await index.upsertMany(tenant, docs);
   return performance.now() - t0;
-}
-
-interface Timing {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-}
-
-function timing(xs: number[]): Timing {
-  return {
-    p50: percentile(xs, 50),
-    p95: percentile(xs, 95),
-    p99: percentile(xs, 99),
-    mean: xs.reduce((a, b) => a + b, 0) / xs.length,
-  };
 }
 
 async function measure(

@@ -14,15 +14,14 @@
  * Prints a table and writes JSON (default bench/results/sso.json, which is gitignored).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import path from 'node:path';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { createEmbeddedSsoStateStore } from '../adapters/embedded/sso-state.js';
 import { followToCallback, startTestIdentityProvider } from '../test/support/oidc-provider.js';
 import { startTestServer } from '../test/support/server.js';
-import { percentile } from './harness/metrics.js';
+import { noteIfLoaded, writeJsonResult } from './support/report.js';
+import { summariseNsAsUs as summarise, type MicrosRow as Row } from './support/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,28 +34,6 @@ const { values: args } = parseArgs({
 const OPS = Number(args.ops);
 const PENDING = Number(args.pending);
 const LOGINS = Number(args.logins);
-
-interface Row {
-  case: string;
-  n: number;
-  p50_us: number;
-  p95_us: number;
-  p99_us: number;
-  mean_us: number;
-}
-
-function summarise(name: string, samplesNs: number[]): Row {
-  const us = samplesNs.map((n) => n / 1000);
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return {
-    case: name,
-    n: us.length,
-    p50_us: round(percentile(us, 50)),
-    p95_us: round(percentile(us, 95)),
-    p99_us: round(percentile(us, 99)),
-    mean_us: round(us.reduce((a, b) => a + b, 0) / Math.max(1, us.length)),
-  };
-}
 
 const elapsed = (start: bigint) => Number(process.hrtime.bigint() - start);
 
@@ -137,8 +114,7 @@ async function httpRows(): Promise<Row[]> {
 async function main() {
   const rows = [...(await storeRows()), ...(await httpRows())];
   console.table(rows);
-  const load = loadavg()[0]!;
-  if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring`);
+  const load = noteIfLoaded();
   const result = {
     at: new Date().toISOString(),
     node: process.version,
@@ -150,8 +126,7 @@ async function main() {
     logins: LOGINS,
     rows,
   };
-  mkdirSync(path.dirname(args.json!), { recursive: true });
-  writeFileSync(args.json!, JSON.stringify(result, null, 2));
+  writeJsonResult(args.json!, result);
   console.log(`wrote ${args.json}`);
 }
 
