@@ -35,6 +35,23 @@ interface HeadRow {
  * The write queue of the embedded profile. `enqueue` is one `BEGIN IMMEDIATE` transaction covering
  * the idempotency record, the quota check, the memory row, the queued write and the usage counters.
  */
+/**
+ * The memory row's HEAD columns for a content, in the order the insert and the update both bind them
+ * (agent_id, type, title, content, tags, metadata, writer_sensitivity, sensitivity).
+ */
+function headColumns(content: MemoryContent): unknown[] {
+  return [
+    content.agentId,
+    content.type,
+    content.title,
+    content.content,
+    JSON.stringify(content.tags),
+    JSON.stringify(content.metadata),
+    content.writerSensitivity,
+    provisionalSensitivity(content.writerSensitivity),
+  ];
+}
+
 export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const idem = db.prepare('SELECT request_hash, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
   const putIdem = db.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, response, created_at, expires_at)
@@ -92,14 +109,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
         req.memoryId,
         tenantId,
         namespace,
-        content.agentId,
-        content.type,
-        content.title,
-        content.content,
-        JSON.stringify(content.tags),
-        JSON.stringify(content.metadata),
-        content.writerSensitivity,
-        provisionalSensitivity(content.writerSensitivity),
+        ...headColumns(content),
         size,
         req.acceptedAt,
         req.acceptedAt,
@@ -136,14 +146,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       if (delta > 0 && q.storageBytes !== null && total.storage_bytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
       const version = row.head_version + 1;
       updateHead.run([
-        content.agentId,
-        content.type,
-        content.title,
-        content.content,
-        JSON.stringify(content.tags),
-        JSON.stringify(content.metadata),
-        content.writerSensitivity,
-        provisionalSensitivity(content.writerSensitivity),
+        ...headColumns(content),
         version,
         size,
         req.acceptedAt,
