@@ -98,7 +98,7 @@ async function drainInProcesses(dataDir: string, tenants: string[]): Promise<{ a
   const groups = Array.from({ length: PROCESSES }, (_, i) => tenants.filter((_, k) => k % PROCESSES === i));
   const extra = [args.entities ? '--entities' : '', args.embed ? '--embed' : '', `--quality=${args.quality}`].filter(Boolean);
   const children = groups.map((group) =>
-    spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'consolidation.ts'), `--drain-dir=${dataDir}`, `--drain-tenants=${group.join(',')}`, ...extra], {
+    spawn(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--cpu-prof')), '--import', 'tsx', path.resolve(import.meta.dirname, 'consolidation.ts'), `--drain-dir=${dataDir}`, `--drain-tenants=${group.join(',')}`, ...extra], {
       stdio: ['pipe', 'pipe', 'inherit'],
     }),
   );
