@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { EmbeddingModelMismatchError } from './ports/search-index.js';
-import { reindexSearch } from './container.js';
+import { prepareStorage, reindexSearch } from './container.js';
+import { isPrimaryOfMany, superviseHttpProcesses } from './cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
 import { createLogger } from './logger.js';
 import { startWorker } from '../jobs/runner.js';
@@ -18,6 +19,7 @@ function envFromFlags(flags: Record<string, string | undefined>): Record<string,
     logLevel: 'LOG_LEVEL',
     mongodbUrl: 'MONGODB_URL',
     qdrantUrl: 'QDRANT_URL',
+    processes: 'HTTP_PROCESSES',
   };
   const env: Record<string, string | undefined> = { ...process.env };
   for (const [flag, name] of Object.entries(map)) if (flags[flag] !== undefined) env[name] = flags[flag];
@@ -57,9 +59,14 @@ export function buildCli(): Command {
     .description('start the HTTP service (REST, /trpc, /openapi.json, /docs) with in-process workers')
     .option('-p, --port <port>', 'port to listen on (env PORT, default 8080)')
     .option('--host <host>', 'address to bind (env HOST, default 0.0.0.0)')
+    .option('--processes <n>', 'processes sharing the port, e.g. one per core (env HTTP_PROCESSES, default 1)')
     .action(async (flags: Record<string, string | undefined>) => {
       const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
+      if (isPrimaryOfMany(config)) {
+        await superviseHttpProcesses(config, logger, () => prepareStorage(config)).catch(fail);
+        return;
+      }
       const running = await startServer(config, logger).catch(fail);
       logger.info({ url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined }, 'tenant-memory listening');
       const stop = (signal: string) => {

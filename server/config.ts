@@ -86,6 +86,8 @@ const envSchema = z.object({
    */
   MEMORY_QUALITY_SCORER: z.enum(['fast', 'nlp']).default('fast'),
   WORKER_MODE: z.enum(['inline', 'external']).default('inline'),
+  /** How many processes `serve` runs (node:cluster, one listening socket); one per core uses every core. */
+  HTTP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   NODE_ENV: z.string().default('development'),
 });
 
@@ -146,7 +148,13 @@ function persistedSecret(cfg: z.output<typeof envSchema>): string {
   const file = path.join(cfg.DATA_DIR, 'jwt-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
+  try {
+    // 'wx': of two processes starting on a fresh directory, the second reads what the first wrote.
+    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw err;
+  }
   return secret;
 }
 

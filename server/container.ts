@@ -6,7 +6,7 @@ import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
-import { createEmbeddedPorts, resetEmbeddedSearchIndex } from './profiles/embedded.js';
+import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex } from './profiles/embedded.js';
 import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
@@ -114,6 +114,14 @@ export async function createContainer(config: Config, logger: Logger, options: S
     throw err;
   }
   return services;
+}
+
+/**
+ * Brings the store's schema up to date without starting anything, so processes started together
+ * afterwards (`serve --processes N`) find it ready instead of racing to migrate it.
+ */
+export async function prepareStorage(config: Config): Promise<void> {
+  if (config.STORAGE === 'embedded') prepareEmbeddedStorage(config);
 }
 
 /**

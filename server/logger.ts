@@ -8,7 +8,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   return pino(
     {
       level,
-      base: { service: 'tenant-memory' },
+      // The pid tells apart the processes of `serve --processes N` (and a separate worker) in one log stream.
+      base: { service: 'tenant-memory', pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: [

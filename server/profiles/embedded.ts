@@ -53,6 +53,11 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   };
 }
 
+/** Creates or migrates the database file, then closes it. */
+export function prepareEmbeddedStorage(config: Config): void {
+  openEmbeddedDatabase(config.DATA_DIR).close();
+}
+
 /**
  * For `tenant-memory reindex`: forgets the stored vectors and records the configured model, so the
  * index opens again; the caller then rewrites every memory's index rows.
