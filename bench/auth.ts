@@ -79,7 +79,7 @@ async function serverTime(url: string, route: string): Promise<{ sum: number; co
 
 /**
  * Runs `tenant-memory serve` as a child process over `dataDir` and drives it with CONCURRENCY
- * keep-alive clients: first `/healthz` (the floor: express, logging, no auth), then
+ * keep-alive clients: first `/healthz` (the floor: HTTP layer, logging, no auth), then
  * `GET /api-keys/current` with the key, so the difference is the cost of authentication and tRPC.
  */
 async function httpBench(dataDir: string, env: Record<string, string>, secret: string): Promise<LatencyRow[]> {

@@ -27,8 +27,8 @@
  *    the storage ports (write queue + consolidation commit, `bench/support/memory-loader.ts`): they are
  *    consolidated memories in the memory store and in the index, written in the same transactions as in
  *    production. Their vectors are NOT USE-lite vectors: embedding millions of texts with USE-lite is
- *    infeasible here, so each memory carries its hashed n-gram vector (`HashingEmbedder`, 512 dims)
- *    stored under the index's recorded model (USE-lite). The dense scan's cost does not depend on the
+ *    infeasible here, so each memory carries its hashed n-gram vector (`HashingEmbedder`, the local model's dimension)
+ *    stored under the index's recorded model (the local model). The dense scan's cost does not depend on the
  *    values; the ANN (IVF) recall does, so recall is reported on distributions where it means something
  *    (see `annRecall`), not on the as-served USE-query-against-hashed-doc pairing alone.
  *  - The load generator runs in a worker thread (8 loops, one keep-alive `http.Agent` each), so the
@@ -47,6 +47,7 @@ import { Worker } from 'node:worker_threads';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { EmbeddedSearchIndex } from '../adapters/embedded/search-index.js';
 import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
+import { createEmbedder } from '../adapters/embeddings/index.js';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
 import { startServer, type RunningServer } from '../server/main.js';
@@ -57,7 +58,8 @@ import { latencyStats, type LatencyStats } from './support/stats.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
-const DIM = 512;
+// The served index's dimension: the default local model's (USE-lite + hashed lexical features).
+const DIM = createEmbedder({ provider: 'local' }).dimension;
 const K = 10;
 /** Targets of the issue (hybrid p95, query embedding included). */
 const TARGET_P95_MS: Record<string, number> = { '10000': 15, '100000': 40 };
@@ -400,7 +402,7 @@ interface StageProfile {
 
 /**
  * One client, sequential requests, with timers around the service's collaborators (same objects the
- * search service holds). `httpAndRest` = client latency minus the timed stages: HTTP parsing, express
+ * search service holds). `httpAndRest` = client latency minus the timed stages: HTTP parsing, the HTTP layer
  * middleware (request id, logging, helmet, metrics), tRPC/OpenAPI routing, zod validation and output
  * serialisation, and building the response objects.
  */
@@ -621,7 +623,7 @@ async function main(): Promise<void> {
     options: { quick: opt.quick, requests: REQUESTS, warmup: WARMUP, concurrency: CONCURRENCY, k: K, neighbors: NEIGHBORS, small: SMALL, large: LARGE, profileRequests: PROFILE_REQUESTS, logLevel: opt['log-level'] },
     corpus:
       'bench/support/corpus.ts: 12-31 Zipf words from a 20k syllable vocabulary, 2-5 synthetic entities, 10% in namespace notes; ' +
-      'vectors: hashed n-grams (HashingEmbedder, 512 dims) stored under the index model universal-sentence-encoder-lite-en-v1 (not USE vectors); ' +
+      `vectors: hashed n-grams (HashingEmbedder, ${DIM} dims) stored under the index model of the local embedder (not its vectors); ` +
       'queries: 2-5 words from the 4,000 most frequent words, embedded by USE-lite in every request',
     loader: 'bench/support/memory-loader.ts: WriteQueue.enqueue (one transaction per write) + MemoryStore.commitConsolidation (2,000 per transaction, index rows in the same transaction); pipeline analysis skipped',
   };

@@ -8,26 +8,9 @@ const tags = ['SSO'];
 
 const metaOf = (ctx: RequestContext) => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
 
-/**
- * This request's origin (scheme, host, port) as the client addressed it; X-Forwarded-Proto and
- * X-Forwarded-Host count only when TRUST_PROXY trusts the peer (express decides). Used for the
- * redirect URI when PUBLIC_URL is unset. Production should set PUBLIC_URL.
- */
-function requestOrigin(ctx: RequestContext): string | null {
-  const req = ctx.res?.req;
-  const host = req?.host;
-  if (!req || !host) return null;
-  try {
-    const url = new URL(`${req.protocol}://${host}`);
-    return url.origin === 'null' ? null : url.origin;
-  } catch {
-    return null;
-  }
-}
-
 /** `?redirect=1` on the POST (trpc-to-openapi reads POST input from the body only). */
 function redirectRequested(ctx: RequestContext): boolean {
-  const value = (ctx.res?.req?.query as Record<string, unknown> | undefined)?.redirect;
+  const value = ctx.query('redirect');
   return value === '1' || value === 'true';
 }
 
@@ -53,7 +36,7 @@ export const ssoRouter = router({
     .input(ssoLoginInput)
     .output(ssoLoginOutput)
     .mutation(async ({ ctx, input }) => {
-      const started = await ctx.services.sso.startLogin(input.provider, requestOrigin(ctx));
+      const started = await ctx.services.sso.startLogin(input.provider, ctx.origin());
       ctx.response.headers['Cache-Control'] = 'no-store';
       if (input.redirect === true || redirectRequested(ctx)) {
         ctx.response.status = 302;

@@ -158,14 +158,6 @@ function persistedSecret(cfg: z.output<typeof envSchema>): string {
   return secret;
 }
 
-/** The trust-proxy setting as express understands it: false, true, a hop count, or a list of addresses/CIDRs. */
-export function trustProxySetting(value: string): boolean | number | string[] {
-  if (value === 'false' || value === '0' || value === '') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((s) => s.trim());
-}
-
 /** True for host names that always mean this machine: localhost, 127.0.0.0/8 and ::1 (URL.hostname form). */
 export function isLoopbackHostname(hostname: string): boolean {
   const h = hostname.toLowerCase();

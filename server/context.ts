@@ -1,38 +1,51 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from './logger.js';
 import type { Services } from './container.js';
+import { clientAddress, requestOrigin, type TrustFn } from './http/client-address.js';
+import { localsOf } from './http/locals.js';
 
 /**
- * What every procedure sees. Built per request by the express layer (REST and /trpc alike);
+ * What every procedure sees. Built per request by the HTTP layer (REST and /trpc alike);
  * authentication happens in procedures, not here, so public routes pay nothing for it.
  */
 export interface RequestContext {
   requestId: string;
-  /** Client address: the socket's, or X-Forwarded-For's only when TRUST_PROXY says so (express decides). */
+  /** Client address: the socket's, or X-Forwarded-For's only when TRUST_PROXY trusts the proxies. */
   ip: string;
   userAgent: string | null;
   header(name: string): string | undefined;
+  /** A query-string parameter of the request URL (first value), whatever the procedure's input. */
+  query(name: string): string | undefined;
+  /**
+   * scheme://host[:port] as the client addressed this server (X-Forwarded-Proto/-Host only from a
+   * trusted proxy); null when unknown or for server-side callers.
+   */
+  origin(): string | null;
   services: Services;
   logger: Logger;
   /** A procedure may set the REST status (201, 202) and extra headers; /trpc always answers 200. */
   response: { status?: number; headers: Record<string, string> };
-  /** Present on real HTTP requests; absent in server-side callers. */
-  res?: Response;
 }
 
-export function createRequestContext(services: Services, req: Request, res: Response): RequestContext {
+export function createRequestContext(services: Services, req: IncomingMessage, res: ServerResponse, trust: TrustFn): RequestContext {
+  const locals = localsOf(res);
+  let params: URLSearchParams | undefined;
   return {
-    requestId: String(res.locals.requestId ?? req.headers['x-request-id'] ?? 'unknown'),
-    ip: normaliseIp(req.ip ?? req.socket.remoteAddress ?? ''),
+    requestId: locals.requestId,
+    ip: normaliseIp(clientAddress(req, trust)),
     userAgent: req.headers['user-agent'] ?? null,
     header: (name) => {
       const v = req.headers[name.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;
     },
+    query: (name) => {
+      params ??= new URL(req.url ?? '/', 'http://localhost').searchParams;
+      return params.get(name) ?? undefined;
+    },
+    origin: () => requestOrigin(req, trust),
     services,
-    logger: (res.locals.log as Logger | undefined) ?? services.logger,
+    logger: locals.log ?? services.logger,
     response: { headers: {} },
-    res,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createContainer, type ServiceOptions, type Services } from './container.js';
@@ -19,9 +19,13 @@ export async function startServer(
   options: ServiceOptions = {},
 ): Promise<RunningServer> {
   const services = await createContainer(config, logger, options);
-  const app = createApp(services);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+  const server = createServer(createApp(services));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;

@@ -1,10 +1,12 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/_app.js';
 import type { Services } from '../../server/container.js';
 import { createRequestContext, type RequestContext } from '../../server/context.js';
 import { retryAfterOf, statusOf, toErrorBody } from '../../server/error-body.js';
 import { codeForTrpc, type ErrorBody } from '../../server/errors.js';
+import type { TrustFn } from '../../server/http/client-address.js';
+import { localsOf } from '../../server/http/locals.js';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
@@ -12,12 +14,12 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
  *
  * trpc-to-openapi writes its own error body, whose `code` is tRPC's. Our tRPC error formatter
  * already put the api-decisions body under `data.app`; the response wrapper below sends that body
- * instead, so REST callers see one error shape everywhere.
+ * instead, so REST callers see one error shape everywhere. `next` runs when no route matches.
  */
-export function createRestHandler(router: AppRouter, services: Services) {
-  const handler = createOpenApiNodeHttpHandler<AppRouter, Request, Response>({
+export function createRestHandler(router: AppRouter, services: Services, trust: TrustFn) {
+  const handler = createOpenApiNodeHttpHandler<AppRouter, IncomingMessage, ServerResponse>({
     router,
-    createContext: ({ req, res }) => createRequestContext(services, req, res),
+    createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     responseMeta: ({ ctx, errors }) => {
       const context = ctx as RequestContext | undefined;
       const headers: Record<string, string> = { ...(context?.response.headers ?? {}) };
@@ -37,14 +39,14 @@ export function createRestHandler(router: AppRouter, services: Services) {
     },
   });
 
-  return (req: Request, res: Response, next: NextFunction) => {
-    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  return (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
     res.end = ((chunk?: unknown, ...rest: unknown[]) => {
       if (res.statusCode >= 400 && typeof chunk === 'string') {
-        chunk = rewriteErrorBody(chunk, String(res.locals.requestId ?? 'unknown'));
+        chunk = rewriteErrorBody(chunk, localsOf(res).requestId);
       }
       return end(chunk, ...rest);
-    }) as Response['end'];
+    }) as ServerResponse['end'];
     void handler(req, res, next).catch(next);
   };
 }

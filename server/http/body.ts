@@ -1,22 +1,23 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import bodyParser from 'body-parser';
 import { AppError } from '../errors.js';
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function hasBody(req: Request): boolean {
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
- * JSON bodies for REST routes. A body that is not JSON gets 415; malformed JSON 400; oversized 413
- * (through the error handler). A POST without any body (e.g. rotate) is treated as `{}` so callers
- * need not send a content type for an empty request.
+ * JSON bodies for REST routes and /trpc. A body that is not JSON gets 415; malformed JSON 400; oversized
+ * 413 (through the error responder). A POST without any body (e.g. rotate) is treated as `{}` so
+ * callers need not send a content type for an empty request.
  */
 export function jsonBody(limitBytes: number) {
-  const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!bodyMethods.has(req.method)) return next();
+  const parse = bodyParser.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  return (req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: (err?: unknown) => void): void => {
+    if (!bodyMethods.has(req.method ?? '')) return next();
     if (!hasBody(req)) {
       req.body = {};
       req.headers['content-type'] = 'application/json';

@@ -1,6 +1,8 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { AppError, type ErrorBody, errorCatalog } from '../errors.js';
+import { localsOf } from './locals.js';
+import { sendJson } from './respond.js';
 
 /** body-parser's error types, mapped to ours so bad bodies never answer 500. */
 function fromBodyParser(err: { type?: string; status?: number; message?: string }): AppError | null {
@@ -20,20 +22,26 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
   }
 }
 
-export function sendError(res: Response, error: AppError): void {
-  const body: ErrorBody = { code: error.code, message: error.message, request_id: String(res.locals.requestId ?? 'unknown') };
+export function sendError(res: ServerResponse, error: AppError): void {
+  const body: ErrorBody = { code: error.code, message: error.message, request_id: localsOf(res).requestId };
   if (error.details?.fields) body.fields = error.details.fields;
   if (error.details?.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
-  res.status(errorCatalog[error.code].status).json(body);
+  sendJson(res, errorCatalog[error.code].status, body);
 }
 
-export function notFoundHandler(req: Request, res: Response): void {
-  sendError(res, new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
+export function sendNotFound(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
+  sendError(res, new AppError('NOT_FOUND', `no route for ${req.method} ${path}`));
 }
 
-export function errorHandler(logger: Logger) {
-  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
-    if (res.headersSent) return next(err);
+/** The last resort of the HTTP layer: our errors as they are, body-parser's mapped, anything else 500. */
+export function errorResponder(logger: Logger) {
+  return (err: unknown, res: ServerResponse): void => {
+    if (res.headersSent) {
+      logger.error({ err }, 'error after the response started');
+      res.destroy();
+      return;
+    }
     if (err instanceof AppError) return sendError(res, err);
     const mapped = typeof err === 'object' && err !== null ? fromBodyParser(err as { type?: string }) : null;
     if (mapped) return sendError(res, mapped);

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics for one app instance (its own registry, so tests can start many apps). */
@@ -19,17 +19,17 @@ export function createMetrics() {
     registers: [registry],
   });
 
-  function middleware(req: Request, res: Response, next: NextFunction): void {
+  /** Starts timing an exchange; the observation is recorded when the response finishes. */
+  function observe(req: IncomingMessage, res: ServerResponse): void {
     const end = duration.startTimer();
-    res.on('finish', () => {
+    res.once('finish', () => {
       const status = String(res.statusCode);
-      end({ method: req.method, route: routeLabel(req.path), status });
+      end({ method: req.method, route: routeLabel((req.url ?? '/').split('?')[0]!), status });
       if (res.statusCode >= 400) errors.inc({ status });
     });
-    next();
   }
 
-  return { registry, middleware };
+  return { registry, observe };
 }
 
 /** Ids in paths would make unbounded label sets: collapse UUIDs and numbers. */

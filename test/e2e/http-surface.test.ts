@@ -26,6 +26,21 @@ describe('HTTP surface', () => {
     const docs = await http(server.url, 'GET', '/docs/');
     expect(docs.status).toBe(200);
     expect(docs.text).toContain('swagger');
+    // The page's assets come from the swagger-ui-dist package; its start-up script reads our document.
+    const init = await http(server.url, 'GET', '/docs/swagger-initializer.js');
+    expect(init.text).toContain('"/openapi.json"');
+    const bundle = await http(server.url, 'GET', '/docs/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toContain('javascript');
+    const missing = await http(server.url, 'GET', '/docs/no-such-asset.js');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('answers HEAD like GET, without a body', async () => {
+    const res = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
   });
 
   it('echoes a request id and sets security headers', async () => {

@@ -287,6 +287,8 @@ describe('requireScope over the real authenticator', () => {
       ip: '127.0.0.1',
       userAgent: null,
       header: (name: string) => (name === 'x-api-key' ? key : undefined),
+      query: () => undefined,
+      origin: () => null,
       services: { apiKeyAuth: service } as unknown as Services,
       logger: undefined as unknown as RequestContext['logger'],
       response: { headers: {} },
