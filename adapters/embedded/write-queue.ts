@@ -59,8 +59,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
     ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
       created_at = excluded.created_at, expires_at = excluded.expires_at`);
   const writesUsed = db.prepare('SELECT writes FROM usage_periods WHERE tenant_id = ? AND period = ?');
-  const countWrite = db.prepare(`INSERT INTO usage_periods (tenant_id, period, writes) VALUES (?, ?, 1)
-    ON CONFLICT (tenant_id, period) DO UPDATE SET writes = writes + 1`);
+  const countWrites = db.prepare(`INSERT INTO usage_periods (tenant_id, period, writes) VALUES (?, ?, ?)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET writes = writes + excluded.writes`);
   const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
@@ -80,7 +80,39 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const tenants = db.prepare('SELECT tenant_id, MIN(id) AS first FROM memory_writes GROUP BY tenant_id ORDER BY first LIMIT ?');
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
 
-  const applyOne = (tenantId: string, req: EnqueueRequest): EnqueueResult => {
+  /**
+   * What a group has added so far to one tenant's counters. The counters are written once per tenant
+   * when the group ends; quota checks inside the group see the stored value plus this tally.
+   */
+  interface Tally {
+    period: string;
+    writes: number;
+    memories: number;
+    bytes: number;
+    storedWrites?: number;
+    storedTotals?: { memory_count: number; storage_bytes: number };
+  }
+  const tallyOf = (tallies: Map<string, Tally>, tenantId: string, period: string): Tally => {
+    const key = `${tenantId}\u0000${period}`;
+    let t = tallies.get(key);
+    if (!t) tallies.set(key, (t = { period, writes: 0, memories: 0, bytes: 0 }));
+    return t;
+  };
+  const writesSoFar = (tenantId: string, t: Tally) =>
+    (t.storedWrites ??= (writesUsed.get([tenantId, t.period]) as { writes: number } | undefined)?.writes ?? 0) + t.writes;
+  const totalsSoFar = (tenantId: string, t: Tally) => {
+    t.storedTotals ??= (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+    return { memory_count: t.storedTotals.memory_count + t.memories, storage_bytes: t.storedTotals.storage_bytes + t.bytes };
+  };
+  const writeTallies = (tallies: Map<string, Tally>) => {
+    for (const [key, t] of tallies) {
+      const tenantId = key.slice(0, key.indexOf('\u0000'));
+      if (t.writes > 0) countWrites.run([tenantId, t.period, t.writes]);
+      if (t.memories !== 0 || t.bytes !== 0) adjustTotals.run([tenantId, t.memories, t.bytes]);
+    }
+  };
+
+  const applyOne = (tenantId: string, req: EnqueueRequest, tally: Tally): EnqueueResult => {
     if (req.idempotency) {
       const seen = idem.get([tenantId, req.idempotency.key]) as { request_hash: string; response: string; expires_at: string } | undefined;
       if (seen && seen.expires_at > req.acceptedAt) {
@@ -89,11 +121,11 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       }
     }
     const q = req.quota;
-    if (q.writes !== null) {
-      const used = (writesUsed.get([tenantId, q.period]) as { writes: number } | undefined)?.writes ?? 0;
-      if (used + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
-    }
-    const total = (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+    if (q.writes !== null && writesSoFar(tenantId, tally) + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
+    // Stored totals are read only when a limit needs them (unlimited plans skip the query).
+    const total = q.memories !== null || q.storageBytes !== null ? totalsSoFar(tenantId, tally) : null;
+    let memoriesDelta = 0;
+    let bytesDelta = 0;
 
     let receipt: WriteReceipt;
     let namespace: string;
@@ -103,8 +135,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       content = req.content;
       namespace = req.namespace;
       const size = memorySizeBytes(content);
-      if (q.memories !== null && total.memory_count + 1 > q.memories) return { kind: 'quota_exceeded', limit: 'memories' };
-      if (q.storageBytes !== null && total.storage_bytes + size > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      if (q.memories !== null && total!.memory_count + 1 > q.memories) return { kind: 'quota_exceeded', limit: 'memories' };
+      if (q.storageBytes !== null && total!.storage_bytes + size > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
       insertMemory.run([
         req.memoryId,
         tenantId,
@@ -114,7 +146,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
         req.acceptedAt,
         req.acceptedAt,
       ]);
-      adjustTotals.run([tenantId, 1, size]);
+      memoriesDelta = 1;
+      bytesDelta = size;
       receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
     } else {
       const row = head.get([tenantId, req.memoryId]) as HeadRow | undefined;
@@ -143,7 +176,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       }
       const size = memorySizeBytes(content);
       const delta = size - row.size_bytes;
-      if (delta > 0 && q.storageBytes !== null && total.storage_bytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      if (delta > 0 && q.storageBytes !== null && total!.storage_bytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
       const version = row.head_version + 1;
       updateHead.run([
         ...headColumns(content),
@@ -153,22 +186,30 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
         tenantId,
         req.memoryId,
       ]);
-      if (delta !== 0) adjustTotals.run([tenantId, 0, delta]);
+      bytesDelta = delta;
       receipt = { memoryId: req.memoryId, kind: req.kind, version, pendingCount: row.pending_count + 1, rolledBackTo };
     }
     insertWrite.run([tenantId, req.memoryId, namespace, receipt.version, receipt.kind, JSON.stringify(content), rolledBackTo, req.acceptedAt]);
-    countWrite.run([tenantId, q.period]);
     if (req.idempotency) {
       putIdem.run([tenantId, req.idempotency.key, req.idempotency.requestHash, JSON.stringify(receipt), req.acceptedAt, req.idempotency.expiresAt]);
     }
+    // Last, after every statement of this write succeeded: a failed write leaves the tally untouched.
+    tally.writes += 1;
+    tally.memories += memoriesDelta;
+    tally.bytes += bytesDelta;
     return { kind: 'accepted', receipt };
   };
 
   /**
    * Group commit: writes that arrive while a commit is being prepared share ONE `BEGIN IMMEDIATE`
-   * transaction (each in its own savepoint, applied in arrival order), and every caller is answered
-   * only after that transaction committed. Same durability as one transaction per write, a fraction
-   * of the locking and commit cost under concurrency.
+   * transaction, applied in arrival order, and every caller is answered only after that transaction
+   * committed. Same durability as one transaction per write, a fraction of the locking and commit cost
+   * under concurrency. Usage counters are written once per tenant per group.
+   *
+   * A write that throws (not a refusal such as a quota: an unexpected database error) must not take
+   * the others down. The group first runs without per-write savepoints (two statements fewer per
+   * write); if anything throws, that transaction rolls back whole and the group runs again with a
+   * savepoint around each write, so only the failing write is rejected.
    */
   interface Waiting {
     tenantId: string;
@@ -176,18 +217,25 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
     resolve: (r: EnqueueResult) => void;
     reject: (e: unknown) => void;
   }
+  type Outcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
   let waiting: Waiting[] = [];
   let scheduled = false;
   const MAX_GROUP = 256;
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');
   const rollbackTo = db.prepare('ROLLBACK TO w');
-  const flushGroup = db.transaction((group: Waiting[]) => {
-    const out: ({ ok: true; result: EnqueueResult } | { ok: false; error: unknown })[] = [];
+  const flushGroup = db.transaction((group: Waiting[], isolate: boolean): Outcome[] => {
+    const out: Outcome[] = [];
+    const tallies = new Map<string, Tally>();
     for (const w of group) {
+      const tally = tallyOf(tallies, w.tenantId, w.request.quota.period);
+      if (!isolate) {
+        out.push({ ok: true, result: applyOne(w.tenantId, w.request, tally) });
+        continue;
+      }
       savepoint.run([]);
       try {
-        out.push({ ok: true, result: applyOne(w.tenantId, w.request) });
+        out.push({ ok: true, result: applyOne(w.tenantId, w.request, tally) });
         release.run([]);
       } catch (error) {
         rollbackTo.run([]);
@@ -195,6 +243,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
         out.push({ ok: false, error });
       }
     }
+    writeTallies(tallies);
     return out;
   });
   const flush = () => {
@@ -202,12 +251,16 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
     while (waiting.length > 0) {
       const group = waiting.length > MAX_GROUP ? waiting.splice(0, MAX_GROUP) : waiting;
       if (group === waiting) waiting = [];
-      let outcomes: ReturnType<typeof flushGroup>;
+      let outcomes: Outcome[];
       try {
-        outcomes = flushGroup.immediate(group);
-      } catch (error) {
-        for (const w of group) w.reject(error);
-        continue;
+        outcomes = flushGroup.immediate(group, false);
+      } catch {
+        try {
+          outcomes = flushGroup.immediate(group, true);
+        } catch (error) {
+          for (const w of group) w.reject(error);
+          continue;
+        }
       }
       outcomes.forEach((o, i) => (o.ok ? group[i]!.resolve(o.result) : group[i]!.reject(o.error)));
     }

@@ -243,6 +243,32 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await update(t3, r.receipt.memoryId, '123456', { quota: { ...UNLIMITED, storageBytes: size } })).toEqual({ kind: 'quota_exceeded', limit: 'storage' });
     });
 
+    it('counts concurrent writes exactly against the quotas, however they are grouped', async () => {
+      const q = { ...UNLIMITED, writes: 5, memories: 4 };
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => create(tenant, `w${i}`, { quota: q })));
+      // Arrival order decides: the first four are accepted, then the memory quota refuses the rest.
+      expect(results.map((r) => r.kind)).toEqual([...Array(4).fill('accepted'), ...Array(8).fill('quota_exceeded')]);
+      const usage = await f.usage.snapshot(tenant, PERIOD);
+      expect(usage.writes).toBe(4);
+      expect(usage.memoryCount).toBe(4);
+      expect(usage.storageBytes).toBe([0, 1, 2, 3].reduce((sum, i) => sum + memorySizeBytes(content(`w${i}`)), 0));
+    });
+
+    it('rejects only the write that fails; the writes queued with it are accepted and counted', async () => {
+      const first = await create(tenant, 'original');
+      if (first.kind !== 'accepted') throw new Error(first.kind);
+      const results = await Promise.allSettled([
+        create(tenant, 'before'),
+        create(tenant, 'same id again', { memoryId: first.receipt.memoryId }), // a primary-key violation
+        create(tenant, 'after'),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const usage = await f.usage.snapshot(tenant, PERIOD);
+      expect(usage.writes).toBe(3);
+      expect(usage.memoryCount).toBe(3);
+      expect(await f.queue.pendingCount(tenant)).toBe(3);
+    });
+
     it('commits a consolidation: versions, consolidated state, index rows and the queue in one step', async () => {
       const r = await create(tenant, 'first');
       if (r.kind !== 'accepted') throw new Error(r.kind);
