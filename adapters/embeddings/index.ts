@@ -1,10 +1,12 @@
 import type { Embedder } from '../../server/ports/embedder.js';
 import { HashingEmbedder } from './hashing.js';
+import { LexicalAugmentedEmbedder } from './lexical-augmented.js';
 import { OpenAiCompatibleEmbedder } from './openai-compatible.js';
 import { UseLiteEmbedder } from './use-lite.js';
 
 export interface EmbedderConfig {
-  /** `local` (default in the app): Universal Sentence Encoder lite, in-process, offline. `openai`: an
+  /** `local` (default in the app): Universal Sentence Encoder lite with hashed lexical features
+   * (`lexical-augmented.ts`), in-process, offline. `openai`: an
    * OpenAI-compatible service. `hash`: hashed n-grams, no semantics, for tests and benchmarks only. */
   provider: 'local' | 'openai' | 'hash';
   url?: string;
@@ -16,7 +18,9 @@ export interface EmbedderConfig {
 export function createEmbedder(config: EmbedderConfig): Embedder {
   switch (config.provider) {
     case 'local':
-      return new UseLiteEmbedder();
+      // USE-lite alone retrieves below plain BM25 on conversational memories; with the lexical part
+      // the dense channel alone beats it (docs/embeddings.md).
+      return new LexicalAugmentedEmbedder(new UseLiteEmbedder());
     case 'hash':
       return new HashingEmbedder(config.dimension ?? 512);
     case 'openai': {
@@ -36,4 +40,4 @@ export function createEmbedder(config: EmbedderConfig): Embedder {
   }
 }
 
-export { HashingEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder };
+export { HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder };

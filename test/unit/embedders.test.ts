@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder, HashingEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder } from '../../adapters/embeddings/index.js';
+import { createEmbedder, HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder } from '../../adapters/embeddings/index.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -178,7 +178,10 @@ describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
     expect(e.dimension).toBe(6);
     await e.init();
     expect(createEmbedder({ provider: 'hash', dimension: 64 }).dimension).toBe(64);
-    expect(createEmbedder({ provider: 'local' }).model).toMatch(/universal-sentence-encoder/);
+    const local = createEmbedder({ provider: 'local' });
+    expect(local).toBeInstanceOf(LexicalAugmentedEmbedder);
+    expect(local.model).toMatch(/^universal-sentence-encoder-lite-en-v1\+lex-porter-h1024-s0\.\d\d-v1$/);
+    expect(local.dimension).toBe(512 + 1024);
     expect(() => createEmbedder({ provider: 'openai' })).toThrow(/url/);
   });
 });
