@@ -13,7 +13,9 @@
  * Options:
  *   --embedder local|hash   query and memory embeddings (default local: Universal Sentence Encoder lite)
  *   --sweep                 also score fusion variants (RRF k, weighted min-max / z-score, channel
- *                           weights) with leave-one-conversation-out selection, to choose defaults
+ *                           weights) and, for the default local model, its lexical share with the
+ *                           vector-only context weight, with leave-one-conversation-out selection,
+ *                           to choose defaults
  *   --json FILE             write the results as JSON
  *   --no-cache              do not reuse embeddings cached under the OS temp directory
  *
@@ -27,7 +29,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { DEFAULT_CONTEXT, DEFAULT_FUSION, EmbeddedSearchIndex, type FusionConfig, type SearchTuning } from '../adapters/embedded/search-index.js';
-import { createEmbedder } from '../adapters/embeddings/index.js';
+import { createEmbedder, LexicalAugmentedEmbedder } from '../adapters/embeddings/index.js';
 import type { Embedder } from '../server/ports/embedder.js';
 import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
 import { extractEntities } from '../server/services/retrieval/entities.js';
@@ -75,6 +77,42 @@ async function embedCached(embedder: Embedder, texts: string[], useCache: boolea
   return out;
 }
 
+/** Writes every turn of every conversation into `index` (one tenant per conversation). */
+async function ingest(
+  index: EmbeddedSearchIndex,
+  conversations: Conversation[],
+  embed: (texts: string[]) => Promise<Float32Array[]>,
+): Promise<{ turns: number; embedMs: number; entityMs: number }> {
+  let turns = 0;
+  let embedMs = 0;
+  let entityMs = 0;
+  for (const conv of conversations) {
+    const contents = conv.turns.map(turnContent);
+    const te = performance.now();
+    const vectors = await embed(contents);
+    embedMs += performance.now() - te;
+    const tx = performance.now();
+    const docs: IndexedMemory[] = conv.turns.map((t, i) => ({
+      memoryId: t.turnId,
+      namespace: 'default',
+      agentId: null,
+      title: '',
+      content: contents[i]!,
+      tags: [],
+      status: 'active',
+      injectionFlagged: false,
+      quality: 1,
+      createdAt: turnCreatedAt(t, i),
+      vector: vectors[i]!,
+      entities: extractEntities(`\n${contents[i]!}`),
+    }));
+    entityMs += performance.now() - tx;
+    await index.upsertMany(conv.sampleId, docs);
+    turns += docs.length;
+  }
+  return { turns, embedMs, entityMs };
+}
+
 function mean(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
@@ -104,33 +142,7 @@ async function main(): Promise<void> {
   const index = new EmbeddedSearchIndex(db, { model: embedder.model, dimension: embedder.dimension });
 
   const t0 = performance.now();
-  let turns = 0;
-  let embedMs = 0;
-  let entityMs = 0;
-  for (const conv of dataset.conversations) {
-    const contents = conv.turns.map(turnContent);
-    const te = performance.now();
-    const vectors = await embedCached(embedder, contents, useCache);
-    embedMs += performance.now() - te;
-    const tx = performance.now();
-    const docs: IndexedMemory[] = conv.turns.map((t, i) => ({
-      memoryId: t.turnId,
-      namespace: 'default',
-      agentId: null,
-      title: '',
-      content: contents[i]!,
-      tags: [],
-      status: 'active',
-      injectionFlagged: false,
-      quality: 1,
-      createdAt: turnCreatedAt(t, i),
-      vector: vectors[i]!,
-      entities: extractEntities(`\n${contents[i]!}`),
-    }));
-    entityMs += performance.now() - tx;
-    await index.upsertMany(conv.sampleId, docs);
-    turns += docs.length;
-  }
+  const { turns, embedMs, entityMs } = await ingest(index, dataset.conversations, (texts) => embedCached(embedder, texts, useCache));
   const ingestMs = performance.now() - t0;
 
   // Plain BM25: FTS5 with its default tokenizer (unicode61: no stemming), every query token OR-ed,
@@ -237,7 +249,14 @@ async function main(): Promise<void> {
   }
 
   let sweep: unknown = undefined;
-  if (values.sweep) sweep = await runSweep(index, questions, qVectors, evaluate, summarise);
+  if (values.sweep) {
+    // The default local model's lexical share is swept too (a new index per share; base vectors cached).
+    const lexical =
+      embedder instanceof LexicalAugmentedEmbedder
+        ? { embedder, conversations: dataset.conversations, embed: (e: Embedder, texts: string[]) => embedCached(e, texts, useCache) }
+        : undefined;
+    sweep = await runSweep(index, evaluate, summarise, lexical);
+  }
 
   if (values.json) {
     mkdirSync(path.dirname(values.json), { recursive: true });
@@ -256,13 +275,14 @@ async function main(): Promise<void> {
  */
 async function runSweep(
   index: EmbeddedSearchIndex,
-  questions: { conv: Conversation; q: { question: string } }[],
-  qVectors: Float32Array[],
   evaluate: (run: Runner) => Promise<Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>>,
   summarise: (per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>, only?: Set<string>) => Scores,
+  lexical?: {
+    embedder: LexicalAugmentedEmbedder;
+    conversations: Conversation[];
+    embed: (e: Embedder, texts: string[]) => Promise<Float32Array[]>;
+  },
 ): Promise<unknown> {
-  void questions;
-  void qVectors;
   // Staged grid (a full grid is too slow on a shared 2-core machine): fusion method x dense weight for
   // hybrid; then the context weight; then graph and dense weights for hybrid+graph with that method.
   const methods: [string, FusionConfig['method']][] = [
@@ -274,17 +294,45 @@ async function runSweep(
   const ctx = (mode: SearchMode, w: number) => ({ ...DEFAULT_CONTEXT, weight: { ...DEFAULT_CONTEXT.weight, [mode]: w } });
   const objective = (s: Scores) => s.recall + s.ndcg;
   type Per = Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>;
-  const scored: { name: string; mode: SearchMode; per: Per }[] = [];
+  const scored: { name: string; mode: SearchMode | 'lexical share'; per: Per }[] = [];
   let done = 0;
-  const run = async (name: string, mode: SearchMode, tuning: SearchTuning): Promise<Scores> => {
+  const run = async (
+    name: string,
+    mode: SearchMode,
+    tuning: SearchTuning,
+    on: { index: EmbeddedSearchIndex; vectorOf?: (text: string) => Float32Array; group?: 'lexical share' } = { index },
+  ): Promise<Scores> => {
     process.stderr.write(`sweep ${++done}: ${name}\n`);
     const per = await evaluate(async (conv, text, vector) =>
-      (await index.search(conv.sampleId, { text, vector, mode, limit: K, filters: { namespaces: null } }, tuning)).hits.map((h) => h.memoryId),
+      (await on.index.search(conv.sampleId, { text, vector: on.vectorOf?.(text) ?? vector, mode, limit: K, filters: { namespaces: null } }, tuning)).hits.map(
+        (h) => h.memoryId,
+      ),
     );
-    scored.push({ name, mode, per });
+    scored.push({ name, mode: on.group ?? mode, per });
     return summarise(per);
   };
   for (const w of [0, 0.15, 0.3, 0.5]) await run(`vector ctx=${w}`, 'vector-only', { context: ctx('vector-only', w) });
+  if (lexical) {
+    // The share of the lexical part and the context weight of vector-only, chosen together: one index
+    // per share (the base vectors are embedded once and cached; the lexical part costs microseconds).
+    const { embedder, conversations } = lexical;
+    for (const share of [0.5, 0.6, 0.7, 0.8]) {
+      const e = new LexicalAugmentedEmbedder(embedder.base, { lexicalShare: share, lexicalDimension: embedder.lexicalDimension });
+      const embed = async (texts: string[]) => (await lexical.embed(embedder.base, texts)).map((v, i) => e.combine(v, texts[i]!));
+      const shareIndex = new EmbeddedSearchIndex(openInMemoryDatabase(), { model: e.model, dimension: e.dimension });
+      await ingest(shareIndex, conversations, embed);
+      const questionTexts = [...new Set(conversations.flatMap((c) => c.questions.map((q) => q.question)))];
+      const qv = new Map((await embed(questionTexts)).map((v, i) => [questionTexts[i]!, v]));
+      for (const w of [0, 0.15, 0.3]) {
+        await run(`vector share=${share} ctx=${w}`, 'vector-only', { context: ctx('vector-only', w) }, {
+          index: shareIndex,
+          vectorOf: (text) => qv.get(text)!,
+          group: 'lexical share',
+        });
+      }
+      await shareIndex.close();
+    }
+  }
   let best = { score: -1, method: methods[0]!, dense: 1, ctx: 0 };
   for (const m of methods) {
     for (const dense of [0.3, 0.5, 1]) {
@@ -319,7 +367,7 @@ async function runSweep(
   }
   const convIds = [...scored[0]!.per.keys()];
   const out: Record<string, unknown> = {};
-  for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
+  for (const mode of ['vector-only', ...(lexical ? ['lexical share' as const] : []), 'hybrid', 'hybrid+graph'] as const) {
     const mine = scored.filter((s) => s.mode === mode);
     const ranked = mine.map((s) => ({ name: s.name, all: summarise(s.per) })).sort((a, b) => objective(b.all) - objective(a.all));
     console.log(`\nsweep ${mode}: top variants on all conversations (recall@10 / MRR / nDCG@10)`);
