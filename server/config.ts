@@ -57,6 +57,11 @@ const envSchema = z.object({
   EMBEDDINGS_URL: z.url().optional(),
   EMBEDDINGS_MODEL: z.string().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
+  /**
+   * Worker threads running the offline encoder (EMBEDDINGS_PROVIDER=local), so embedding never blocks
+   * the HTTP event loop and uses another core; 0 embeds on the main thread.
+   */
+  EMBEDDING_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LLM_URL: z.url().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_API_KEY: z.string().optional(),

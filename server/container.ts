@@ -18,7 +18,8 @@ import { LlmContradictionDetector } from './services/consolidation/contradiction
 import { qualityScore } from './services/consolidation/quality.js';
 import { quickQualityScore } from './services/memories/quick-quality.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
-import { createEmbedder } from '../adapters/embeddings/index.js';
+import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
+import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
 import type { Embedder } from './ports/embedder.js';
 import { extractEntities } from './services/retrieval/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
@@ -87,22 +88,44 @@ export interface ServiceOptions {
   embedder?: Embedder;
 }
 
+/** The configured embedder; the offline encoder runs in EMBEDDING_THREADS worker threads. Close it after use. */
 export function embedderFor(config: Config): Embedder {
-  return createEmbedder({
+  const embedderConfig: EmbedderConfig = {
     provider: config.EMBEDDINGS_PROVIDER,
     ...(config.EMBEDDINGS_URL ? { url: config.EMBEDDINGS_URL } : {}),
     ...(config.EMBEDDINGS_MODEL ? { model: config.EMBEDDINGS_MODEL } : {}),
     ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}),
-  });
+  };
+  if (config.EMBEDDINGS_PROVIDER === 'local' && config.EMBEDDING_THREADS > 0) {
+    return new ThreadedEmbedder(embedderConfig, { threads: config.EMBEDDING_THREADS });
+  }
+  return createEmbedder(embedderConfig);
 }
 
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
+  const ownsEmbedder = options.embedder === undefined;
   const embedder = options.embedder ?? embedderFor(config);
-  // An OpenAI-compatible service without a configured dimension reports it after its first answer.
-  if (embedder.dimension === 0) await embedder.init();
-  const embedding = { model: embedder.model, dimension: embedder.dimension };
-  const ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger, embedder) : createEmbeddedPorts(config, logger, embedding);
-  const services = buildServices(config, logger, ports, { ...options, embedder });
+  let ports: StoragePorts;
+  try {
+    // An OpenAI-compatible service without a configured dimension reports it after its first answer.
+    if (embedder.dimension === 0) await embedder.init();
+    const embedding = { model: embedder.model, dimension: embedder.dimension };
+    ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger, embedder) : createEmbeddedPorts(config, logger, embedding);
+  } catch (err) {
+    if (ownsEmbedder) await embedder.close?.().catch(() => undefined);
+    throw err;
+  }
+  const built = buildServices(config, logger, ports, { ...options, embedder });
+  // An embedder the container made is the container's to close (threads); a given one is the caller's.
+  const services: Services = ownsEmbedder
+    ? {
+        ...built,
+        close: async () => {
+          await built.close();
+          await embedder.close?.();
+        },
+      }
+    : built;
   try {
     await services.jobs.ready();
     if (options.workers ?? config.WORKER_MODE === 'inline') {
@@ -130,22 +153,26 @@ export async function prepareStorage(config: Config): Promise<void> {
  */
 export async function reindexSearch(config: Config, logger: Logger, onProgress?: (done: number, total: number) => void) {
   const embedder = embedderFor(config);
-  await embedder.init();
-  const embedding = { model: embedder.model, dimension: embedder.dimension };
-  if (config.STORAGE === 'mongo') await resetMongoSearchIndex(config, embedder);
-  else resetEmbeddedSearchIndex(config, embedding);
-  const services = await createContainer(config, logger, { workers: false, embedder });
   try {
-    return await reindexAll({
-      tenants: services.ports.tenants,
-      memories: services.ports.memories,
-      index: services.ports.searchIndex,
-      embedder,
-      extractEntities,
-      ...(onProgress ? { onProgress } : {}),
-    });
+    await embedder.init();
+    const embedding = { model: embedder.model, dimension: embedder.dimension };
+    if (config.STORAGE === 'mongo') await resetMongoSearchIndex(config, embedder);
+    else resetEmbeddedSearchIndex(config, embedding);
+    const services = await createContainer(config, logger, { workers: false, embedder });
+    try {
+      return await reindexAll({
+        tenants: services.ports.tenants,
+        memories: services.ports.memories,
+        index: services.ports.searchIndex,
+        embedder,
+        extractEntities,
+        ...(onProgress ? { onProgress } : {}),
+      });
+    } finally {
+      await services.close();
+    }
   } finally {
-    await services.close();
+    await embedder.close?.();
   }
 }
 

@@ -13,6 +13,8 @@ export interface Embedder {
   /** Loads weights or discovers the dimension. Idempotent; `embed` calls it implicitly. */
   init(): Promise<void>;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases threads or connections, when the implementation holds any; unusable afterwards. */
+  close?(): Promise<void>;
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero). Returns it. */
