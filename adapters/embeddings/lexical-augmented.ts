@@ -63,6 +63,11 @@ export class LexicalAugmentedEmbedder implements Embedder {
     return this.base.init();
   }
 
+  /** Releases whatever the base holds (threads, connections); the lexical part holds nothing. */
+  async close(): Promise<void> {
+    await this.base.close?.();
+  }
+
   async embed(texts: string[]): Promise<Float32Array[]> {
     const semantic = await this.base.embed(texts);
     return semantic.map((v, i) => this.combine(v, texts[i]!));

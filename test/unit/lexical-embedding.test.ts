@@ -35,8 +35,12 @@ class FixedBase implements Embedder {
   readonly model = 'fixed-base';
   dimension = 16;
   inits = 0;
+  closed = 0;
   async init(): Promise<void> {
     this.inits++;
+  }
+  async close(): Promise<void> {
+    this.closed++;
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
     return texts.map((t) => {
@@ -73,6 +77,8 @@ describe('LexicalAugmentedEmbedder', () => {
     expect(new LexicalAugmentedEmbedder(base, { lexicalDimension: 32, lexicalShare: 0.5 }).model).not.toBe(e.model);
     await e.init();
     expect(base.inits).toBe(1);
+    await e.close();
+    expect(base.closed).toBe(1);
     expect(await e.embed([])).toEqual([]);
     expect(() => new LexicalAugmentedEmbedder(base, { lexicalDimension: 100 })).toThrow(/multiple of 16/);
     expect(() => new LexicalAugmentedEmbedder(base, { lexicalShare: 1.5 })).toThrow(/share/);
