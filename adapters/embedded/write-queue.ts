@@ -81,33 +81,38 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
 
   /**
-   * What a group has added so far to one tenant's counters. The counters are written once per tenant
-   * when the group ends; quota checks inside the group see the stored value plus this tally.
+   * What a group has added so far to one tenant's counters: writes per period, memories and bytes. The
+   * counters are written once per tenant when the group ends; quota checks inside the group see the
+   * stored value (read at most once per group) plus this tally.
    */
   interface Tally {
-    period: string;
-    writes: number;
+    writes: Map<string, { stored?: number; added: number }>;
     memories: number;
     bytes: number;
-    storedWrites?: number;
     storedTotals?: { memory_count: number; storage_bytes: number };
   }
-  const tallyOf = (tallies: Map<string, Tally>, tenantId: string, period: string): Tally => {
-    const key = `${tenantId}\u0000${period}`;
-    let t = tallies.get(key);
-    if (!t) tallies.set(key, (t = { period, writes: 0, memories: 0, bytes: 0 }));
+  const tallyOf = (tallies: Map<string, Tally>, tenantId: string): Tally => {
+    let t = tallies.get(tenantId);
+    if (!t) tallies.set(tenantId, (t = { writes: new Map(), memories: 0, bytes: 0 }));
     return t;
   };
-  const writesSoFar = (tenantId: string, t: Tally) =>
-    (t.storedWrites ??= (writesUsed.get([tenantId, t.period]) as { writes: number } | undefined)?.writes ?? 0) + t.writes;
+  const periodOf = (t: Tally, period: string) => {
+    let p = t.writes.get(period);
+    if (!p) t.writes.set(period, (p = { added: 0 }));
+    return p;
+  };
+  const writesSoFar = (tenantId: string, t: Tally, period: string) => {
+    const p = periodOf(t, period);
+    p.stored ??= (writesUsed.get([tenantId, period]) as { writes: number } | undefined)?.writes ?? 0;
+    return p.stored + p.added;
+  };
   const totalsSoFar = (tenantId: string, t: Tally) => {
     t.storedTotals ??= (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
     return { memory_count: t.storedTotals.memory_count + t.memories, storage_bytes: t.storedTotals.storage_bytes + t.bytes };
   };
   const writeTallies = (tallies: Map<string, Tally>) => {
-    for (const [key, t] of tallies) {
-      const tenantId = key.slice(0, key.indexOf('\u0000'));
-      if (t.writes > 0) countWrites.run([tenantId, t.period, t.writes]);
+    for (const [tenantId, t] of tallies) {
+      for (const [period, p] of t.writes) if (p.added > 0) countWrites.run([tenantId, period, p.added]);
       if (t.memories !== 0 || t.bytes !== 0) adjustTotals.run([tenantId, t.memories, t.bytes]);
     }
   };
@@ -121,7 +126,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       }
     }
     const q = req.quota;
-    if (q.writes !== null && writesSoFar(tenantId, tally) + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
+    if (q.writes !== null && writesSoFar(tenantId, tally, q.period) + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
     // Stored totals are read only when a limit needs them (unlimited plans skip the query).
     const total = q.memories !== null || q.storageBytes !== null ? totalsSoFar(tenantId, tally) : null;
     let memoriesDelta = 0;
@@ -194,7 +199,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       putIdem.run([tenantId, req.idempotency.key, req.idempotency.requestHash, JSON.stringify(receipt), req.acceptedAt, req.idempotency.expiresAt]);
     }
     // Last, after every statement of this write succeeded: a failed write leaves the tally untouched.
-    tally.writes += 1;
+    periodOf(tally, q.period).added += 1;
     tally.memories += memoriesDelta;
     tally.bytes += bytesDelta;
     return { kind: 'accepted', receipt };
@@ -228,7 +233,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
     const out: Outcome[] = [];
     const tallies = new Map<string, Tally>();
     for (const w of group) {
-      const tally = tallyOf(tallies, w.tenantId, w.request.quota.period);
+      const tally = tallyOf(tallies, w.tenantId);
       if (!isolate) {
         out.push({ ok: true, result: applyOne(w.tenantId, w.request, tally) });
         continue;

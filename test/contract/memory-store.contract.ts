@@ -252,6 +252,16 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(usage.writes).toBe(4);
       expect(usage.memoryCount).toBe(4);
       expect(usage.storageBytes).toBe([0, 1, 2, 3].reduce((sum, i) => sum + memorySizeBytes(content(`w${i}`)), 0));
+
+      // Writes across a period boundary, queued together: each period counts its own writes, while the
+      // memory quota (not per period) sees them all.
+      const t2 = randomUUID();
+      const q2 = (period: string) => ({ ...UNLIMITED, period, writes: 1, memories: 2 });
+      const mixed = await Promise.all([create(t2, 'jan', { quota: q2(PERIOD) }), create(t2, 'feb', { quota: q2('2030-02') }), create(t2, 'feb2', { quota: q2('2030-02') }), create(t2, 'mar', { quota: q2('2030-03') })]);
+      expect(mixed.map((r) => (r.kind === 'quota_exceeded' ? r.limit : r.kind))).toEqual(['accepted', 'accepted', 'writes', 'memories']);
+      expect((await f.usage.snapshot(t2, PERIOD)).writes).toBe(1);
+      expect((await f.usage.snapshot(t2, '2030-02')).writes).toBe(1);
+      expect((await f.usage.snapshot(t2, '2030-02')).memoryCount).toBe(2);
     });
 
     it('rejects only the write that fails; the writes queued with it are accepted and counted', async () => {
