@@ -229,7 +229,7 @@ async function main() {
         const lat = await timeToSearchable(server.url, probe, contents);
         const round = (v: number) => Math.round(v * 10) / 10;
         const summary = { p50_ms: round(percentile(lat, 50)), p95_ms: round(percentile(lat, 95)), p99_ms: round(percentile(lat, 99)) };
-        rows.push({ measure: `202 → consolidated and searchable (${PROBES} probes, idle server)`, 'req/s': '', ...summary });
+        rows.push({ measure: `202 → consolidated and searchable (${PROBES} probes, idle server)`, 'req/s': '', p50_ms: summary.p50_ms, p97_5_ms: round(percentile(lat, 97.5)), p99_ms: summary.p99_ms });
         result.time_to_searchable_ms = summary;
       }
     } finally {
@@ -242,6 +242,8 @@ async function main() {
   const best = Number(result.writes_per_second_external);
   const perCpu = Number(result.writes_per_server_cpu_second_external ?? 0);
   console.log(`target: ≥ ${TARGET} accepted writes/s — ${best >= TARGET ? 'met' : 'MISSED'} (${best}/s with workers off, ${PROCESSES} process(es); the /healthz floor was ${result.healthz_per_second}/s)`);
+  const searchable = result.time_to_searchable_ms as { p50_ms: number; p95_ms: number; p99_ms: number } | undefined;
+  if (searchable) console.log(`202 → searchable: p50 ${searchable.p50_ms} ms, p95 ${searchable.p95_ms} ms, p99 ${searchable.p99_ms} ms`);
   if (perCpu) console.log(`server CPU per accepted write: ${result.server_cpu_ms_per_write_external} ms → ${perCpu} writes per server CPU-second`);
   result.load_average_1m = Math.round(load * 100) / 100;
   result.target_met = best >= TARGET;
