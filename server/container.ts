@@ -194,7 +194,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     breakGlass,
     audit,
     passwords: createPasswordHasher(options.argon2),
-    throttle: createLoginThrottle(options.loginThrottle),
+    throttle: createLoginThrottle(options.loginThrottle, ports.attemptCounters),
     logger,
     now,
   });

@@ -12,6 +12,7 @@ import type { MemoryStore } from './memories.js';
 import type { UsageStore } from './usage.js';
 import type { WriteQueue } from './write-queue.js';
 import type { SearchIndex } from './search-index.js';
+import type { AttemptCounters } from './attempt-counters.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -39,6 +40,8 @@ export interface StoragePorts {
   idempotency: IdempotencyStore;
   /** Keyword, dense and graph retrieval over consolidated memories (embedded index or Qdrant). */
   searchIndex: SearchIndex;
+  /** Windowed attempt counters (the login throttle), shared by every process on the store. */
+  attemptCounters: AttemptCounters;
   /** Cheap round trip to the backing store, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
+import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
@@ -43,6 +44,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     searchIndex,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
+    attemptCounters: createEmbeddedAttemptCounters(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -1,5 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
+import { createMongoAttemptCounters } from '../../adapters/mongo/attempt-counters.js';
 import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
 import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
@@ -37,6 +38,7 @@ export async function createMongoPorts(config: Config, logger: Logger, embedder:
     // Index work is recorded in a MongoDB outbox in the commit's transaction, then applied to Qdrant.
     ...(await createMongoMemoryPorts(client, db, searchIndex)),
     searchIndex,
+    attemptCounters: createMongoAttemptCounters(db),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -1,13 +1,14 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError } from '../errors.js';
+import type { AttemptCounters } from '../ports/attempt-counters.js';
 
 /**
  * Throttles password guessing. Failures are counted per (email, client address) and per client
  * address; once either budget is spent, attempts answer 429 with Retry-After until the window passes,
  * before any password is checked. A success clears the (email, address) count.
  *
- * Counters live in this process (rate-limiter-flexible's memory store): right for the embedded
- * profile; a scaled-out deployment shares them by swapping in its Mongo or Redis store.
+ * The counters live where the profile keeps them (its database: every process of `serve --processes N`
+ * and every instance counts together); without a store, in this process only.
  */
 export interface LoginThrottle {
   /** Throws RATE_LIMITED (429, retryAfterSeconds) when the key or address is locked out. */
@@ -26,9 +27,12 @@ export interface ThrottleLimits {
 
 export const defaultThrottleLimits: ThrottleLimits = { perKeyAndIp: 5, perIp: 50, windowSeconds: 15 * 60 };
 
-export function createLoginThrottle(limits: ThrottleLimits = defaultThrottleLimits): LoginThrottle {
-  const byKeyAndIp = new RateLimiterMemory({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
-  const byIp = new RateLimiterMemory({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
+/** Counters in this process's memory (tests, or a single process without a store). */
+export const inProcessCounters: AttemptCounters = (options) => new RateLimiterMemory(options);
+
+export function createLoginThrottle(limits: ThrottleLimits = defaultThrottleLimits, counters: AttemptCounters = inProcessCounters): LoginThrottle {
+  const byKeyAndIp = counters({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
+  const byIp = counters({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
   const pair = (key: string, ip: string) => `${key}\u0000${ip}`;
 
   return {

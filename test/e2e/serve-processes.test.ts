@@ -36,15 +36,16 @@ function serve(args: string[]) {
 }
 
 /** One request on a connection of its own, so node:cluster hands each to the next process in turn. */
-function fresh(url: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+function fresh(url: string, headers: Record<string, string>, post?: unknown): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers }, (res) => {
+    const options = post === undefined ? { agent: false, headers } : { agent: false, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } };
+    const req = request(url, options, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(post === undefined ? undefined : JSON.stringify(post));
   });
 }
 
@@ -87,6 +88,14 @@ describe('serve --processes N', () => {
       const revoke = await fetch(`${base}/api-keys/${keyId}`, { method: 'DELETE', headers: { authorization: `Bearer ${user.accessToken}` } });
       expect(revoke.status).toBeLessThan(300);
       for (let i = 0; i < 6; i++) expect((await fresh(`${base}/memories/${id}`, { 'x-api-key': key })).status).toBe(401);
+
+      // Failed sign-ins count in the store, not per process: the sixth attempt is refused whichever
+      // process takes it (5 failures per address and email are allowed).
+      const wrong = { email: user.email, password: 'not-the-password-1' };
+      for (let i = 0; i < 5; i++) expect((await fresh(`${base}/auth/login`, {}, wrong)).status).toBe(401);
+      const locked = await fresh(`${base}/auth/login`, {}, { email: user.email, password: user.password });
+      expect(locked.status).toBe(429);
+      expect(locked.body.code).toBe('RATE_LIMITED');
     } finally {
       s.child.kill('SIGTERM');
     }

@@ -1,0 +1,15 @@
+/**
+ * Counters of attempts within a time window (failed sign-ins), kept in the profile's store so every
+ * process and instance of the service counts together. The shape is rate-limiter-flexible's, whose
+ * store-backed limiters the profiles provide.
+ */
+export interface AttemptCounter {
+  /** The key's count in its current window, or null when it has none. */
+  get(key: string): Promise<{ consumedPoints: number; msBeforeNext: number } | null>;
+  /** Adds `points` to the key's count (starting a window when it has none). */
+  penalty(key: string, points: number): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+}
+
+/** One counter family: `keyPrefix` keeps families apart in one store; `duration` is the window in seconds. */
+export type AttemptCounters = (options: { keyPrefix: string; points: number; duration: number }) => AttemptCounter;

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
+import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { createMongoAttemptCounters } from '../../adapters/mongo/attempt-counters.js';
+import type { AttemptCounters } from '../../server/ports/attempt-counters.js';
+import { createLoginThrottle } from '../../server/services/login-throttle.js';
+
+interface Fixture {
+  /** Two independent handles on one store, as two processes (or instances) would hold. */
+  first: AttemptCounters;
+  second: AttemptCounters;
+  close(): Promise<void>;
+}
+
+function describeAttemptCounters(name: string, make: () => Promise<Fixture>) {
+  describe(`attempt counters contract: ${name}`, () => {
+    let f: Fixture;
+    beforeEach(async () => {
+      f = await make();
+    });
+    afterEach(async () => {
+      await f.close();
+    });
+
+    it('counts within a window, per key and per family, and forgets a deleted key', async () => {
+      const a = f.first({ keyPrefix: 'fam_a', points: 5, duration: 60 });
+      const b = f.first({ keyPrefix: 'fam_b', points: 5, duration: 60 });
+      expect(await a.get('k')).toBeNull();
+      await a.penalty('k', 1);
+      await a.penalty('k', 2);
+      const got = await a.get('k');
+      expect(got?.consumedPoints).toBe(3);
+      expect(got!.msBeforeNext).toBeGreaterThan(55_000);
+      expect(await b.get('k')).toBeNull(); // another family, same key
+      expect(await a.get('other')).toBeNull();
+      await a.delete('k');
+      expect(await a.get('k')).toBeNull();
+    });
+
+    it('is shared by every handle on the store: a login throttle locks out across processes', async () => {
+      const limits = { perKeyAndIp: 4, perIp: 100, windowSeconds: 60 };
+      const one = createLoginThrottle(limits, f.first);
+      const two = createLoginThrottle(limits, f.second);
+      const ip = `10.0.0.${Math.floor(Math.random() * 250)}`;
+      const email = `${randomUUID()}@example.test`;
+      await one.failed(email, ip);
+      await two.failed(email, ip);
+      await one.failed(email, ip);
+      await expect(two.check(email, ip)).resolves.toBeUndefined();
+      await two.failed(email, ip);
+      await expect(one.check(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      await expect(two.check(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      await one.succeeded(email, ip);
+      await expect(two.check(email, ip)).resolves.toBeUndefined();
+    });
+  });
+}
+
+describeAttemptCounters('embedded (libsql)', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attempts-contract-'));
+  const dbs = [openEmbeddedDatabase(dir), openEmbeddedDatabase(dir)];
+  return {
+    first: createEmbeddedAttemptCounters(dbs[0]!),
+    second: createEmbeddedAttemptCounters(dbs[1]!),
+    async close() {
+      for (const db of dbs) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const mongoUrl = process.env.MONGODB_URL;
+if (mongoUrl) {
+  describeAttemptCounters('mongodb', async () => {
+    const clients = [new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 }), new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 })];
+    await Promise.all(clients.map((c) => c.connect()));
+    const name = `tm_contract_${randomUUID().replace(/-/g, '')}`;
+    return {
+      first: createMongoAttemptCounters(clients[0]!.db(name)),
+      second: createMongoAttemptCounters(clients[1]!.db(name)),
+      async close() {
+        await clients[0]!.db(name).dropDatabase();
+        await Promise.all(clients.map((c) => c.close()));
+      },
+    };
+  });
+} else {
+  describe('attempt counters contract: mongodb', () => {
+    it.skip('skipped: set MONGODB_URL to run the attempt counters contract against MongoDB', () => {});
+  });
+}
