@@ -143,7 +143,7 @@ export const memoriesRouter = router({
     .input(memoryIdInput)
     .output(deleteMemoryOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.memories.delete(callerOf(ctx.principal), input.id);
+      await ctx.services.memories.delete(callerOf(ctx.principal), input.id, { actor: { keyId: ctx.principal.keyId }, ip: ctx.ip || null, userAgent: ctx.userAgent });
       return { memory_id: input.id, deleted: true as const };
     }),
 
@@ -197,7 +197,11 @@ export const memoriesRouter = router({
     .input(updateMemorySettingsInput)
     .output(memorySettingsOutput)
     .mutation(async ({ ctx, input }) => {
-      const s = await ctx.services.memories.updateSettings(ctx.principal.tenantId, { contradictionPolicy: input.contradiction_policy });
+      const s = await ctx.services.memories.updateSettings(
+        ctx.principal.tenantId,
+        { contradictionPolicy: input.contradiction_policy },
+        { actor: { userId: ctx.principal.userId }, ip: ctx.ip || null, userAgent: ctx.userAgent },
+      );
       return { contradiction_policy: s.contradictionPolicy, updated_at: s.updatedAt };
     }),
 });

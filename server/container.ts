@@ -233,6 +233,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     clock: now,
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
     onQueued: trigger.queued,
+    audit,
   });
   const consolidation = createConsolidationService({
     memories: ports.memories,

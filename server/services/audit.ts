@@ -24,6 +24,8 @@ export const auditEventTypes = [
   'api_key.revoke',
   'api_key.denied_ip',
   'user.identity_link',
+  'memory.delete',
+  'memory_settings.update',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantMemoryClient } from '../../client/index.js';
-import { bearer, signUp } from '../support/auth.js';
+import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /** The memory API over real HTTP with in-process (inline) workers. */
 let server: TestServer;
 let key: string;
+let owner: SignedUpUser;
 let api: ReturnType<typeof withKey>;
 beforeAll(async () => {
   server = await startTestServer({ MEMORY_CONTENT_MAX_BYTES: '2048' });
-  ({ key } = await tenantWithKey(server.url));
+  ({ key, user: owner } = await tenantWithKey(server.url));
   api = withKey(server.url, key);
 });
 afterAll(async () => {
@@ -218,6 +219,12 @@ describe('memory routes', () => {
     expect((await api('DELETE', `/memories/${id}`)).status).toBe(404);
     expect((await api('GET', '/memories?q=door%20code')).body.total).toBe(0);
     for (const mode of ['hybrid', 'vector-only', 'hybrid+graph']) expect(await search(mode), mode).not.toContain(id);
+
+    // The deletion is in the tenant's audit log: which memory, by which key; never its content.
+    const audit = await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(owner.accessToken) });
+    const deletions = (audit.body.events as { type: string; target: { id: string } | null; actor: { key_id: string | null } }[]).filter((e) => e.type === 'memory.delete');
+    expect(deletions).toEqual([expect.objectContaining({ target: { type: 'memory', id }, actor: expect.objectContaining({ key_id: expect.any(String) }) })]);
+    expect(audit.text).not.toContain('door code');
   });
 
   it('reports usage with pending writes and plan limits', async () => {
@@ -301,6 +308,12 @@ describe('memory access control', () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ contradiction_policy: 'FLAG' });
     expect((await http(server.url, 'GET', '/settings/memory', { headers: { 'x-api-key': 'tmk_x' } })).status).toBe(401);
+    // A change of policy is audited (setting the same policy again is not a change).
+    await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'FLAG' } });
+    const audit = (await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(user.accessToken) })).body.events as { type: string; details: unknown; actor: { user_id: string | null } }[];
+    expect(audit.filter((e) => e.type === 'memory_settings.update')).toEqual([
+      expect.objectContaining({ details: { contradiction_policy: 'FLAG', previous: 'NEWER_WINS' }, actor: expect.objectContaining({ user_id: user.userId }) }),
+    ]);
     const a = (await call('POST', '/memories', { body: { content: 'Bob works at Initech' } })).body.memory_id;
     const b = (await call('POST', '/memories', { body: { content: 'Bob works at Globex' } })).body.memory_id;
     await waitConsolidated(server.url, (await createApiKey(server.url, user, ['usage:read'])));

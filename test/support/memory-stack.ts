@@ -1,3 +1,5 @@
+import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
+import { createAuditService } from '../../server/services/audit.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,7 +60,8 @@ export function createMemoryStack(
     planName: async () => opts.plan ?? 'enterprise',
     clock,
   });
-  const service = createMemoryService({ memories: main.memories, queue: main.queue, usage, clock, contentMaxBytes: opts.contentMaxBytes ?? 64 * 1024 });
+  const audit = createAuditService({ audit: createEmbeddedAuditPort(main.db), logger: quiet, now: clock });
+  const service = createMemoryService({ memories: main.memories, queue: main.queue, usage, clock, contentMaxBytes: opts.contentMaxBytes ?? 64 * 1024, audit });
   const consolidation = createConsolidationService({ memories: main.memories, queue: main.queue, clock, logger: quiet, ...opts.consolidation });
   const index = new EmbeddedSearchIndex(main.db, { model: 'none', dimension: 8 });
   return {

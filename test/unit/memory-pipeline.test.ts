@@ -18,6 +18,9 @@ const write = async (text: string, extra: Record<string, unknown> = {}) => (awai
 const drain = () => s.consolidation.drainTenant(tenant);
 const get = (id: string) => s.memories.get(tenant, id);
 
+/** Who the audited changes of these tests are by. */
+const BY = { actor: { keyId: 'key-under-test' }, ip: null, userAgent: null };
+
 describe('consolidation pipeline', () => {
   it('supersedes "Alice lives in Paris" with "Alice moved to Berlin" under NEWER_WINS (separate batches)', async () => {
     const paris = await write('Alice lives in Paris');
@@ -48,7 +51,7 @@ describe('consolidation pipeline', () => {
   });
 
   it('flags both memories under the FLAG policy and keeps both active', async () => {
-    await s.service.updateSettings(tenant, { contradictionPolicy: 'FLAG' });
+    await s.service.updateSettings(tenant, { contradictionPolicy: 'FLAG' }, BY);
     const paris = await write('Alice lives in Paris');
     const berlin = await write('Alice moved to Berlin');
     await drain();
@@ -194,7 +197,7 @@ describe('consolidation pipeline', () => {
     await drain();
     expect(await s.search(tenant, 'pineapple')).toEqual([id]);
     await s.service.update(s.caller(tenant), id, { content: 'The launch code word is pineapple mango' });
-    await s.service.delete(s.caller(tenant), id);
+    await s.service.delete(s.caller(tenant), id, BY);
     expect(await get(id)).toBeNull();
     expect(await s.search(tenant, 'pineapple')).toEqual([]);
     expect(await s.memories.listVersions(tenant, id)).toEqual([]);
@@ -297,7 +300,7 @@ describe('memory service rules', () => {
     await expect(s.service.create(a, { content: 'x' })).rejects.toMatchObject({ code: 'NAMESPACE_FORBIDDEN' });
     await expect(s.service.get(a, inB.memoryId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(s.service.update(a, inB.memoryId, { content: 'y' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(s.service.delete(a, inB.memoryId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(s.service.delete(a, inB.memoryId, BY)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(s.service.versions(a, inB.memoryId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(s.service.list(a, { namespace: 'b', limit: 10, offset: 0 })).rejects.toMatchObject({ code: 'NAMESPACE_FORBIDDEN' });
     const inA = await s.service.create(a, { content: 'in a', namespace: 'a' });

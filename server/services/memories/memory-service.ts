@@ -18,7 +18,8 @@ import type {
 import type { EnqueueRequest, EnqueueResult, WriteQueue, WriteReceipt } from '../../ports/write-queue.js';
 import { DEFAULT_NAMESPACE } from '../../schemas/namespace.js';
 import type { Clock } from '../clock.js';
-import { canonicalJson } from '../audit.js';
+import { canonicalJson, type AuditService, type RequestMeta } from '../audit.js';
+import type { AuditActor } from '../../ports/audit.js';
 import type { UsageService } from '../usage.js';
 
 /** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
@@ -75,15 +76,21 @@ export interface MemoryService {
   list(caller: MemoryCaller, filters: MemoryListFilters): Promise<MemoryPage>;
   versions(caller: MemoryCaller, memoryId: string): Promise<MemoryVersionRecord[]>;
   version(caller: MemoryCaller, memoryId: string, version: number): Promise<MemoryVersionRecord>;
-  /** Deletes for good, from reads, lists and every index at once. */
-  delete(caller: MemoryCaller, memoryId: string): Promise<void>;
+  /** Deletes for good, from reads, lists and every index at once; recorded in the tenant's audit log. */
+  delete(caller: MemoryCaller, memoryId: string, by: AuditedBy): Promise<void>;
   /**
    * Turns search hits into memories the caller may see: drops ids that no longer exist, are in a
    * namespace the key may not use, or are not consolidated; keeps the hits' order and scores.
    */
   resolveHits(caller: MemoryCaller, hits: readonly { memoryId: string; score: number }[]): Promise<ResolvedHit[]>;
   settings(tenantId: string): Promise<MemorySettings>;
-  updateSettings(tenantId: string, settings: { contradictionPolicy: ContradictionPolicy }): Promise<MemorySettings>;
+  /** Changes the tenant's settings; a change is recorded in the tenant's audit log. */
+  updateSettings(tenantId: string, settings: { contradictionPolicy: ContradictionPolicy }, by: AuditedBy): Promise<MemorySettings>;
+}
+
+/** Who asked for a change the audit log records, and from where. */
+export interface AuditedBy extends RequestMeta {
+  actor: AuditActor;
 }
 
 export interface MemoryServiceDeps {
@@ -95,6 +102,8 @@ export interface MemoryServiceDeps {
   contentMaxBytes: number;
   /** Called after every accepted write (schedules consolidation); must not throw. */
   onQueued?: (tenantId: string) => void;
+  /** Where deletions and settings changes are recorded. */
+  audit: Pick<AuditService, 'record'>;
   /** How long an Idempotency-Key is remembered (default 24 h). */
   idempotencyTtlMs?: number;
   newId?: () => string;
@@ -258,9 +267,19 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       return v;
     },
 
-    async delete(caller, memoryId) {
-      await visibleMemory(caller, memoryId);
+    async delete(caller, memoryId, by) {
+      const memory = await visibleMemory(caller, memoryId);
       if (!(await deps.memories.delete(caller.tenantId, memoryId))) throw notFound('memory');
+      // What was deleted is gone for good: the log keeps who, when and which id, never the content.
+      await deps.audit.record({
+        tenantId: caller.tenantId,
+        type: 'memory.delete',
+        actor: by.actor,
+        ip: by.ip,
+        userAgent: by.userAgent,
+        target: { type: 'memory', id: memoryId },
+        details: { namespace: memory.namespace, version: memory.version },
+      });
     },
 
     async resolveHits(caller, hits) {
@@ -278,6 +297,21 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     },
 
     settings: (tenantId) => deps.memories.getSettings(tenantId),
-    updateSettings: (tenantId, settings) => deps.memories.putSettings(tenantId, settings, new Date(deps.clock()).toISOString()),
+    async updateSettings(tenantId, settings, by) {
+      const before = await deps.memories.getSettings(tenantId);
+      const after = await deps.memories.putSettings(tenantId, settings, new Date(deps.clock()).toISOString());
+      if (before.contradictionPolicy !== after.contradictionPolicy) {
+        await deps.audit.record({
+          tenantId,
+          type: 'memory_settings.update',
+          actor: by.actor,
+          ip: by.ip,
+          userAgent: by.userAgent,
+          target: { type: 'memory_settings', id: tenantId },
+          details: { contradiction_policy: after.contradictionPolicy, previous: before.contradictionPolicy },
+        });
+      }
+      return after;
+    },
   };
 }
