@@ -1,3 +1,4 @@
+import { compileTrust } from './http/client-address.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -140,6 +141,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const providerIds = cfg.OIDC_PROVIDERS.map((p) => p.id);
   if (new Set(providerIds).size !== providerIds.length) {
     throw new ConfigError('invalid configuration:\n  OIDC_PROVIDERS: provider ids must be unique');
+  }
+  try {
+    compileTrust(cfg.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  TRUST_PROXY: ${err instanceof Error ? err.message : String(err)}`);
   }
   const jwtSecret = cfg.JWT_SECRET ?? persistedSecret(cfg);
   return { ...cfg, jwtSecret };

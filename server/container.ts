@@ -88,15 +88,18 @@ export interface ServiceOptions {
   embedder?: Embedder;
 }
 
-/** The configured embedder; the offline encoder runs in EMBEDDING_THREADS worker threads. Close it after use. */
-export function embedderFor(config: Config): Embedder {
+/**
+ * The configured embedder; the offline encoder runs in EMBEDDING_THREADS worker threads unless
+ * `threads` is false. Whoever makes one closes it.
+ */
+export function embedderFor(config: Config, threads = true): Embedder {
   const embedderConfig: EmbedderConfig = {
     provider: config.EMBEDDINGS_PROVIDER,
     ...(config.EMBEDDINGS_URL ? { url: config.EMBEDDINGS_URL } : {}),
     ...(config.EMBEDDINGS_MODEL ? { model: config.EMBEDDINGS_MODEL } : {}),
     ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}),
   };
-  if (config.EMBEDDINGS_PROVIDER === 'local' && config.EMBEDDING_THREADS > 0) {
+  if (threads && config.EMBEDDINGS_PROVIDER === 'local' && config.EMBEDDING_THREADS > 0) {
     return new ThreadedEmbedder(embedderConfig, { threads: config.EMBEDDING_THREADS });
   }
   return createEmbedder(embedderConfig);
@@ -179,7 +182,8 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
-  const embedder = options.embedder ?? embedderFor(config);
+  // Callers that give no embedder get one without threads: nothing here would close a thread pool.
+  const embedder = options.embedder ?? embedderFor(config, false);
   const audit = createAuditService({ audit: ports.audit, logger, now });
   const users = createUsersService({ users: ports.users, now });
   const tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });

@@ -7,5 +7,9 @@ import type { AttemptCounters } from '../../server/ports/attempt-counters.js';
  * its unique key index and a TTL index on `expire`), shared by every instance on the database.
  */
 export function createMongoAttemptCounters(db: Db): AttemptCounters {
-  return (options) => new RateLimiterMongo({ ...options, storeClient: db, tableName: 'rate_limits' });
+  return {
+    counter: (options) => new RateLimiterMongo({ ...options, storeClient: db, tableName: 'rate_limits' }),
+    // The TTL index on `expire` removes ended windows.
+    purgeExpired: async () => 0,
+  };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import serveStatic from 'serve-static';
+import send from 'send';
 import { sendText } from './respond.js';
 
 const require = createRequire(import.meta.url);
@@ -37,10 +37,10 @@ const initializer = (documentUrl: string) => `window.onload = function () {
 
 /**
  * `/docs`: the interactive API reference (Swagger UI) over `/openapi.json`, its assets served from the
- * swagger-ui-dist package (works offline, no CDN). Returns false for paths it does not serve.
+ * swagger-ui-dist package (works offline, no CDN). Returns false for paths it does not serve; a path
+ * it serves but cannot find (or refuses, like `..`) goes to `next()` without an error: a 404.
  */
 export function createDocsHandler(documentUrl: string) {
-  const assets = serveStatic(distDir, { index: false, fallthrough: false });
   const script = initializer(documentUrl);
   return (req: IncomingMessage, res: ServerResponse, path: string, next: (err?: unknown) => void): boolean => {
     if (path === '/docs') {
@@ -54,13 +54,9 @@ export function createDocsHandler(documentUrl: string) {
     if (file === '/' || file === '/index.html') sendText(res, 200, 'text/html; charset=utf-8', page);
     else if (file === '/swagger-initializer.js') sendText(res, 200, 'application/javascript; charset=utf-8', script);
     else {
-      // serve-static resolves against req.url: strip the mount prefix the way a router would.
-      const original = req.url;
-      req.url = (req.url ?? '').slice('/docs'.length) || '/';
-      assets(req, res, (err) => {
-        req.url = original;
-        next(err && (err as { status?: number }).status === 404 ? undefined : err);
-      });
+      send(req, file, { root: distDir, index: false, dotfiles: 'deny' })
+        .on('error', (err: { status?: number }) => next((err.status ?? 500) < 500 ? undefined : err))
+        .pipe(res);
     }
     return true;
   };

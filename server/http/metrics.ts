@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics for one app instance (its own registry, so tests can start many apps). */
 export function createMetrics() {
   const registry = new Registry();
+  // Under `serve --processes N` each scrape reaches one process: its pid keeps the series apart.
+  if (cluster.isWorker) registry.setDefaultLabels({ pid: String(process.pid) });
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',

@@ -11,5 +11,9 @@ export interface AttemptCounter {
   delete(key: string): Promise<unknown>;
 }
 
-/** One counter family: `keyPrefix` keeps families apart in one store; `duration` is the window in seconds. */
-export type AttemptCounters = (options: { keyPrefix: string; points: number; duration: number }) => AttemptCounter;
+export interface AttemptCounters {
+  /** One counter family: `keyPrefix` keeps families apart in one store; `duration` is the window in seconds. */
+  counter(options: { keyPrefix: string; points: number; duration: number }): AttemptCounter;
+  /** Deletes counts whose window ended before `nowMs` (a store with its own expiry may do nothing). */
+  purgeExpired(nowMs: number): Promise<number>;
+}

@@ -28,11 +28,14 @@ export interface ThrottleLimits {
 export const defaultThrottleLimits: ThrottleLimits = { perKeyAndIp: 5, perIp: 50, windowSeconds: 15 * 60 };
 
 /** Counters in this process's memory (tests, or a single process without a store). */
-export const inProcessCounters: AttemptCounters = (options) => new RateLimiterMemory(options);
+export const inProcessCounters: AttemptCounters = {
+  counter: (options) => new RateLimiterMemory(options),
+  purgeExpired: async () => 0, // the memory store expires its own keys
+};
 
 export function createLoginThrottle(limits: ThrottleLimits = defaultThrottleLimits, counters: AttemptCounters = inProcessCounters): LoginThrottle {
-  const byKeyAndIp = counters({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
-  const byIp = counters({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
+  const byKeyAndIp = counters.counter({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
+  const byIp = counters.counter({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
   const pair = (key: string, ip: string) => `${key}\u0000${ip}`;
 
   return {

@@ -35,12 +35,31 @@ describe('HTTP surface', () => {
     const missing = await http(server.url, 'GET', '/docs/no-such-asset.js');
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ code: 'NOT_FOUND' });
+    // Paths the file server refuses (escaping its folder, undecodable) are not found, not server errors.
+    for (const bad of ['/docs/%2e%2e/package.json', '/docs/..%2f..%2fpackage.json', '/docs/%zz']) {
+      const res = await http(server.url, 'GET', bad);
+      expect(res.status, bad).toBe(404);
+      expect(res.body, bad).toMatchObject({ code: 'NOT_FOUND' });
+    }
+  });
+
+  it('answers a body that cannot be decoded with 400, not 500', async () => {
+    const res = await fetch(`${server.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: 'this is not gzip',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: expect.any(String), request_id: res.headers.get('x-request-id') });
   });
 
   it('answers HEAD like GET, without a body', async () => {
-    const res = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe('');
+    const get = await fetch(`${server.url}/openapi.json`);
+    const head = await fetch(`${server.url}/openapi.json`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
   });
 
   it('echoes a request id and sets security headers', async () => {

@@ -74,6 +74,7 @@ describe('serve --processes N', () => {
       await waitConsolidated(base, key);
 
       // Consecutive fresh connections alternate between the processes: all of them find the memory.
+      const logged = s.lines.length;
       for (let i = 0; i < 6; i++) {
         const read = await fresh(`${base}/memories/${id}`, { 'x-api-key': key });
         expect(read.status).toBe(200);
@@ -82,6 +83,8 @@ describe('serve --processes N', () => {
         expect(found.status).toBe(200);
         expect(found.body.results.map((r: { memory_id: string }) => r.memory_id)).toContain(id);
       }
+      // …and both processes answered some of them (their request logs carry their pids).
+      await until(() => new Set(s.lines.slice(logged).filter((l) => l.msg === 'request completed').map((l) => l.pid)).size === 2, 'requests answered by both processes');
 
       const keys = await fetch(`${base}/api-keys`, { headers: { authorization: `Bearer ${user.accessToken}` } });
       const keyId = ((await keys.json()) as { keys: { key_id: string }[] }).keys[0]!.key_id;
@@ -96,6 +99,13 @@ describe('serve --processes N', () => {
       const locked = await fresh(`${base}/auth/login`, {}, { email: user.email, password: user.password });
       expect(locked.status).toBe(429);
       expect(locked.body.code).toBe('RATE_LIMITED');
+
+      // A process that dies after it started is replaced; the service keeps answering meanwhile.
+      const victim = listening[0]!.pid as number;
+      process.kill(victim, 'SIGKILL');
+      await until(() => s.lines.some((l) => l.msg === 'an HTTP process died; starting a replacement' && l.code === null), 'the primary to notice', 20_000);
+      await until(() => s.lines.filter((l) => l.msg === 'tenant-memory listening').length === 3, 'a replacement to listen', 60_000);
+      for (let i = 0; i < 4; i++) expect((await fresh(`${base}/healthz`, {})).status).toBe(200);
     } finally {
       s.child.kill('SIGTERM');
     }
