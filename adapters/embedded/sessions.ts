@@ -57,6 +57,7 @@ export function createEmbeddedSessionsPort(db: EmbeddedDatabase): SessionsPort {
        FROM sessions WHERE id = ?`,
   );
   const getRefresh = db.prepare('SELECT id, session_id, secret_hash, created_at, rotated_at FROM refresh_tokens WHERE id = ?');
+  const purgeEnded = db.prepare('DELETE FROM sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)');
   const markRotated = db.prepare('UPDATE refresh_tokens SET rotated_at = ? WHERE id = ? AND rotated_at IS NULL');
   const extend = db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ? AND revoked_at IS NULL');
   const revoke = db.prepare('UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL');
@@ -94,6 +95,10 @@ export function createEmbeddedSessionsPort(db: EmbeddedDatabase): SessionsPort {
     },
     async revokeAllForUser(userId, at, reason) {
       return revokeUser.run([at, reason, userId]).changes;
+    },
+    async purgeEnded(before) {
+      // Refresh tokens go with their session (ON DELETE CASCADE).
+      return purgeEnded.run([before, before]).changes;
     },
   };
 }

@@ -300,6 +300,15 @@ export async function createMongoSessionsPort(db: Db): Promise<SessionsPort> {
       const r = await sessions.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: d(at), revokeReason: reason } });
       return r.modifiedCount;
     },
+    async purgeEnded(before) {
+      const cutoff = d(before);
+      const ended = await sessions.find({ $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $ne: null, $lt: cutoff } }] }, { projection: { _id: 1 } }).toArray();
+      if (ended.length === 0) return 0;
+      const ids = ended.map((s) => s._id);
+      // Tokens first: a crash in between leaves sessions that the next purge removes, never orphan tokens.
+      await refresh.deleteMany({ sessionId: { $in: ids } });
+      return (await sessions.deleteMany({ _id: { $in: ids } })).deletedCount;
+    },
   };
 }
 

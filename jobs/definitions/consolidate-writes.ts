@@ -54,9 +54,7 @@ export const consolidationSweep = defineJob({
   async handler(_payload, services) {
     const now = services.now();
     for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) await enqueue(services.jobs, tenantId, now);
-    // Housekeeping rides on the sweep: expired Idempotency-Keys and ended sign-in throttle windows.
     await services.ports.idempotency.purgeExpired(new Date(now).toISOString());
-    await services.ports.attemptCounters.purgeExpired(now);
   },
 });
 

@@ -1,5 +1,6 @@
 import type { AnyJobDefinition } from '../definition.js';
 import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
+import { purgeEnded } from './purge-ended.js';
 
 /**
  * Every job the service runs. Each area owns its definition file in this folder and adds one import
@@ -8,4 +9,4 @@ import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
  *
  * See `jobs/README.md` and the example in `jobs/definition.ts`.
  */
-export const jobDefinitions: readonly AnyJobDefinition[] = [consolidateWrites, consolidationSweep];
+export const jobDefinitions: readonly AnyJobDefinition[] = [consolidateWrites, consolidationSweep, purgeEnded];

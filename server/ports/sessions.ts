@@ -48,4 +48,9 @@ export interface SessionsPort {
   revoke(sessionId: string, at: string, reason: string): Promise<void>;
   /** Ends every live session of a user (e.g. after a password change). */
   revokeAllForUser(userId: string, at: string, reason: string): Promise<number>;
+  /**
+   * Deletes sessions that ended before `before` (expired, or revoked) with their refresh tokens;
+   * returns how many sessions went. A token of a deleted session is simply unknown (401).
+   */
+  purgeEnded(before: string): Promise<number>;
 }

@@ -214,6 +214,28 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         expect(await p.sessions.revokeAllForUser(s2.userId, at(7), 'password_changed')).toBe(2);
         expect((await p.sessions.get(s3.id))?.revokedAt).toBe(at(7));
       });
+
+      it('purges sessions that ended before a cutoff, with their refresh tokens, and nothing else', async () => {
+        // Times far before every other test's sessions, so the purge touches only these.
+        const expired = { ...(await newSession()), createdAt: at(-9000), authenticatedAt: at(-9000), expiresAt: at(-6000) };
+        const revoked = { ...(await newSession()), createdAt: at(-9000), authenticatedAt: at(-9000), expiresAt: at(60) };
+        const endedLater = { ...(await newSession()), createdAt: at(-9000), authenticatedAt: at(-9000), expiresAt: at(-4000) };
+        const tokens = new Map<string, string>();
+        for (const s of [expired, revoked, endedLater]) {
+          const id = randomUUID();
+          tokens.set(s.id, id);
+          await p.sessions.create(s, { id, sessionId: s.id, secretHash: hash(), createdAt: at(-9000), rotatedAt: null });
+        }
+        await p.sessions.revoke(revoked.id, at(-6000), 'revoked');
+        expect(await p.sessions.purgeEnded(at(-5000))).toBe(2);
+        expect(await p.sessions.get(expired.id)).toBeNull();
+        expect(await p.sessions.get(revoked.id)).toBeNull();
+        expect(await p.sessions.findRefreshToken(tokens.get(expired.id)!)).toBeNull();
+        expect(await p.sessions.findRefreshToken(tokens.get(revoked.id)!)).toBeNull();
+        expect(await p.sessions.get(endedLater.id)).not.toBeNull();
+        expect(await p.sessions.findRefreshToken(tokens.get(endedLater.id)!)).not.toBeNull();
+        expect(await p.sessions.purgeEnded(at(-5000))).toBe(0);
+      });
     });
 
     describe('step-up tokens', () => {
