@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import cors from 'cors';
@@ -54,6 +55,8 @@ export function createApp(services: Services): RequestListener {
   const respondError = errorResponder(logger);
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const documentText = JSON.stringify(buildOpenApiDocument(appRouter, config.PUBLIC_URL ?? '/', version));
+  // The document (~100 KB) changes only with a release: clients and proxies revalidate it for free.
+  const documentTag = `"${createHash('sha256').update(documentText).digest('base64url').slice(0, 27)}"`;
   const docs = createDocsHandler('/openapi.json');
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -82,6 +85,11 @@ export function createApp(services: Services): RequestListener {
         case '/metrics':
           return void metrics.registry.metrics().then((text) => sendText(res, 200, metrics.registry.contentType, text), done);
         case '/openapi.json':
+          res.setHeader('ETag', documentTag);
+          if (ifNoneMatch(req, documentTag)) {
+            res.statusCode = 304;
+            return void res.end();
+          }
           return sendText(res, 200, 'application/json; charset=utf-8', documentText);
       }
       if (docs(req, res, path, done)) return;
@@ -103,6 +111,16 @@ export function createApp(services: Services): RequestListener {
       allowOrigins(req, res, (corsErr?: unknown) => (corsErr ? respondError(corsErr, res) : route(req, res)));
     });
   };
+}
+
+/** True when the request's If-None-Match lists the tag (or is `*`); weak tags compare equal. */
+function ifNoneMatch(req: IncomingMessage, tag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v === tag || v === `W/${tag}`;
+  });
 }
 
 /** Query strings may carry cursors or filters; never log them verbatim past the path. */

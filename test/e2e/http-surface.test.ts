@@ -20,8 +20,16 @@ describe('HTTP surface', () => {
   });
 
   it('serves an OpenAPI 3.1 document with both security schemes and an interactive reference', async () => {
-    const doc = (await http(server.url, 'GET', '/openapi.json')).body;
+    const first = await http(server.url, 'GET', '/openapi.json');
+    const doc = first.body;
     expect(doc.openapi).toBe('3.1.0');
+    // Revalidation is free: the same tag answers 304 without a body; another tag gets the document.
+    const tag = first.headers.get('etag')!;
+    expect(tag).toMatch(/^"[\w-]{27}"$/);
+    const again = await fetch(`${server.url}/openapi.json`, { headers: { 'if-none-match': tag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect((await fetch(`${server.url}/openapi.json`, { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
     expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['bearerAuth', 'apiKeyAuth']));
     const docs = await http(server.url, 'GET', '/docs/');
     expect(docs.status).toBe(200);
