@@ -3,7 +3,7 @@ import { validation } from '../server/errors.js';
 import type { RequestContext } from '../server/context.js';
 import type { ApiKeyPrincipal } from '../server/principal.js';
 import { requirePermission, requireScope } from '../server/procedures.js';
-import type { MemoryCaller, MemoryWriteInput, WriteOptions } from '../server/services/memories/memory-service.js';
+import type { AuditedBy, MemoryCaller, MemoryWriteInput, WriteOptions } from '../server/services/memories/memory-service.js';
 import { router } from '../server/trpc.js';
 import {
   createMemoryInput,
@@ -29,6 +29,9 @@ import {
 const tags = ['Memories'];
 
 const callerOf = (principal: ApiKeyPrincipal): MemoryCaller => ({ tenantId: principal.tenantId, namespaces: principal.namespaces });
+
+/** Who made an audited change (a key or a user) and from where. */
+const auditedBy = (ctx: RequestContext, actor: AuditedBy['actor']): AuditedBy => ({ actor, ip: ctx.ip || null, userAgent: ctx.userAgent });
 
 /** `Idempotency-Key` (1-255 visible ASCII characters) and `If-Match` (a version, bare or as an ETag). */
 function writeOptions(ctx: RequestContext, withIfMatch: boolean): WriteOptions {
@@ -143,7 +146,7 @@ export const memoriesRouter = router({
     .input(memoryIdInput)
     .output(deleteMemoryOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.memories.delete(callerOf(ctx.principal), input.id, { actor: { keyId: ctx.principal.keyId }, ip: ctx.ip || null, userAgent: ctx.userAgent });
+      await ctx.services.memories.delete(callerOf(ctx.principal), input.id, auditedBy(ctx, { keyId: ctx.principal.keyId }));
       return { memory_id: input.id, deleted: true as const };
     }),
 
@@ -200,7 +203,7 @@ export const memoriesRouter = router({
       const s = await ctx.services.memories.updateSettings(
         ctx.principal.tenantId,
         { contradictionPolicy: input.contradiction_policy },
-        { actor: { userId: ctx.principal.userId }, ip: ctx.ip || null, userAgent: ctx.userAgent },
+        auditedBy(ctx, { userId: ctx.principal.userId }),
       );
       return { contradiction_policy: s.contradictionPolicy, updated_at: s.updatedAt };
     }),

@@ -13,7 +13,7 @@ import { createAuditService, type AuditService } from './services/audit.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
-import { createLoginThrottle, type ThrottleLimits } from './services/login-throttle.js';
+import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { qualityScore } from './services/consolidation/quality.js';
 import { quickQualityScore } from './services/memories/quick-quality.js';
@@ -198,7 +198,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     breakGlass,
     audit,
     passwords: createPasswordHasher(options.argon2),
-    throttle: createLoginThrottle(options.loginThrottle, ports.attemptCounters),
+    throttle: createLoginThrottle(options.loginThrottle ?? defaultThrottleLimits, ports.attemptCounters),
     logger,
     now,
   });

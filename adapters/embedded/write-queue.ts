@@ -1,6 +1,9 @@
 import type { MemoryContent, Sensitivity } from '../../server/ports/memories.js';
 import {
+  headRefusal,
+  idempotencyOutcome,
   memorySizeBytes,
+  sizeLimitExceeded,
   provisionalSensitivity,
   type EnqueueRequest,
   type EnqueueResult,
@@ -108,7 +111,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   };
   const totalsSoFar = (tenantId: string, t: Tally) => {
     t.storedTotals ??= (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
-    return { memory_count: t.storedTotals.memory_count + t.memories, storage_bytes: t.storedTotals.storage_bytes + t.bytes };
+    return { memoryCount: t.storedTotals.memory_count + t.memories, storageBytes: t.storedTotals.storage_bytes + t.bytes };
   };
   const writeTallies = (tallies: Map<string, Tally>) => {
     for (const [tenantId, t] of tallies) {
@@ -120,15 +123,17 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const applyOne = (tenantId: string, req: EnqueueRequest, tally: Tally): EnqueueResult => {
     if (req.idempotency) {
       const seen = idem.get([tenantId, req.idempotency.key]) as { request_hash: string; response: string; expires_at: string } | undefined;
-      if (seen && seen.expires_at > req.acceptedAt) {
-        if (seen.request_hash !== req.idempotency.requestHash) return { kind: 'idempotency_mismatch' };
-        return { kind: 'replayed', receipt: JSON.parse(seen.response) as WriteReceipt };
-      }
+      const outcome = idempotencyOutcome(
+        req,
+        seen ? { requestHash: seen.request_hash, expiresAt: seen.expires_at, receipt: () => JSON.parse(seen.response) as WriteReceipt } : null,
+      );
+      if (outcome) return outcome;
     }
     const q = req.quota;
     if (q.writes !== null && writesSoFar(tenantId, tally, q.period) + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
     // Stored totals are read only when a limit needs them (unlimited plans skip the query).
-    const total = q.memories !== null || q.storageBytes !== null ? totalsSoFar(tenantId, tally) : null;
+    const limited = q.memories !== null || q.storageBytes !== null;
+    const overLimit = (added: { memories: number; bytes: number }) => (limited ? sizeLimitExceeded(q, totalsSoFar(tenantId, tally), added) : null);
     let memoriesDelta = 0;
     let bytesDelta = 0;
 
@@ -140,8 +145,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       content = req.content;
       namespace = req.namespace;
       const size = memorySizeBytes(content);
-      if (q.memories !== null && total!.memory_count + 1 > q.memories) return { kind: 'quota_exceeded', limit: 'memories' };
-      if (q.storageBytes !== null && total!.storage_bytes + size > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      const refused = overLimit({ memories: 1, bytes: size });
+      if (refused) return refused;
       insertMemory.run([
         req.memoryId,
         tenantId,
@@ -156,12 +161,10 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
     } else {
       const row = head.get([tenantId, req.memoryId]) as HeadRow | undefined;
-      if (!row || (req.allowedNamespaces !== null && !req.allowedNamespaces.includes(row.namespace))) return { kind: 'not_found' };
-      if (row.merged_into !== null) return { kind: 'merged', mergedInto: row.merged_into };
-      if (req.ifMatch !== null && req.ifMatch !== row.head_version) return { kind: 'version_mismatch', currentVersion: row.head_version };
+      const refused = headRefusal(req, row ? { namespace: row.namespace, headVersion: row.head_version, mergedInto: row.merged_into } : null);
+      if (refused || !row) return refused ?? { kind: 'not_found' };
       namespace = row.namespace;
       if (req.kind === 'update') {
-        if (req.namespace !== null && req.namespace !== row.namespace) return { kind: 'namespace_mismatch', current: row.namespace };
         content = req.content;
       } else {
         const t = target.get([tenantId, req.memoryId, req.targetVersion]) as
@@ -181,7 +184,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
       }
       const size = memorySizeBytes(content);
       const delta = size - row.size_bytes;
-      if (delta > 0 && q.storageBytes !== null && total!.storage_bytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+      const overStorage = overLimit({ memories: 0, bytes: delta });
+      if (overStorage) return overStorage;
       const version = row.head_version + 1;
       updateHead.run([
         ...headColumns(content),

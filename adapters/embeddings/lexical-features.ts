@@ -1,3 +1,4 @@
+import { l2Normalize } from '../../server/ports/embedder.js';
 import { queryTerms, tokenize, STOP_WORDS } from '../embedded/search/query-text.js';
 import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 import { fnv1a } from './hashing.js';
@@ -47,13 +48,7 @@ export function lexicalVectorInto(text: string, out: Float32Array): Float32Array
     const value = 1 + Math.log(tf);
     out[bucket] = out[bucket]! + ((h >>> 31) === 0 ? value : -value);
   }
-  let sum = 0;
-  for (let i = 0; i < out.length; i++) sum += out[i]! * out[i]!;
-  if (sum > 0) {
-    const inv = 1 / Math.sqrt(sum);
-    for (let i = 0; i < out.length; i++) out[i] = out[i]! * inv;
-  }
-  return out;
+  return l2Normalize(out);
 }
 
 export function lexicalVector(text: string, dimension: number): Float32Array {

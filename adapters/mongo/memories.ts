@@ -31,7 +31,17 @@ import {
 } from '../../server/ports/memories.js';
 import type { IndexedMemory, SearchIndex } from '../../server/ports/search-index.js';
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
-import { memorySizeBytes, provisionalSensitivity, type EnqueueResult, type QueuedWrite, type WriteQueue, type WriteReceipt } from '../../server/ports/write-queue.js';
+import {
+  headRefusal,
+  idempotencyOutcome,
+  memorySizeBytes,
+  provisionalSensitivity,
+  sizeLimitExceeded,
+  type EnqueueResult,
+  type QueuedWrite,
+  type WriteQueue,
+  type WriteReceipt,
+} from '../../server/ports/write-queue.js';
 
 interface MemoryDoc extends Omit<MemoryRecord, 'id' | 'version' | 'committedVersion'> {
   _id: string;
@@ -432,10 +442,11 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
         const idemId = req.idempotency ? `${tenantId}:${req.idempotency.key}` : null;
         if (req.idempotency && idemId) {
           const seen = await idem.findOne({ _id: idemId }, { session });
-          if (seen && seen.expiresAt.toISOString() > req.acceptedAt) {
-            if (seen.requestHash !== req.idempotency.requestHash) return { kind: 'idempotency_mismatch' };
-            return { kind: 'replayed', receipt: seen.response as WriteReceipt };
-          }
+          const outcome = idempotencyOutcome(
+            req,
+            seen ? { requestHash: seen.requestHash, expiresAt: seen.expiresAt.toISOString(), receipt: () => seen.response as WriteReceipt } : null,
+          );
+          if (outcome) return outcome;
         }
         const q = req.quota;
         if (q.writes !== null) {
@@ -452,8 +463,8 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
           content = req.content;
           namespace = req.namespace;
           const size = memorySizeBytes(content);
-          if (q.memories !== null && total.memoryCount + 1 > q.memories) return { kind: 'quota_exceeded', limit: 'memories' };
-          if (q.storageBytes !== null && total.storageBytes + size > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+          const refused = sizeLimitExceeded(q, total, { memories: 1, bytes: size });
+          if (refused) return refused;
           await memories.insertOne(
             {
               _id: req.memoryId,
@@ -488,12 +499,10 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
           receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
         } else {
           const row = await memories.findOne({ _id: req.memoryId, tenantId }, { session });
-          if (!row || (req.allowedNamespaces !== null && !req.allowedNamespaces.includes(row.namespace))) return { kind: 'not_found' };
-          if (row.mergedInto !== null) return { kind: 'merged', mergedInto: row.mergedInto };
-          if (req.ifMatch !== null && req.ifMatch !== row.headVersion) return { kind: 'version_mismatch', currentVersion: row.headVersion };
+          const refused = headRefusal(req, row);
+          if (refused || !row) return refused ?? { kind: 'not_found' };
           namespace = row.namespace;
           if (req.kind === 'update') {
-            if (req.namespace !== null && req.namespace !== row.namespace) return { kind: 'namespace_mismatch', current: row.namespace };
             content = req.content;
           } else {
             const t = await versions.findOne({ tenantId, memoryId: req.memoryId, version: req.targetVersion }, { session });
@@ -503,7 +512,8 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
           }
           const size = memorySizeBytes(content);
           const delta = size - row.sizeBytes;
-          if (delta > 0 && q.storageBytes !== null && total.storageBytes + delta > q.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+          const overStorage = sizeLimitExceeded(q, total, { memories: 0, bytes: delta });
+          if (overStorage) return overStorage;
           const version = row.headVersion + 1;
           await memories.updateOne(
             { _id: req.memoryId, tenantId, headVersion: row.headVersion },

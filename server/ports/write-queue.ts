@@ -131,3 +131,44 @@ export function memorySizeBytes(content: Pick<MemoryContent, 'title' | 'content'
 export function provisionalSensitivity(writer: Sensitivity | null): Sensitivity {
   return writer ?? 'high';
 }
+
+/*
+ * The acceptance rules every WriteQueue adapter applies, in this order, inside its transaction. They are
+ * pure: each adapter reads what they need from its own store and acts on the answer.
+ */
+
+/** A request whose Idempotency-Key was seen and has not expired: replayed or refused; null = proceed. */
+export function idempotencyOutcome(
+  req: EnqueueRequest,
+  seen: { requestHash: string; expiresAt: string; receipt: () => WriteReceipt } | null,
+): EnqueueResult | null {
+  if (!req.idempotency || !seen || seen.expiresAt <= req.acceptedAt) return null;
+  if (seen.requestHash !== req.idempotency.requestHash) return { kind: 'idempotency_mismatch' };
+  return { kind: 'replayed', receipt: seen.receipt() };
+}
+
+/** Why an update or rollback cannot go to the memory's head as it is now; null = it can. */
+export function headRefusal(
+  req: UpdateRequest | RollbackRequest,
+  head: { namespace: string; headVersion: number; mergedInto: string | null } | null,
+): EnqueueResult | null {
+  if (!head || (req.allowedNamespaces !== null && !req.allowedNamespaces.includes(head.namespace))) return { kind: 'not_found' };
+  if (head.mergedInto !== null) return { kind: 'merged', mergedInto: head.mergedInto };
+  if (req.ifMatch !== null && req.ifMatch !== head.headVersion) return { kind: 'version_mismatch', currentVersion: head.headVersion };
+  if (req.kind === 'update' && req.namespace !== null && req.namespace !== head.namespace) return { kind: 'namespace_mismatch', current: head.namespace };
+  return null;
+}
+
+/**
+ * The memory or storage limit a write would pass: `added` memories (1 for a create) and bytes (the
+ * growth; shrinking is always allowed), against the tenant's totals so far. Null = within the plan.
+ */
+export function sizeLimitExceeded(
+  quota: WriteQuota,
+  totals: { memoryCount: number; storageBytes: number },
+  added: { memories: number; bytes: number },
+): EnqueueResult | null {
+  if (added.memories > 0 && quota.memories !== null && totals.memoryCount + added.memories > quota.memories) return { kind: 'quota_exceeded', limit: 'memories' };
+  if (added.bytes > 0 && quota.storageBytes !== null && totals.storageBytes + added.bytes > quota.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+  return null;
+}

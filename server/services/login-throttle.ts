@@ -1,4 +1,3 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError } from '../errors.js';
 import type { AttemptCounters } from '../ports/attempt-counters.js';
 
@@ -8,7 +7,7 @@ import type { AttemptCounters } from '../ports/attempt-counters.js';
  * before any password is checked. A success clears the (email, address) count.
  *
  * The counters live where the profile keeps them (its database: every process of `serve --processes N`
- * and every instance counts together); without a store, in this process only.
+ * and every instance counts together).
  */
 export interface LoginThrottle {
   /** Throws RATE_LIMITED (429, retryAfterSeconds) when the key or address is locked out. */
@@ -27,13 +26,7 @@ export interface ThrottleLimits {
 
 export const defaultThrottleLimits: ThrottleLimits = { perKeyAndIp: 5, perIp: 50, windowSeconds: 15 * 60 };
 
-/** Counters in this process's memory (tests, or a single process without a store). */
-export const inProcessCounters: AttemptCounters = {
-  counter: (options) => new RateLimiterMemory(options),
-  purgeExpired: async () => 0, // the memory store expires its own keys
-};
-
-export function createLoginThrottle(limits: ThrottleLimits = defaultThrottleLimits, counters: AttemptCounters = inProcessCounters): LoginThrottle {
+export function createLoginThrottle(limits: ThrottleLimits, counters: AttemptCounters): LoginThrottle {
   const byKeyAndIp = counters.counter({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
   const byIp = counters.counter({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
   const pair = (key: string, ip: string) => `${key}\u0000${ip}`;

@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { until } from '../support/job-fixtures.js';
 import { tenantWithKey, waitConsolidated } from '../support/memory-api.js';
 import { freePort } from '../../bench/support/server.js';
 
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'tenant-memory.mjs');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -17,22 +16,7 @@ afterAll(() => {
 function serve(args: string[]) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-processes-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
-    env: { ...process.env, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffer = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    buffer += c;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const p of parts) if (p.startsWith('{')) lines.push(JSON.parse(p));
-  });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, lines, exited, stderr: () => stderr };
+  return runCli(['serve', '--host', '127.0.0.1', '--data-dir', dataDir, ...args]);
 }
 
 /** One request on a connection of its own, so node:cluster hands each to the next process in turn. */

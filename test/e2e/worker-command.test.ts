@@ -1,35 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
 import { until } from '../support/job-fixtures.js';
+import { runCli } from '../support/cli.js';
 
-const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'tenant-memory.mjs');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function runCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...process.env, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  let buffer = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    buffer += c;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const p of parts) if (p.trim()) lines.push(JSON.parse(p));
-  });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, lines, exited, stderr: () => stderr };
-}
 
 describe('job workers', () => {
   it('run inside serve by default (WORKER_MODE=inline) and not with WORKER_MODE=external', async () => {

@@ -1,6 +1,7 @@
 import { parseOptions } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
+import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
 import { createLoginThrottle } from '../../server/services/login-throttle.js';
 import { hashSecret, newOpaqueToken, parseOpaqueToken, secretMatches } from '../../server/services/opaque-tokens.js';
 import { checkPasswordPolicy, createPasswordHasher, defaultArgon2Params } from '../../server/services/passwords.js';
@@ -84,7 +85,7 @@ describe('login throttle', () => {
   const code = async (p: Promise<void>) => p.then(() => 'ok', (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`);
 
   it('locks a key+address after the budget, leaves other keys alone, and a success clears it', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 3, perIp: 100, windowSeconds: 60 });
+    const t = createLoginThrottle({ perKeyAndIp: 3, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
     for (let i = 0; i < 3; i++) {
       expect(await code(t.check('a@x', '1.1.1.1'))).toBe('ok');
       await t.failed('a@x', '1.1.1.1');
@@ -101,7 +102,7 @@ describe('login throttle', () => {
   });
 
   it('locks an address across keys at its own ceiling', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 });
+    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
     for (let i = 0; i < 4; i++) await t.failed(`user${i}@x`, '9.9.9.9');
     expect(await code(t.check('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
     expect(await code(t.check('fresh@x', '8.8.8.8'))).toBe('ok');
