@@ -186,7 +186,20 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   const deleteVersions = db.prepare('DELETE FROM memory_versions WHERE tenant_id = ? AND memory_id = ?');
   const deleteWrites = db.prepare('DELETE FROM memory_writes WHERE tenant_id = ? AND memory_id = ?');
   const deleteSubjects = db.prepare('DELETE FROM memory_subjects WHERE memory_id = ?');
-  const insertSubject = db.prepare('INSERT OR IGNORE INTO memory_subjects (tenant_id, namespace, subject, committed_at, memory_id) VALUES (?, ?, ?, ?, ?)');
+  /** One statement per memory for all its subject keys (at most 8), by key count. */
+  const insertSubjects = new Map<number, ReturnType<EmbeddedDatabase['prepare']>>();
+  const insertSubjectsOf = (tenantId: string, namespace: string, subjects: readonly string[], at: string, memoryId: string) => {
+    const keys = [...new Set(subjects)];
+    if (keys.length === 0) return;
+    let stmt = insertSubjects.get(keys.length);
+    if (!stmt) {
+      stmt = db.prepare(
+        `INSERT OR IGNORE INTO memory_subjects (tenant_id, namespace, subject, committed_at, memory_id) VALUES ${Array(keys.length).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+      );
+      insertSubjects.set(keys.length, stmt);
+    }
+    stmt.run(keys.flatMap((k) => [tenantId, namespace, k, at, memoryId]));
+  };
   const bySubject = db.prepare(`SELECT ${CANDIDATE_COLUMNS.replace(/(^|, )/g, '$1m.')} FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
     WHERE s.tenant_id = ? AND s.namespace = ? AND s.subject = ?
       AND m.tenant_id = s.tenant_id AND m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0
@@ -264,10 +277,9 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     ]);
     if (updated.changes !== 1) throw new ConsolidationConflictError(`memory ${op.memoryId} is not at version ${op.version - 1}`);
     insertSnapshot(tenantId, op.memoryId, op.version, op.snapshot);
-    deleteSubjects.run([op.memoryId]);
-    if (d.status === 'active' && d.mergedInto === null) {
-      for (const subject of d.subjects) insertSubject.run([tenantId, op.namespace, subject, at, op.memoryId]);
-    }
+    // Keys are written only here, so a memory's first version has none to delete.
+    if (op.version > 1) deleteSubjects.run([op.memoryId]);
+    if (d.status === 'active' && d.mergedInto === null) insertSubjectsOf(tenantId, op.namespace, d.subjects, at, op.memoryId);
     if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) adjustTotals.run([tenantId, op.usage.memories, op.usage.bytes]);
   };
 
