@@ -11,8 +11,30 @@ import { createHash } from 'node:crypto';
 /** Zero-width, bidi control, BOM, soft hyphen and Unicode tag characters. */
 const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 
+/**
+ * The last texts normalised. Dedupe compares one write with up to a dozen candidates and each
+ * comparison normalises both sides several times (exact check, tokens, similarity); a candidate is
+ * often compared again by the next writes. Seven regex passes per call made this ~5% of consolidation.
+ */
+const recentlyNormalized = new Map<string, string>();
+const RECENT_MAX = 4_096;
+/** Longer texts are not kept (bounds the memo at ~64 MB of strings). */
+const RECENT_MAX_CHARS = 8_192;
+
 /** Normalise text for comparison. Deterministic and locale-independent. */
 export function normalizeText(text: string): string {
+  let normalized = recentlyNormalized.get(text);
+  if (normalized === undefined) {
+    normalized = normalizeUncached(text);
+    if (text.length <= RECENT_MAX_CHARS) {
+      if (recentlyNormalized.size >= RECENT_MAX) recentlyNormalized.clear();
+      recentlyNormalized.set(text, normalized);
+    }
+  }
+  return normalized;
+}
+
+function normalizeUncached(text: string): string {
   return text
     .normalize('NFKC')
     .replace(INVISIBLE, '')
