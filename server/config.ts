@@ -63,6 +63,11 @@ const envSchema = z.object({
    * the HTTP event loop and uses another core; 0 embeds on the main thread.
    */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(16).default(1),
+  /**
+   * Worker threads analysing queued writes' text for consolidation (screening, sensitivity, keys,
+   * quality, entities, facts) while the consolidating thread works the store; 0 analyses in line.
+   */
+  CONSOLIDATION_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LLM_URL: z.url().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -15,11 +15,11 @@ import { createBreakGlassService, type BreakGlassService } from './services/brea
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
-import { qualityScore } from './services/consolidation/quality.js';
-import { quickQualityScore } from './services/memories/quick-quality.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
+import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
+import { inThreadWriteAnalyzer, type WriteAnalysisOptions } from './services/memories/write-analysis.js';
 import type { Embedder } from './ports/embedder.js';
 import { extractEntities } from './services/retrieval/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
@@ -239,14 +239,17 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     onQueued: trigger.queued,
     audit,
   });
+  const analysis: WriteAnalysisOptions = { quality: config.MEMORY_QUALITY_SCORER, entities: true, offlineFacts: !config.LLM_URL };
+  // Threads start on the first consolidation; services.close() ends them.
+  const analyzer = config.CONSOLIDATION_THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS) : inThreadWriteAnalyzer(analysis);
   const consolidation = createConsolidationService({
     memories: ports.memories,
     queue: ports.writeQueue,
     clock: now,
     logger,
     embedder,
-    extractEntities,
-    quality: config.MEMORY_QUALITY_SCORER === 'nlp' ? qualityScore : quickQualityScore,
+    analysis,
+    analyzer,
     onDrainStart: trigger.drainStarted,
     onDrainEnd: trigger.drainEnded,
     contradictionDetector: config.LLM_URL
@@ -293,6 +296,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     },
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
+      await analyzer.close?.();
       await apiKeys.close(); // writes pending last_used_at values
       await ports.close();
     },

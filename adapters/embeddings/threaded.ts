@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { tsxWorkerExecArgv } from '../threads/tsx-worker.js';
 import type { Embedder } from '../../server/ports/embedder.js';
 import type { EmbedTask } from './embed-worker.js';
 import { createEmbedder, type EmbedderConfig } from './index.js';
@@ -42,8 +41,7 @@ export class ThreadedEmbedder implements Embedder {
     this.maxBatch = options.maxBatch ?? 64;
     this.pool = new Piscina<EmbedTask, Float32Array[]>({
       filename: new URL('./embed-worker.ts', import.meta.url).href,
-      // The sources are TypeScript run through tsx; a worker thread needs the loader registered too.
-      execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
+      execArgv: tsxWorkerExecArgv(),
       workerData: config,
       minThreads: this.threads,
       maxThreads: this.threads,

@@ -25,10 +25,9 @@
 import { compareFacts, extractFacts, type ContradictionDetector, type Fact } from '../consolidation/contradiction.js';
 import { contentFingerprint, findDuplicate } from '../consolidation/dedupe.js';
 import { similarityTokens } from '../consolidation/similarity.js';
-import { screenForInjection } from '../consolidation/injection-screen.js';
-import { qualityScore } from '../consolidation/quality.js';
-import { classifySensitivity } from '../consolidation/sensitivity.js';
+import { extractEntities } from '../retrieval/entities.js';
 import type { Embedder } from '../../ports/embedder.js';
+import type { WriteAnalyzer } from '../../ports/write-analyzer.js';
 import {
   ConsolidationConflictError,
   type ConsolidationOp,
@@ -43,7 +42,8 @@ import type { ExtractedEntity, IndexedMemory } from '../../ports/search-index.js
 import type { QueuedWrite, WriteQueue } from '../../ports/write-queue.js';
 import type { Logger } from '../../logger.js';
 import type { Clock } from '../clock.js';
-import { contentCues, mayContradict, subjectKeys, type ContentCues } from './subjects.js';
+import { contentCues, mayContradict, type ContentCues } from './subjects.js';
+import { entityText, inThreadWriteAnalyzer, screenedText, type WriteAnalysis, type WriteAnalysisOptions } from './write-analysis.js';
 
 export interface ConsolidationDeps {
   memories: MemoryStore;
@@ -52,18 +52,21 @@ export interface ConsolidationDeps {
   logger: Logger;
   /** Embeds index documents before the commit; null/absent: keyword index only. */
   embedder?: Embedder | null;
-  /** Entities for the graph channel; null/absent: none. */
-  extractEntities?: ((text: string) => ExtractedEntity[]) | null;
+  /**
+   * What is learnt from each write's text alone (quality scorer, graph entities, offline facts).
+   * Default: the NLP quality score, no entities, offline facts unless a `contradictionDetector` is set.
+   */
+  analysis?: Partial<WriteAnalysisOptions>;
+  /**
+   * Runs that analysis; default on this thread. A parallel analyzer (a worker thread) is asked for the
+   * next batch's analyses while this one is planned and committed. Must be built with `analysis`.
+   */
+  analyzer?: WriteAnalyzer | null;
   /**
    * An asynchronous contradiction detector (the LLM one when LLM_URL is set). Absent: the offline
    * detector, run only on candidate pairs that `mayContradict`.
    */
   contradictionDetector?: ContradictionDetector | null;
-  /**
-   * Quality in [0, 1] of what gets indexed (search's soft `min_quality`). Default `qualityScore` of
-   * the consolidation module (a compromise parse per memory).
-   */
-  quality?: (memory: { content: string; title: string; tags: readonly string[] }) => number;
   /**
    * Called by `drainTenant` right before each batch reads the tenant's queue: every write committed
    * before this call will be consolidated by that drain (the trigger uses it to skip redundant jobs).
@@ -126,7 +129,8 @@ interface Working {
   indexed: 'upsert' | 'remove' | null;
   /** Known only from a candidate lookup: `record` holds placeholders beyond the candidate's fields. */
   lite: boolean;
-
+  /** Graph entities of `content`, when a write of this batch analysed it. */
+  entities: ExtractedEntity[] | null;
 }
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -161,7 +165,14 @@ function plausibleDuplicate(aTokens: ReadonlySet<string>, aFingerprint: string, 
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
   const batchSize = deps.batchSize ?? 256;
   const candidateLimit = deps.candidateLimit ?? 8;
-  const scoreQuality = deps.quality ?? qualityScore;
+  const analysisOptions: WriteAnalysisOptions = { quality: 'nlp', entities: false, offlineFacts: !deps.contradictionDetector, ...deps.analysis };
+  const analyzer = deps.analyzer ?? inThreadWriteAnalyzer(analysisOptions);
+  /**
+   * Analyses requested and not yet used, by queued write id (a write's text never changes). Holds at
+   * most the current batch and the one requested ahead; entries of writes deleted meanwhile age out.
+   */
+  const analyses = new Map<number, Promise<WriteAnalysis>>();
+  const maxAnalysesKept = batchSize * 4;
   /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
@@ -193,6 +204,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       subjects: [],
       indexed: null,
       lite: false,
+      entities: null,
     };
   }
 
@@ -246,7 +258,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     return r.status === 'active' && r.mergedInto === null && r.committedVersion > 0 && w.pendingLeft === 0;
   }
 
-  async function plan(tenantId: string, writes: QueuedWrite[]) {
+  async function plan(tenantId: string, writes: QueuedWrite[], analysed: readonly WriteAnalysis[]) {
     const at = new Date(deps.clock()).toISOString();
     const settings = await deps.memories.getSettings(tenantId);
     const policy: ContradictionPolicy = settings.contradictionPolicy;
@@ -282,7 +294,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       return [...out.values()];
     }
 
-    for (const w of writes) {
+    for (const [index, w] of writes.entries()) {
       const m = working.get(w.memoryId);
       if (!m) continue; // deleted since the batch was read: its writes went with it
       if (w.version !== m.record.committedVersion + 1) {
@@ -290,18 +302,15 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       }
       m.pendingLeft -= 1;
       const c = w.content;
-      const text = c.title ? `${c.title}\n${c.content}` : c.content;
-      const injection = screenForInjection(text);
-      const sensitivity = classifySensitivity(text, c.writerSensitivity ?? undefined);
-      const fingerprint = contentFingerprint(c.content);
-      const subjects = subjectKeys(text);
-      const cues = contentCues(c.content);
+      const a = analysed[index]!;
+      const { injection, sensitivity, fingerprint, subjects, cues: ownCues } = a;
+      if (a.facts) facts(fingerprint, () => a.facts!);
 
       let mergedInto: string | null = null;
       const conflicts: string[] = [];
       const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
       if (w.kind === 'create' && m.pendingLeft === 0) {
-        const ownTokens = new Set(similarityTokens(c.content));
+        const ownTokens = new Set(a.tokens);
         const dup = findDuplicate(
           { content: c.content, title: c.title },
           found
@@ -315,7 +324,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       if (mergedInto === null && !injection.flagged) {
         for (const older of found) {
           if (older.record.injectionFlagged) continue;
-          const reason = await contradicts(c.content, cues, older);
+          const reason = await contradicts(c.content, ownCues, older);
           if (reason === null) continue;
           await hydrate(tenantId, older);
           conflicts.push(older.record.id);
@@ -363,8 +372,8 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       }
 
       const status = mergedInto !== null ? 'archived' : 'active';
-      // Quality is only needed for what gets indexed (a merged duplicate never is); it runs an NLP parse.
-      const quality = mergedInto !== null ? 0 : scoreQuality({ content: c.content, title: c.title, tags: c.tags });
+      // A merged duplicate is never indexed: its quality is moot.
+      const quality = mergedInto !== null ? 0 : a.quality;
       const derived: DerivedState = {
         status,
         sensitivity: sensitivity.level,
@@ -409,11 +418,15 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       m.fingerprint = fingerprint;
       m.subjects = subjects;
       m.indexed = mergedInto !== null ? 'remove' : 'upsert';
+      m.entities = a.entities;
+      // Seed the memos: this version may be a candidate for the writes that follow it.
+      tokens(versionKey(m), () => new Set(a.tokens));
+      cues(versionKey(m), () => a.cues);
       applied++;
     }
 
     const upserts = [...working.values()].filter((w) => w.indexed === 'upsert');
-    const vectors = await embed(upserts.map((w) => (w.content.title ? `${w.content.title}\n${w.content.content}` : w.content.content)));
+    const vectors = await embed(upserts.map((w) => screenedText(w.content)));
     const indexUpserts: IndexedMemory[] = upserts.map((w, i) => ({
       memoryId: w.record.id,
       namespace: w.record.namespace,
@@ -426,7 +439,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       quality: w.record.quality,
       createdAt: w.record.createdAt,
       vector: vectors[i] ?? null,
-      entities: deps.extractEntities ? deps.extractEntities(`${w.content.title}\n${w.content.content}`) : [],
+      entities: w.entities ?? (analysisOptions.entities ? extractEntities(entityText(w.content)) : []),
     }));
     const indexRemovals = [...working.values()].filter((w) => w.indexed === 'remove').map((w) => w.record.id);
     return { plan: { ops, indexUpserts, indexRemovals, at }, applied };
@@ -437,15 +450,46 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     return deps.embedder.embed(texts);
   }
 
+  /** The analyses of these writes: requested now unless already requested (by an earlier batch). */
+  function analysesOf(writes: readonly QueuedWrite[]): Promise<WriteAnalysis>[] {
+    const out = writes.map((w) => analyses.get(w.id));
+    const missing = writes.filter((_, i) => out[i] === undefined);
+    if (missing.length > 0) {
+      // Entries of writes deleted before they were consolidated would otherwise stay forever.
+      while (analyses.size + missing.length > maxAnalysesKept && analyses.size > 0) analyses.delete(analyses.keys().next().value!);
+      const all = analyzer.analyze(
+        missing.map((w) => ({ title: w.content.title, content: w.content.content, tags: w.content.tags, writerSensitivity: w.content.writerSensitivity })),
+      );
+      const fresh = new Map<number, Promise<WriteAnalysis>>();
+      missing.forEach((w, i) => {
+        const one = all.then((r) => r[i]!);
+        // A failed analysis is forgotten (the batch that needs it asks again); a prefetch nobody
+        // awaited must not become an unhandled rejection.
+        one.catch(() => {
+          if (analyses.get(w.id) === one) analyses.delete(w.id);
+        });
+        analyses.set(w.id, one);
+        fresh.set(w.id, one);
+      });
+      writes.forEach((w, i) => (out[i] ??= fresh.get(w.id)));
+    }
+    return out as Promise<WriteAnalysis>[];
+  }
+
   async function consolidateBatch(tenantId: string, limit = batchSize): Promise<BatchResult> {
     for (let attempt = 1; ; attempt++) {
-      const writes = await deps.queue.peek(tenantId, limit + 1);
+      // A parallel analyzer also gets the next batch's writes now, to analyse while this one commits.
+      const ahead = analyzer.parallel ? limit : 0;
+      const writes = await deps.queue.peek(tenantId, limit + 1 + ahead);
       const more = writes.length > limit;
-      if (more) writes.length = limit;
+      const next = writes.splice(limit);
       if (writes.length === 0) return { applied: 0, more: false };
       try {
-        const { plan: p, applied } = await plan(tenantId, writes);
+        const analysed = analysesOf(writes);
+        if (ahead > 0) analysesOf(next);
+        const { plan: p, applied } = await plan(tenantId, writes, await Promise.all(analysed));
         await deps.memories.commitConsolidation(tenantId, p);
+        for (const w of writes) analyses.delete(w.id);
         return { applied, more };
       } catch (err) {
         if (!(err instanceof ConsolidationConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;
