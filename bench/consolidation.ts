@@ -60,7 +60,7 @@ const TARGET = 1000;
  * entity extraction (the retrieval layer adds both in the container). The analysis thread is started
  * before the clock starts: a long-running worker pays its start-up once. */
 async function pipeline(services: Services) {
-  const analysis: WriteAnalysisOptions = { quality: args.quality === 'nlp' ? 'nlp' : 'fast', entities: args.entities!, offlineFacts: true };
+  const analysis: WriteAnalysisOptions = { quality: args.quality === 'nlp' ? 'nlp' : 'fast', entities: args.entities!, offlineFacts: THREADS > 0 };
   const analyzer = THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, THREADS) : inThreadWriteAnalyzer(analysis);
   await analyzer.analyze([{ title: 'warm-up', content: 'Alice moved to Berlin.', tags: [], writerSensitivity: null }]);
   const consolidation = createConsolidationService({
@@ -69,7 +69,6 @@ async function pipeline(services: Services) {
     clock: Date.now,
     logger: services.logger,
     embedder: args.embed ? new HashingEmbedder(256) : null,
-    analysis,
     analyzer,
   });
   return { consolidation, close: async () => analyzer.close?.() };

@@ -182,7 +182,8 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
-  // Callers that give no embedder get one without threads: nothing here would close a thread pool.
+  // Callers that give no embedder get one without threads: the embedder's owner closes it, and this
+  // function's caller did not make one.
   const embedder = options.embedder ?? embedderFor(config, false);
   const audit = createAuditService({ audit: ports.audit, logger, now });
   const users = createUsersService({ users: ports.users, now });
@@ -239,7 +240,8 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     onQueued: trigger.queued,
     audit,
   });
-  const analysis: WriteAnalysisOptions = { quality: config.MEMORY_QUALITY_SCORER, entities: true, offlineFacts: !config.LLM_URL };
+  // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
+  const analysis: WriteAnalysisOptions = { quality: config.MEMORY_QUALITY_SCORER, entities: true, offlineFacts: !config.LLM_URL && config.CONSOLIDATION_THREADS > 0 };
   // Threads start on the first consolidation; services.close() ends them.
   const analyzer = config.CONSOLIDATION_THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS) : inThreadWriteAnalyzer(analysis);
   const consolidation = createConsolidationService({
@@ -248,7 +250,6 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     clock: now,
     logger,
     embedder,
-    analysis,
     analyzer,
     onDrainStart: trigger.drainStarted,
     onDrainEnd: trigger.drainEnded,

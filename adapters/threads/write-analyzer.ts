@@ -13,9 +13,11 @@ import { tsxWorkerExecArgv } from './tsx-worker.js';
  */
 export class ThreadedWriteAnalyzer implements WriteAnalyzer {
   readonly parallel = true;
+  readonly options: WriteAnalysisOptions;
   private readonly pool: Piscina<WriteAnalysisInput[], WriteAnalysis[]>;
 
   constructor(options: WriteAnalysisOptions, threads = 1) {
+    this.options = options;
     this.pool = new Piscina<WriteAnalysisInput[], WriteAnalysis[]>({
       filename: new URL('./write-analysis-worker.ts', import.meta.url).href,
       execArgv: tsxWorkerExecArgv(),
@@ -26,9 +28,11 @@ export class ThreadedWriteAnalyzer implements WriteAnalyzer {
     });
   }
 
-  analyze(inputs: WriteAnalysisInput[]): Promise<WriteAnalysis[]> {
-    if (inputs.length === 0) return Promise.resolve([]);
-    return this.pool.run(inputs);
+  async analyze(inputs: WriteAnalysisInput[]): Promise<WriteAnalysis[]> {
+    if (inputs.length === 0) return [];
+    const out = await this.pool.run(inputs);
+    if (out.length !== inputs.length) throw new Error(`analysis thread answered ${out.length} analyses for ${inputs.length} writes`);
+    return out;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { WriteAnalysis, WriteAnalysisInput } from '../services/memories/write-analysis.js';
+import type { WriteAnalysis, WriteAnalysisInput, WriteAnalysisOptions } from '../services/memories/write-analysis.js';
 
 /**
  * Runs `createWriteAnalysis` over queued writes. The consolidation service asks for a batch's analyses
@@ -8,6 +8,8 @@ import type { WriteAnalysis, WriteAnalysisInput } from '../services/memories/wri
 export interface WriteAnalyzer {
   /** Analyses run beside the caller's thread: requesting them ahead of need overlaps the work. */
   readonly parallel: boolean;
+  /** What the analyses include (the consolidation service reads them, e.g. whether entities are extracted). */
+  readonly options: WriteAnalysisOptions;
   /** One analysis per input, in input order. */
   analyze(inputs: WriteAnalysisInput[]): Promise<WriteAnalysis[]>;
   /** Releases threads, when the implementation holds any. */

@@ -54,7 +54,7 @@ describe('write analysis (what consolidation learns from a text alone)', () => {
     const inLine = await inThreadWriteAnalyzer(options).analyze(inputs);
     const analyzer = onThread();
     expect(analyzer.parallel).toBe(true);
-    expect(await analyzer.analyze(inputs)).toEqual(inLine);
+    expect(await analyzer.analyze(inputs)).toStrictEqual(inLine);
     expect(await analyzer.analyze([])).toEqual([]);
   });
 });
@@ -66,7 +66,7 @@ describe('consolidation with analyses on a worker thread, requested a batch ahea
   /** Counts the texts it is asked for, to show each write is analysed once. */
   function counting(inner: WriteAnalyzer): WriteAnalyzer & { asked: string[] } {
     const asked: string[] = [];
-    return { parallel: inner.parallel, asked, analyze: (inputs) => (asked.push(...inputs.map((i) => i.content)), inner.analyze(inputs)) };
+    return { parallel: inner.parallel, options: inner.options, asked, analyze: (inputs) => (asked.push(...inputs.map((i) => i.content)), inner.analyze(inputs)) };
   }
 
   it('consolidates every write exactly once over several batches, with the pipeline decisions of the in-line analysis', async () => {
@@ -100,6 +100,7 @@ describe('consolidation with analyses on a worker thread, requested a batch ahea
     const inner = inThreadWriteAnalyzer(options);
     const flaky: WriteAnalyzer = {
       parallel: true,
+      options,
       analyze: async (inputs) => {
         if (failNext) {
           failNext = false;

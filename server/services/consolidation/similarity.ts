@@ -18,7 +18,7 @@ const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u
  */
 const recentlyNormalized = new Map<string, string>();
 const RECENT_MAX = 4_096;
-/** Longer texts are not kept (bounds the memo at ~64 MB of strings). */
+/** Longer texts are not kept (bounds the memo per thread at ~70 MB of one-byte text, twice that of two-byte text). */
 const RECENT_MAX_CHARS = 8_192;
 
 /** Normalise text for comparison. Deterministic and locale-independent. */

@@ -53,13 +53,9 @@ export interface ConsolidationDeps {
   /** Embeds index documents before the commit; null/absent: keyword index only. */
   embedder?: Embedder | null;
   /**
-   * What is learnt from each write's text alone (quality scorer, graph entities, offline facts).
-   * Default: the NLP quality score, no entities, offline facts unless a `contradictionDetector` is set.
-   */
-  analysis?: Partial<WriteAnalysisOptions>;
-  /**
-   * Runs that analysis; default on this thread. A parallel analyzer (a worker thread) is asked for the
-   * next batch's analyses while this one is planned and committed. Must be built with `analysis`.
+   * Analyses each write's text alone (screening, sensitivity, keys, quality, graph entities, offline
+   * facts). A parallel analyzer (a worker thread) is asked for the next batch's analyses while this one
+   * is planned and committed. Default: in line, the NLP quality score, no entities, no eager facts.
    */
   analyzer?: WriteAnalyzer | null;
   /**
@@ -165,14 +161,16 @@ function plausibleDuplicate(aTokens: ReadonlySet<string>, aFingerprint: string, 
 export function createConsolidationService(deps: ConsolidationDeps): ConsolidationService {
   const batchSize = deps.batchSize ?? 256;
   const candidateLimit = deps.candidateLimit ?? 8;
-  const analysisOptions: WriteAnalysisOptions = { quality: 'nlp', entities: false, offlineFacts: !deps.contradictionDetector, ...deps.analysis };
-  const analyzer = deps.analyzer ?? inThreadWriteAnalyzer(analysisOptions);
+  const analyzer = deps.analyzer ?? inThreadWriteAnalyzer({ quality: 'nlp', entities: false, offlineFacts: false });
+  const analysisOptions: WriteAnalysisOptions = analyzer.options;
   /**
-   * Analyses requested and not yet used, by queued write id (a write's text never changes). Holds at
-   * most the current batch and the one requested ahead; entries of writes deleted meanwhile age out.
+   * Analyses requested and not yet used, by tenant and queued write id (a write's text never changes).
+   * Each drain holds its current batch and the one requested ahead; room is kept for the jobs that
+   * drain tenants concurrently, and entries of writes deleted meanwhile age out.
    */
-  const analyses = new Map<number, Promise<WriteAnalysis>>();
-  const maxAnalysesKept = batchSize * 4;
+  const analyses = new Map<string, Promise<WriteAnalysis>>();
+  const maxAnalysesKept = batchSize * 16;
+  const analysisKey = (w: QueuedWrite) => `${w.tenantId}:${w.id}`;
   /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
   const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
@@ -452,7 +450,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
 
   /** The analyses of these writes: requested now unless already requested (by an earlier batch). */
   function analysesOf(writes: readonly QueuedWrite[]): Promise<WriteAnalysis>[] {
-    const out = writes.map((w) => analyses.get(w.id));
+    const out = writes.map((w) => analyses.get(analysisKey(w)));
     const missing = writes.filter((_, i) => out[i] === undefined);
     if (missing.length > 0) {
       // Entries of writes deleted before they were consolidated would otherwise stay forever.
@@ -460,18 +458,22 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const all = analyzer.analyze(
         missing.map((w) => ({ title: w.content.title, content: w.content.content, tags: w.content.tags, writerSensitivity: w.content.writerSensitivity })),
       );
-      const fresh = new Map<number, Promise<WriteAnalysis>>();
+      const fresh = new Map<string, Promise<WriteAnalysis>>();
       missing.forEach((w, i) => {
-        const one = all.then((r) => r[i]!);
+        const key = analysisKey(w);
+        const one = all.then((r) => {
+          if (r[i] === undefined) throw new Error(`the write analyzer answered ${r.length} analyses for ${missing.length} writes`);
+          return r[i];
+        });
         // A failed analysis is forgotten (the batch that needs it asks again); a prefetch nobody
         // awaited must not become an unhandled rejection.
         one.catch(() => {
-          if (analyses.get(w.id) === one) analyses.delete(w.id);
+          if (analyses.get(key) === one) analyses.delete(key);
         });
-        analyses.set(w.id, one);
-        fresh.set(w.id, one);
+        analyses.set(key, one);
+        fresh.set(key, one);
       });
-      writes.forEach((w, i) => (out[i] ??= fresh.get(w.id)));
+      writes.forEach((w, i) => (out[i] ??= fresh.get(analysisKey(w))));
     }
     return out as Promise<WriteAnalysis>[];
   }
@@ -489,7 +491,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
         if (ahead > 0) analysesOf(next);
         const { plan: p, applied } = await plan(tenantId, writes, await Promise.all(analysed));
         await deps.memories.commitConsolidation(tenantId, p);
-        for (const w of writes) analyses.delete(w.id);
+        for (const w of writes) analyses.delete(analysisKey(w));
         return { applied, more };
       } catch (err) {
         if (!(err instanceof ConsolidationConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;

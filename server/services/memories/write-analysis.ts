@@ -90,6 +90,7 @@ export function inThreadWriteAnalyzer(options: WriteAnalysisOptions): WriteAnaly
   const analyse = createWriteAnalysis(options);
   return {
     parallel: false,
+    options,
     analyze: async (inputs) => inputs.map(analyse),
   };
 }
