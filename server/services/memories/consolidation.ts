@@ -18,6 +18,9 @@
  *     changes to other memories and the search index rows, for the whole batch in one transaction
  *     (embeddings computed before it). `dirty` clears when nothing is left queued.
  *
+ * What steps 1–4 read from a write's text alone comes from `write-analysis.ts`, through the
+ * `WriteAnalyzer` port (on a worker thread by default, requested a batch ahead).
+ *
  * Exactly once: the queued write is deleted in the transaction that inserts its version (unique per
  * memory) and moves the memory's committed version from v-1 to v; a crash anywhere replays the batch
  * from the queue; a concurrent consolidator's commit fails its guards and is re-planned.

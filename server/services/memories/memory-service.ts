@@ -280,9 +280,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       await deps.audit.record({
         tenantId: caller.tenantId,
         type: 'memory.delete',
-        actor: by.actor,
-        ip: by.ip,
-        userAgent: by.userAgent,
+        ...by,
         target: { type: 'memory', id: memoryId },
         details: { namespace: memory.namespace, version: memory.version },
       });
@@ -310,9 +308,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
         await deps.audit.record({
           tenantId,
           type: 'memory_settings.update',
-          actor: by.actor,
-          ip: by.ip,
-          userAgent: by.userAgent,
+          ...by,
           target: { type: 'memory_settings', id: tenantId },
           details: { contradiction_policy: after.contradictionPolicy, previous: before.contradictionPolicy },
         });
