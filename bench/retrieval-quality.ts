@@ -11,7 +11,8 @@
  * channel alone) as the baseline.
  *
  * Options:
- *   --embedder local|hash   query and memory embeddings (default local: Universal Sentence Encoder lite)
+ *   --embedder local|use-lite|hash   query and memory embeddings (default local: USE-lite distilled to
+ *                           static token vectors, with lexical features; use-lite: the full encoder)
  *   --sweep                 also score fusion variants (RRF k, weighted min-max / z-score, channel
  *                           weights) and, for the default local model, its lexical share with the
  *                           vector-only context weight, with leave-one-conversation-out selection,
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
     },
   });
   if (!values.dataset) throw new Error('--dataset FILE is required (a LoCoMo-format JSON file)');
-  const provider = values.embedder === 'hash' ? 'hash' : 'local';
+  const provider = values.embedder === 'hash' || values.embedder === 'use-lite' ? values.embedder : 'local';
   const useCache = !values['no-cache'];
   const dataset = await loadDataset(values.dataset);
   const embedder = createEmbedder({ provider, dimension: 512 });

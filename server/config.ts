@@ -54,13 +54,14 @@ const envSchema = z.object({
   QDRANT_URL: z.url().optional(),
   QDRANT_API_KEY: z.string().optional(),
   QDRANT_COLLECTION: z.string().default('memories'),
-  EMBEDDINGS_PROVIDER: z.enum(['local', 'openai', 'hash']).default('local'),
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'use-lite', 'openai', 'hash']).default('local'),
   EMBEDDINGS_URL: z.url().optional(),
   EMBEDDINGS_MODEL: z.string().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   /**
-   * Worker threads running the offline encoder (EMBEDDINGS_PROVIDER=local), so embedding never blocks
-   * the HTTP event loop and uses another core; 0 embeds on the main thread.
+   * Worker threads running the full offline encoder (EMBEDDINGS_PROVIDER=use-lite), so embedding never
+   * blocks the HTTP event loop and uses another core; 0 embeds on the main thread. The default static
+   * model costs microseconds per text and always runs in line.
    */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   /**

@@ -89,8 +89,8 @@ export interface ServiceOptions {
 }
 
 /**
- * The configured embedder; the offline encoder runs in EMBEDDING_THREADS worker threads unless
- * `threads` is false. Whoever makes one closes it.
+ * The configured embedder; the full offline encoder (`use-lite`) runs in EMBEDDING_THREADS worker
+ * threads unless `threads` is false. Whoever makes one closes it.
  */
 export function embedderFor(config: Config, threads = true): Embedder {
   const embedderConfig: EmbedderConfig = {
@@ -99,7 +99,7 @@ export function embedderFor(config: Config, threads = true): Embedder {
     ...(config.EMBEDDINGS_MODEL ? { model: config.EMBEDDINGS_MODEL } : {}),
     ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}),
   };
-  if (threads && config.EMBEDDINGS_PROVIDER === 'local' && config.EMBEDDING_THREADS > 0) {
+  if (threads && config.EMBEDDINGS_PROVIDER === 'use-lite' && config.EMBEDDING_THREADS > 0) {
     return new ThreadedEmbedder(embedderConfig, { threads: config.EMBEDDING_THREADS });
   }
   return createEmbedder(embedderConfig);

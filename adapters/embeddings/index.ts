@@ -2,24 +2,32 @@ import type { Embedder } from '../../server/ports/embedder.js';
 import { HashingEmbedder } from './hashing.js';
 import { LexicalAugmentedEmbedder } from './lexical-augmented.js';
 import { OpenAiCompatibleEmbedder } from './openai-compatible.js';
+import { StaticUseEmbedder } from './static-use.js';
 import { UseLiteEmbedder } from './use-lite.js';
 
 export interface EmbedderConfig {
-  /** `local` (default in the app): Universal Sentence Encoder lite with hashed lexical features
-   * (`lexical-augmented.ts`), in-process, offline. `openai`: an
-   * OpenAI-compatible service. `hash`: hashed n-grams, no semantics, for tests and benchmarks only. */
-  provider: 'local' | 'openai' | 'hash';
+  /** `local` (default in the app): Universal Sentence Encoder lite distilled to static token vectors
+   * (`static-use.ts`) with hashed lexical features (`lexical-augmented.ts`), in-process, offline,
+   * microseconds per text. `use-lite`: the full encoder (a transformer, ~12-40 ms of CPU per text) with
+   * the same lexical features. `openai`: an OpenAI-compatible service. `hash`: hashed n-grams, no
+   * semantics, for tests and benchmarks only. */
+  provider: EmbeddingsProvider;
   url?: string;
   model?: string;
   apiKey?: string;
   dimension?: number;
 }
 
+export const EMBEDDINGS_PROVIDERS = ['local', 'use-lite', 'openai', 'hash'] as const;
+export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+
 export function createEmbedder(config: EmbedderConfig): Embedder {
   switch (config.provider) {
+    // A sentence model alone retrieves below plain BM25 on conversational memories; with the lexical
+    // part the dense channel alone beats it (docs/embeddings.md).
     case 'local':
-      // USE-lite alone retrieves below plain BM25 on conversational memories; with the lexical part
-      // the dense channel alone beats it (docs/embeddings.md).
+      return new LexicalAugmentedEmbedder(new StaticUseEmbedder());
+    case 'use-lite':
       return new LexicalAugmentedEmbedder(new UseLiteEmbedder());
     case 'hash':
       return new HashingEmbedder(config.dimension ?? 512);
@@ -40,4 +48,4 @@ export function createEmbedder(config: EmbedderConfig): Embedder {
   }
 }
 
-export { HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder };
+export { HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, StaticUseEmbedder, UseLiteEmbedder };

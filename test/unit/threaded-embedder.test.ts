@@ -46,8 +46,8 @@ describe('ThreadedEmbedder (the embedder in worker threads)', () => {
   });
 
   it('runs the offline sentence encoder in a thread with the same vectors as in process', { timeout: 120_000 }, async () => {
-    const e = threaded({ provider: 'local' });
-    const local = createEmbedder({ provider: 'local' });
+    const e = threaded({ provider: 'use-lite' });
+    const local = createEmbedder({ provider: 'use-lite' });
     const input = ['Alice lives in Paris', 'The deploy window is Tuesday'];
     const [a, b] = [await e.embed(input), await local.embed(input)];
     expect(a.length).toBe(2);
