@@ -144,24 +144,43 @@ describe('approximate (IVF) dense search', () => {
 });
 
 describe('SIMD dense scan', () => {
-  it('matches a plain dot product, across growth, and the JavaScript fallback agrees', async () => {
+  it('matches a plain dot product, across growth, moves and queries with zero blocks, and the JavaScript fallback agrees', async () => {
     const { SimdMatrix } = await import('../../adapters/embedded/search/simd-scan.js');
+    const { RowMajorRows } = await import('../../adapters/embedded/search/vector-rows.js');
     expect(SimdMatrix.supports(512)).toBe(true);
     expect(SimdMatrix.supports(20)).toBe(false);
     const dim = 48;
-    const m = new SimdMatrix(dim);
-    m.reserve(10, 0);
-    let rows = m.rows();
-    for (let i = 0; i < 10 * dim; i++) rows[i] = Math.sin(i);
-    m.reserve(5000, 10); // grows the memory and moves the rows
-    rows = m.rows();
-    for (let i = 10 * dim; i < 5000 * dim; i++) rows[i] = Math.cos(i);
-    const q = Float32Array.from({ length: dim }, (_, j) => (j % 7) - 3);
-    const scores = Array.from(m.scan(q, 5000));
-    for (const r of [0, 9, 10, 4999]) {
+    const value = (r: number, j: number) => Math.fround(r < 10 ? Math.sin(r * dim + j) : Math.cos(r * dim + j));
+    const bytesOf = (r: number) => new Uint8Array(Float32Array.from({ length: dim }, (_, j) => value(r, j)).buffer);
+    const simd = new SimdMatrix(dim);
+    const plain = new RowMajorRows(dim);
+    for (const m of [simd, plain]) {
+      m.reserve(10, 0);
+      for (let r = 0; r < 10; r++) m.set(r, bytesOf(r));
+      m.reserve(5000, 10); // grows the memory and moves the columns
+      for (let r = 10; r < 5000; r++) m.set(r, bytesOf(r));
+    }
+    const expected = (r: number, q: Float32Array) => {
       let s = 0;
-      for (let j = 0; j < dim; j++) s += (r < 10 ? Math.fround(Math.sin(r * dim + j)) : Math.fround(Math.cos(r * dim + j))) * q[j]!;
-      expect(scores[r]).toBeCloseTo(s, 3);
+      for (let j = 0; j < dim; j++) s += value(r, j) * q[j]!;
+      return s;
+    };
+    const dense = Float32Array.from({ length: dim }, (_, j) => (j % 7) - 3);
+    // Only the middle block of 16 is non-zero: the kernel reads that block alone.
+    const sparse = Float32Array.from({ length: dim }, (_, j) => (j >= 16 && j < 32 ? (j % 5) - 2 : 0));
+    for (const q of [dense, sparse]) {
+      for (const m of [simd, plain]) {
+        const scores = Array.from(m.scan(q, 5000));
+        for (const r of [0, 9, 10, 4999]) {
+          expect(scores[r]).toBeCloseTo(expected(r, q), 3);
+          expect(m.dot(r, q)).toBeCloseTo(expected(r, q), 3);
+        }
+      }
+    }
+    for (const m of [simd, plain]) {
+      m.move(4999, 3);
+      expect(Array.from(m.row(3))).toEqual(Array.from({ length: dim }, (_, j) => value(4999, j)));
+      expect(m.scan(dense, 5000)[3]).toBeCloseTo(expected(4999, dense), 3);
     }
     // Same search through the SIMD cache (dim 32) and the JavaScript one (dim 20 pads nothing).
     for (const d of [32, 20]) {

@@ -109,7 +109,7 @@ export class IvfIndex {
     const sample = new Float32Array(sampleSize * dim);
     for (let s = 0; s < sampleSize; s++) {
       const i = Math.floor(s * step);
-      sample.set(c.matrix.subarray(i * dim, (i + 1) * dim), s * dim);
+      sample.set(c.row(i), s * dim);
     }
     const cent = new Float32Array(nLists * dim);
     for (let l = 0; l < nLists; l++) {
@@ -162,7 +162,8 @@ export class IvfIndex {
     // Assign every row of the cache as it is now (the cache may change meanwhile; see refresh()).
     const version = c.version;
     const size = c.size;
-    const rows = c.matrix.subarray(0, size * dim).slice();
+    const rows = new Float32Array(size * dim);
+    for (let i = 0; i < size; i++) rows.set(c.row(i), i * dim);
     const docIds = c.docIds.slice(0, size);
     const a = await assignRows(rows, size);
     const lists: number[][] = Array.from({ length: nLists }, () => []);
@@ -191,8 +192,9 @@ export class IvfIndex {
       if (this.assigned.has(id)) continue;
       let best = 0;
       let bestScore = -Infinity;
+      const row = c.row(i);
       for (let l = 0; l < this.nLists; l++) {
-        const s = dot(this.centroids, l * dim, c.matrix.subarray(i * dim, (i + 1) * dim), dim);
+        const s = dot(this.centroids, l * dim, row, dim);
         if (s > bestScore) {
           bestScore = s;
           best = l;
@@ -234,7 +236,7 @@ export class IvfIndex {
         const i = position.get(id);
         if (i === undefined || !c.accepts(i, f)) continue;
         passed++;
-        top.push(i, dot(c.matrix, i * dim, q, dim));
+        top.push(i, c.dotRow(i, q));
       }
     }
     return top.sorted().map(([i, score]) => ({ docId: c.docIds[i]!, score }));

@@ -1,6 +1,9 @@
 import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
 import { SimdMatrix } from './simd-scan.js';
+import { RowMajorRows, type VectorRows } from './vector-rows.js';
+
+export { dot } from './vector-rows.js';
 
 /**
  * In-process copy of one tenant's vectors (a contiguous Float32Array, row i = doc i) with the filter
@@ -34,7 +37,6 @@ export class TenantVectors {
   size = 0;
   lastSeq = 0;
   private capacity = 0;
-  matrix: Float32Array<ArrayBufferLike> = new Float32Array(0);
   docIds = new Int32Array(0);
   private status = new Uint8Array(0);
   private flagged = new Uint8Array(0);
@@ -44,16 +46,16 @@ export class TenantVectors {
   /** Bumped on every change; approximate indexes built on this cache compare it. */
   version = 0;
   /** Rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a plain array. */
-  private readonly simd: SimdMatrix | null;
+  private readonly rows: VectorRows;
 
   constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
-    this.simd = options.simd !== false && SimdMatrix.supports(dim) ? new SimdMatrix(dim) : null;
+    this.rows = options.simd !== false && SimdMatrix.supports(dim) ? new SimdMatrix(dim) : new RowMajorRows(dim);
   }
 
   get usesSimd(): boolean {
-    return this.simd !== null;
+    return this.rows instanceof SimdMatrix;
   }
 
   get bytes(): number {
@@ -63,14 +65,7 @@ export class TenantVectors {
   private grow(min: number): void {
     if (min <= this.capacity) return;
     const cap = Math.max(min, Math.ceil(this.capacity * 1.5), 64);
-    if (this.simd) {
-      this.simd.reserve(cap, this.size);
-      this.matrix = this.simd.rows();
-    } else {
-      const m = new Float32Array(cap * this.dim);
-      m.set(this.matrix.subarray(0, this.size * this.dim));
-      this.matrix = m;
-    }
+    this.rows.reserve(cap, this.size);
     const d = new Int32Array(cap);
     d.set(this.docIds.subarray(0, this.size));
     this.docIds = d;
@@ -95,7 +90,7 @@ export class TenantVectors {
       this.position.set(row.doc_id, i);
     }
     const bytes = row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector);
-    new Uint8Array(this.matrix.buffer, this.matrix.byteOffset + i * this.dim * 4, this.dim * 4).set(bytes);
+    this.rows.set(i, bytes);
     this.docIds[i] = row.doc_id;
     this.status[i] = STATUS_CODE[row.status];
     this.flagged[i] = row.injection_flagged;
@@ -108,7 +103,7 @@ export class TenantVectors {
     if (i === undefined) return;
     const last = this.size - 1;
     if (i !== last) {
-      this.matrix.copyWithin(i * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.rows.move(last, i);
       const movedDoc = this.docIds[last]!;
       this.docIds[i] = movedDoc;
       this.status[i] = this.status[last]!;
@@ -191,18 +186,9 @@ export class TenantVectors {
   /** Exact cosine (dot product of unit vectors) over every row passing the filter; best `k` first. */
   exactSearch(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
     const top = new TopK(k);
-    const dim = this.dim;
-    const m = this.matrix;
-    if (this.simd) {
-      const scores = this.simd.scan(q, this.size);
-      for (let i = 0; i < this.size; i++) {
-        if (this.accepts(i, f)) top.push(i, scores[i]!);
-      }
-    } else {
-      for (let i = 0; i < this.size; i++) {
-        if (!this.accepts(i, f)) continue;
-        top.push(i, dot(m, i * dim, q, dim));
-      }
+    const scores = this.rows.scan(q, this.size);
+    for (let i = 0; i < this.size; i++) {
+      if (this.accepts(i, f)) top.push(i, scores[i]!);
     }
     return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
   }
@@ -212,26 +198,20 @@ export class TenantVectors {
     const top = new TopK(k);
     for (const i of rows) {
       if (i >= this.size || !this.accepts(i, f)) continue;
-      top.push(i, dot(this.matrix, i * this.dim, q, this.dim));
+      top.push(i, this.rows.dot(i, q));
     }
     return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
   }
-}
 
-export function dot(m: Float32Array, offset: number, q: Float32Array, dim: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 3 < dim; j += 4) {
-    s0 += m[offset + j]! * q[j]!;
-    s1 += m[offset + j + 1]! * q[j + 1]!;
-    s2 += m[offset + j + 2]! * q[j + 2]!;
-    s3 += m[offset + j + 3]! * q[j + 3]!;
+  /** A copy of row i's vector. */
+  row(i: number): Float32Array {
+    return this.rows.row(i);
   }
-  for (; j < dim; j++) s0 += m[offset + j]! * q[j]!;
-  return s0 + s1 + s2 + s3;
+
+  /** dot(row i, q). */
+  dotRow(i: number, q: Float32Array): number {
+    return this.rows.dot(i, q);
+  }
 }
 
 /** Bounded min-heap keeping the k largest (id, score) pairs. */
