@@ -379,34 +379,35 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private spreadToAdjacent(fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
     if (!(weight > 0) || fused.size === 0) return fused;
     const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
-    const info = this.prepare(
-      `SELECT doc_id, namespace, created_at FROM search_docs WHERE doc_id IN (SELECT value FROM json_each(?))`,
-    ).all([JSON.stringify(top.map(([k]) => k))]) as { doc_id: number; namespace: string; created_at: string }[];
-    const byId = new Map(info.map((r) => [r.doc_id, r]));
-    const prev = this.prepare(
-      `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
-       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at, d.doc_id) < (?, ?)
-       ORDER BY d.created_at DESC, d.doc_id DESC LIMIT 1`,
-    );
-    const next = this.prepare(
-      `SELECT d.doc_id AS doc_id, d.created_at AS created_at FROM search_docs d
-       WHERE ${f.sql} AND d.namespace = ? AND (d.created_at, d.doc_id) > (?, ?)
-       ORDER BY d.created_at ASC, d.doc_id ASC LIMIT 1`,
-    );
+    // One statement for every candidate (a statement per neighbour cost ~100 round trips into SQLite per
+    // search): each candidate's nearest earlier and later memory in its namespace that the filters allow,
+    // found on the (tenant_id, namespace, created_at) index.
+    const neighbour = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
+      `(SELECT d.doc_id || ' ' || d.created_at FROM search_docs d
+        WHERE ${f.sql} AND d.namespace = me.namespace AND (d.created_at, d.doc_id) ${cmp} (me.created_at, me.doc_id)
+        ORDER BY d.created_at ${order}, d.doc_id ${order} LIMIT 1)`;
+    const rows = this.prepare(
+      `SELECT me.doc_id AS doc_id, me.created_at AS created_at, ${neighbour('<', 'DESC')} AS prev, ${neighbour('>', 'ASC')} AS next
+       FROM json_each(?) c CROSS JOIN search_docs me ON me.doc_id = c.value`,
+      // Placeholders in text order: the two subqueries' filters, then the candidate list.
+    ).all([...f.params, ...f.params, JSON.stringify(top.map(([k]) => k))]) as {
+      doc_id: number;
+      created_at: string;
+      prev: string | null;
+      next: string | null;
+    }[];
     const bonus = new Map<number, number>();
-    for (const [key, score] of top) {
-      const me = byId.get(key);
-      if (!me) continue;
+    for (const me of rows) {
+      const score = fused.get(me.doc_id)!;
       const t = Date.parse(me.created_at);
-      for (const stmt of [prev, next]) {
-        const n = stmt.get([...f.params, me.namespace, me.created_at, key]) as
-          | { doc_id: number; created_at: string }
-          | undefined;
-        if (!n) continue;
-        const gap = Math.abs(Date.parse(n.created_at) - t);
+      for (const n of [me.prev, me.next]) {
+        if (n === null) continue;
+        const space = n.indexOf(' ');
+        const docId = Number(n.slice(0, space));
+        const gap = Math.abs(Date.parse(n.slice(space + 1)) - t);
         if (!(gap <= adj.windowMs)) continue;
         const b = weight * score;
-        if (b > (bonus.get(n.doc_id) ?? 0)) bonus.set(n.doc_id, b);
+        if (b > (bonus.get(docId) ?? 0)) bonus.set(docId, b);
       }
     }
     const out = new Map(fused);
