@@ -26,8 +26,9 @@
  *  - Memories come from the shared synthetic corpus (`bench/support/corpus.ts`) and are loaded through
  *    the storage ports (write queue + consolidation commit, `bench/support/memory-loader.ts`): they are
  *    consolidated memories in the memory store and in the index, written in the same transactions as in
- *    production. Their vectors are NOT USE-lite vectors: embedding millions of texts with USE-lite is
- *    infeasible here, so each memory carries its hashed n-gram vector (`HashingEmbedder`, the local model's dimension)
+ *    production. Each memory carries the served model's own vector of its content (the default local
+ *    model: static USE-lite token vectors + hashed lexical features, microseconds per text), so queries
+ *    and memories are embedded alike.
  *    stored under the index's recorded model (the local model). The dense scan's cost does not depend on the
  *    values; the ANN (IVF) recall does, so recall is reported on distributions where it means something
  *    (see `annRecall`), not on the as-served USE-query-against-hashed-doc pairing alone.
@@ -47,6 +48,7 @@ import { Worker } from 'node:worker_threads';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { EmbeddedSearchIndex } from '../adapters/embedded/search-index.js';
 import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
+import { LexicalAugmentedEmbedder, StaticUseEmbedder } from '../adapters/embeddings/index.js';
 import { createEmbedder } from '../adapters/embeddings/index.js';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
@@ -58,7 +60,7 @@ import { latencyStats, type LatencyStats } from './support/stats.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
-// The served index's dimension: the default local model's (USE-lite + hashed lexical features).
+// The served index's dimension: the default local model's (static USE-lite + hashed lexical features).
 const DIM = createEmbedder({ provider: 'local' }).dimension;
 const K = 10;
 /** Targets of the issue (hybrid p95, query embedding included). */
@@ -291,10 +293,14 @@ async function createTenant(b: Bench, label: string, seed: number, size: number,
 }
 
 const hasher = new HashingEmbedder(DIM);
+const staticUse = new StaticUseEmbedder();
+const localModel = new LexicalAugmentedEmbedder(staticUse);
+/** The served model's vector of a memory, synchronously (the generator is synchronous). */
+const localVectorizer = { embedOne: (text: string) => localModel.combine(staticUse.embedOne(text), text) };
 
 function* corpus(seed: number, size: number): Generator<IndexedMemory> {
   let i = 0;
-  for (const d of generateTenant(seed, size, hasher)) yield { ...d, memoryId: benchMemoryId(seed, i++) };
+  for (const d of generateTenant(seed, size, localVectorizer)) yield { ...d, memoryId: benchMemoryId(seed, i++) };
 }
 
 interface LoadRecord {
@@ -623,8 +629,8 @@ async function main(): Promise<void> {
     options: { quick: opt.quick, requests: REQUESTS, warmup: WARMUP, concurrency: CONCURRENCY, k: K, neighbors: NEIGHBORS, small: SMALL, large: LARGE, profileRequests: PROFILE_REQUESTS, logLevel: opt['log-level'] },
     corpus:
       'bench/support/corpus.ts: 12-31 Zipf words from a 20k syllable vocabulary, 2-5 synthetic entities, 10% in namespace notes; ' +
-      `vectors: hashed n-grams (HashingEmbedder, ${DIM} dims) stored under the index model of the local embedder (not its vectors); ` +
-      'queries: 2-5 words from the 4,000 most frequent words, embedded by USE-lite in every request',
+      `vectors: the local model's own (${localModel.model}, ${DIM} dims); ` +
+      'queries: 2-5 words from the 4,000 most frequent words, embedded by the served model in every request',
     loader: 'bench/support/memory-loader.ts: WriteQueue.enqueue (one transaction per write) + MemoryStore.commitConsolidation (2,000 per transaction, index rows in the same transaction); pipeline analysis skipped',
   };
   console.log(`search over HTTP: ${CONCURRENCY} clients, ${REQUESTS} timed requests per mode after ${WARMUP} warm-up, k=${K}; ${cpus().length} cores, load avg ${fmtLa(la())}`);
@@ -687,10 +693,9 @@ async function main(): Promise<void> {
     // ANN recall against the exact scan, on the served tenant (two query kinds) and a clustered set.
     if (annActive) {
       const qs = QUERIES.slice(0, RECALL_QUERIES);
-      const useVecs = await b.server.services.embedder.embed(qs);
-      ann.servedUseQueries = await recallOf(idx, large.tenantId, useVecs, 'served tenant: hashed-n-gram memory vectors, USE-lite query vectors (as in the HTTP run; queries are out of the documents\' distribution)', LARGE);
-      ann.servedHashedQueries = await recallOf(idx, large.tenantId, qs.map((q) => hasher.embedOne(q)), 'served tenant: hashed-n-gram memory vectors and query vectors (same model; text-derived, clustered by shared words)', LARGE);
-      for (const k of ['servedUseQueries', 'servedHashedQueries']) {
+      const queryVectors = await b.server.services.embedder.embed(qs);
+      ann.servedQueries = await recallOf(idx, large.tenantId, queryVectors, 'served tenant: memory and query vectors of the served model (as in the HTTP run)', LARGE);
+      for (const k of ['servedQueries']) {
         const r = ann[k] as Recall;
         console.log(`  ANN recall ${k}: @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`);
       }
@@ -763,7 +768,7 @@ async function main(): Promise<void> {
   await gen.close();
 
   // ---- report ------------------------------------------------------------------------------------
-  console.log(`\n== GET /memories/search over HTTP: ${CONCURRENCY} concurrent keep-alive clients, k=${K}, USE-lite query embedding in every request ==`);
+  console.log(`\n== GET /memories/search over HTTP: ${CONCURRENCY} concurrent keep-alive clients, k=${K}, query embedding in every request ==`);
   console.log('tenant size | others                                 | mode          |   p50 ms |   p95 ms |   p99 ms |  req/s | cpu ms/req | errors | load avg after');
   for (const r of runs) {
     for (const mode of MODES) {

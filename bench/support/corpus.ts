@@ -1,12 +1,11 @@
 /**
  * The synthetic search corpus shared by the search benchmarks (`bench/search-speed.ts`, in process;
  * `bench/search-http.ts`, over HTTP): deterministic memories of 12–31 words drawn Zipf-like from a
- * 20,000-word syllable vocabulary, 2–5 synthetic entities each (the first a person), 512-dimensional
- * vectors from the hashing embedder, one minute apart, every tenth in namespace `notes`.
+ * 20,000-word syllable vocabulary, 2–5 synthetic entities each (the first a person), vectors from
+ * whatever vectoriser the caller gives, one minute apart, every tenth in namespace `notes`.
  *
  * Everything comes from seeded mulberry32 streams, so the same seed gives the same tenant on any machine.
  */
-import type { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
 import type { ExtractedEntity, IndexedMemory } from '../../server/ports/search-index.js';
 
 /** Small deterministic PRNG (mulberry32). */
@@ -45,7 +44,12 @@ export function zipf(r: () => number, n: number): number {
 export const VOCAB = vocabulary(20_000);
 
 /** The memories of one synthetic tenant; `memoryId` is `m<seed>-<i>`. */
-export function* generateTenant(tenantSeed: number, size: number, hasher: HashingEmbedder): Generator<IndexedMemory> {
+/** Anything that turns one text into a vector synchronously. */
+export interface SyncVectorizer {
+  embedOne(text: string): Float32Array;
+}
+
+export function* generateTenant(tenantSeed: number, size: number, vectorizer: SyncVectorizer): Generator<IndexedMemory> {
   const r = rng(tenantSeed);
   const base = Date.UTC(2025, 0, 1);
   for (let i = 0; i < size; i++) {
@@ -70,7 +74,7 @@ export function* generateTenant(tenantSeed: number, size: number, hasher: Hashin
       injectionFlagged: false,
       quality: 1,
       createdAt: new Date(base + i * 60_000).toISOString(),
-      vector: hasher.embedOne(content),
+      vector: vectorizer.embedOne(content),
       entities,
     };
   }
