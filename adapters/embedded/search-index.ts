@@ -479,21 +479,24 @@ export class EmbeddedSearchIndex implements SearchIndex {
         }
       }
     }
-    // Per entity, its most recent mentions that pass the filters (bounded, so a common entity counts at
-    // most maxMentionsPerEntity memories), summed per memory: one statement for the strongest 24
-    // entities, ranked and cut inside SQLite (a statement per entity returned thousands of rows to JS).
-    const strongest = [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24);
-    const rows = this.prepare(
-      `WITH w AS (SELECT json_extract(value, '$[0]') AS entity_id, json_extract(value, '$[1]') AS weight FROM json_each(?)),
-       hits AS (
-         SELECT m.doc_id AS doc_id, w.weight AS weight,
-                ROW_NUMBER() OVER (PARTITION BY m.entity_id ORDER BY m.doc_id DESC) AS recency
-         FROM w CROSS JOIN search_mentions m ON m.entity_id = w.entity_id CROSS JOIN search_docs d ON d.doc_id = m.doc_id
-         WHERE ${f.sql})
-       SELECT doc_id, SUM(weight) AS score FROM hits WHERE recency <= ?
-       GROUP BY doc_id ORDER BY score DESC, doc_id ASC LIMIT ?`,
-    ).all([JSON.stringify(strongest), ...f.params, g.maxMentionsPerEntity, depth]) as { doc_id: number; score: number }[];
-    return rows.map((r) => ({ key: r.doc_id, score: r.score }));
+    // Per entity, its most recent mentions that pass the filters (bounded, so a common entity costs at
+    // most maxMentionsPerEntity rows). Entities are read strongest first.
+    const mentions = this.prepare(
+      `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
+       WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
+    );
+    const rows: { entity_id: number; doc_id: number }[] = [];
+    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24)) {
+      for (const r of mentions.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]) {
+        rows.push({ entity_id: entity, doc_id: r.doc_id });
+      }
+    }
+    const scores = new Map<number, number>();
+    for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
+    return [...scores.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, depth)
+      .map(([key, score]) => ({ key, score }));
   }
 }
 
