@@ -179,6 +179,9 @@ function likeLiteral(text: string): string {
  */
 export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedIndexWriter): MemoryStore {
   const get = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND id = ?`);
+  // `+tenant_id` keeps SQLite on primary-key lookups; with a plain `tenant_id = ?` it walks the tenant
+  // index over every memory of the tenant (O(tenant size) per search result page).
+  const getManyStmt = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))`);
   const versions = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? ORDER BY version`);
   const version = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
   const deleteRow = db.prepare('DELETE FROM memories WHERE tenant_id = ? AND id = ? RETURNING size_bytes, merged_into');
@@ -342,17 +345,9 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     },
 
     async getMany(tenantId, memoryIds) {
-      const out: MemoryRecord[] = [];
-      for (let i = 0; i < memoryIds.length; i += 500) {
-        const chunk = memoryIds.slice(i, i + 500);
-        // `+tenant_id` keeps SQLite on primary-key lookups; with a plain `tenant_id = ?` it walks the
-        // tenant index over every memory of the tenant (O(tenant size) per search result page).
-        const rows = db
-          .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +tenant_id = ? AND id IN (${placeholders(chunk.length)})`)
-          .all([tenantId, ...chunk]) as MemoryRow[];
-        for (const r of rows) out.push(toMemoryRecord(r));
-      }
-      return out;
+      if (memoryIds.length === 0) return [];
+      // One prepared statement for any number of ids (preparing one per call cost ~0.1 ms per search).
+      return (getManyStmt.all([tenantId, JSON.stringify(memoryIds)]) as MemoryRow[]).map(toMemoryRecord);
     },
 
     async list(tenantId, q: MemoryListQuery) {

@@ -5,6 +5,16 @@ import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
 export { dot } from './vector-rows.js';
 
+/** Statements prepared once per database (sync runs before every search; preparing costs ~0.05 ms). */
+const prepared = new WeakMap<EmbeddedDatabase, Map<string, ReturnType<EmbeddedDatabase['prepare']>>>();
+function statement(db: EmbeddedDatabase, sql: string): ReturnType<EmbeddedDatabase['prepare']> {
+  let byText = prepared.get(db);
+  if (!byText) prepared.set(db, (byText = new Map()));
+  let stmt = byText.get(sql);
+  if (!stmt) byText.set(sql, (stmt = db.prepare(sql)));
+  return stmt;
+}
+
 /**
  * In-process copy of one tenant's vectors (a contiguous Float32Array, row i = doc i) with the filter
  * attributes beside them, kept current from the `search_changes` log. The database stays the source of
@@ -147,9 +157,10 @@ export class TenantVectors {
       this.load(db);
       return;
     }
-    const changes = db
-      .prepare('SELECT seq, doc_id FROM search_changes WHERE tenant_id = ? AND seq > ? ORDER BY seq')
-      .all([this.tenantId, this.lastSeq]) as { seq: number; doc_id: number }[];
+    const changes = statement(db, 'SELECT seq, doc_id FROM search_changes WHERE tenant_id = ? AND seq > ? ORDER BY seq').all([
+      this.tenantId,
+      this.lastSeq,
+    ]) as { seq: number; doc_id: number }[];
     if (changes.length === 0) return;
     if (changes.some((c) => c.doc_id === 0) || changes.length > Math.max(5000, this.size / 2)) {
       this.load(db);
@@ -158,7 +169,8 @@ export class TenantVectors {
     const ids = [...new Set(changes.map((c) => c.doc_id))];
     const found = new Set<number>();
     // `+d.tenant_id`: primary-key lookups of the changed docs, not a walk over the tenant index.
-    const stmt = db.prepare(
+    const stmt = statement(
+      db,
       `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
        FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
        WHERE +d.tenant_id = ? AND d.doc_id IN (SELECT value FROM json_each(?))`,
