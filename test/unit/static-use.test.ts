@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmbedder, LexicalAugmentedEmbedder, StaticUseEmbedder } from '../../adapters/embeddings/index.js';
 import { encodeTokensAlone, loadEncoder } from '../../adapters/embeddings/static-distillation.js';
 import { decodeStaticTable, encodeStaticTable } from '../../adapters/embeddings/static-table.js';
-import { STATIC_USE_TABLE_PATH } from '../../adapters/embeddings/static-use.js';
+import { loadStaticUse, STATIC_USE_TABLE_PATH, tokenize } from '../../adapters/embeddings/static-use.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -52,6 +52,22 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
     expect(Array.from(e.embedOne(texts[0]!))).toEqual(Array.from(a!));
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.1);
     expect(cosine(b!, c!)).toBeLessThan(cosine(a!, b!));
+  });
+
+  it('tokenizes word by word exactly as the library does the whole text', () => {
+    const loaded = loadStaticUse();
+    const texts = [
+      'Alice lives in Paris',
+      '  leading and trailing spaces  ',
+      'two  spaces,\ttabs\nand newlines',
+      'naïve café — ﬁnance\u00a0(NBSP and a ligature NFKC rewrites)',
+      'emoji 🙂🙂 and 中文 and Ünïcödé',
+      "[2023-05-08 13:56] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+      '',
+      ' ',
+      'antidisestablishmentarianism supercalifragilistic',
+    ];
+    for (const t of texts) expect(tokenize(loaded, t)).toEqual(loaded.tokenizer.encode(t));
   });
 
   it('is the default local model, beside the lexical features', () => {
