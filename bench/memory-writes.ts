@@ -194,7 +194,7 @@ async function main() {
   const unlimited = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
   // The served default model (static USE-lite + lexical features, well under a millisecond per text)
   // unless told otherwise; `--embedder hash` isolates the pipeline from embedding.
-  const base = { LOG_LEVEL: args['log-level']!, EMBEDDINGS_PROVIDER: args.embedder!, PLAN_LIMITS: unlimited, NODE_ENV: 'production' };
+  const base = { LOG_LEVEL: args['log-level']!, EMBEDDINGS_PROVIDER: args.embedder!, PLAN_LIMITS: unlimited, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' };
   const rows: Record<string, unknown>[] = [];
   const result: Record<string, unknown> = {
     bench: 'memory-writes',

@@ -231,6 +231,7 @@ async function startBenchServer(): Promise<Bench> {
     PORT: '0',
     HOST: '127.0.0.1',
     EMBEDDINGS_PROVIDER: 'local',
+    SIGNUP_RATE_LIMIT: '0', // every tenant is signed up from loopback
   });
   // Request logs are produced (pino-http, as in production) and discarded.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });

@@ -78,6 +78,8 @@ const envSchema = z.object({
   STEP_UP_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   BREAK_GLASS_MAX_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(240),
   SIGNUP_ENABLED: bool.default(true),
+  /** Sign-ups allowed per client address per hour (429 beyond it); 0 turns the limit off. */
+  SIGNUP_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   OIDC_PROVIDERS: oidcProviders.default([]),
   /**
    * Lets OIDC issuers on plain http that are not on loopback be used (development against a provider

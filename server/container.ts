@@ -14,6 +14,7 @@ import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
+import { createSignupThrottle } from './services/signup-throttle.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
@@ -200,6 +201,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     audit,
     passwords: createPasswordHasher(options.argon2),
     throttle: createLoginThrottle(options.loginThrottle ?? defaultThrottleLimits, ports.attemptCounters),
+    signupThrottle: createSignupThrottle(config.SIGNUP_RATE_LIMIT, ports.attemptCounters),
     logger,
     now,
   });

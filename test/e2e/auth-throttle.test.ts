@@ -71,3 +71,29 @@ describe('step-up password throttling', () => {
     }
   });
 });
+
+describe('sign-up rate limit', () => {
+  it('allows SIGNUP_RATE_LIMIT sign-ups per address per hour, then answers 429 with Retry-After before creating anything', async () => {
+    // Behind a trusted loopback proxy, so X-Forwarded-For gives each request its client address.
+    const limited = await startTestServer({ SIGNUP_RATE_LIMIT: '2', TRUST_PROXY: 'loopback' });
+    try {
+      const signup = (n: number, address: string) =>
+        http(limited.url, 'POST', '/auth/signup', {
+          body: { email: `rate-${n}@example.com`, password: 'a long enough password' },
+          headers: { 'x-forwarded-for': address },
+        });
+      expect((await signup(1, '203.0.113.7')).status).toBe(201);
+      expect((await signup(2, '203.0.113.7')).status).toBe(201);
+      const blocked = await signup(3, '203.0.113.7');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.code).toBe('RATE_LIMITED');
+      const retryAfter = Number(blocked.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      // Nothing was created for the refused sign-up: the email is still free from another address.
+      expect((await signup(3, '198.51.100.9')).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+});

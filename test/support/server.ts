@@ -19,7 +19,8 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-test-'));
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', ...env });
+  // SIGNUP_RATE_LIMIT off: suites sign up many users from loopback (its own test turns it on).
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', SIGNUP_RATE_LIMIT: '0', ...env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
