@@ -71,7 +71,7 @@ export const toAuditEventView = (e: AuditEventRecord) => ({
 export const authRouter = router({
   signup: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/signup', tags, summary: 'Create an account and its default tenant, and sign in (403 when sign-up is disabled, 409 when the email is taken)', successDescription: 'Created' },
+      openapi: { method: 'POST', path: '/auth/signup', tags, summary: 'Create an account and its default tenant, and sign in (403 when sign-up is disabled, 409 when the email is taken, 429 with Retry-After once the client address has used its hourly budget)', successDescription: 'Created' },
       auth: 'none',
     })
     .input(signupInput)

@@ -29,14 +29,14 @@ export const ssoRouter = router({
         path: '/auth/sso/login',
         tags,
         summary:
-          'Start an OIDC sign-in: returns the authorization URL and state (with ?redirect=1 or redirect: true, answers 302 to it). 400 for an unknown provider, 503 when the provider is unreachable',
+          'Start an OIDC sign-in: returns the authorization URL and state (with ?redirect=1 or redirect: true, answers 302 to it). 400 for an unknown provider, 503 when the provider is unreachable, 429 with Retry-After once the client address has used its budget of starts',
       },
       auth: 'none',
     })
     .input(ssoLoginInput)
     .output(ssoLoginOutput)
     .mutation(async ({ ctx, input }) => {
-      const started = await ctx.services.sso.startLogin(input.provider, ctx.origin());
+      const started = await ctx.services.sso.startLogin(input.provider, ctx.origin(), metaOf(ctx));
       ctx.response.headers['Cache-Control'] = 'no-store';
       if (input.redirect === true || redirectRequested(ctx)) {
         ctx.response.status = 302;

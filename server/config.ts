@@ -80,6 +80,8 @@ const envSchema = z.object({
   SIGNUP_ENABLED: bool.default(true),
   /** Sign-ups allowed per client address per hour (429 beyond it); 0 turns the limit off. */
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
+  /** SSO sign-in starts (each stores a pending login) allowed per client address per 10 minutes; 0: no limit. */
+  SSO_START_RATE_LIMIT: z.coerce.number().int().min(0).default(60),
   OIDC_PROVIDERS: oidcProviders.default([]),
   /**
    * Lets OIDC issuers on plain http that are not on loopback be used (development against a provider

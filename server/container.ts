@@ -14,7 +14,7 @@ import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
-import { createSignupThrottle } from './services/signup-throttle.js';
+import { createAddressBudget } from './services/address-budget.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
@@ -201,7 +201,10 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     audit,
     passwords: createPasswordHasher(options.argon2),
     throttle: createLoginThrottle(options.loginThrottle ?? defaultThrottleLimits, ports.attemptCounters),
-    signupThrottle: createSignupThrottle(config.SIGNUP_RATE_LIMIT, ports.attemptCounters),
+    signupBudget: createAddressBudget(
+      { keyPrefix: 'signup_ip', perWindow: config.SIGNUP_RATE_LIMIT, windowSeconds: 3600, what: 'sign-ups' },
+      ports.attemptCounters,
+    ),
     logger,
     now,
   });
@@ -222,6 +225,10 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     auth,
     audit,
     publicUrl: config.PUBLIC_URL,
+    startBudget: createAddressBudget(
+      { keyPrefix: 'sso_start_ip', perWindow: config.SSO_START_RATE_LIMIT, windowSeconds: 600, what: 'single sign-on starts' },
+      ports.attemptCounters,
+    ),
     now,
   });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });

@@ -12,7 +12,7 @@ import type { AuditService, RequestMeta } from './audit.js';
 import type { BreakGlassService } from './break-glass.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import type { LoginThrottle } from './login-throttle.js';
-import type { SignupThrottle } from './signup-throttle.js';
+import type { AddressBudget } from './address-budget.js';
 import { newOpaqueToken, parseOpaqueToken, randomId, secretMatches } from './opaque-tokens.js';
 import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import { breakGlassRole, roleByName, type Permission, type RoleName } from './roles.js';
@@ -93,7 +93,8 @@ export interface AuthServiceDeps {
   audit: AuditService;
   passwords: PasswordHasher;
   throttle: LoginThrottle;
-  signupThrottle: SignupThrottle;
+  /** Sign-ups per client address (SIGNUP_RATE_LIMIT). */
+  signupBudget: AddressBudget;
   logger: Logger;
   now?: Clock;
 }
@@ -156,7 +157,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   const service: AuthService = {
     async signup(input, meta) {
       if (!config.SIGNUP_ENABLED) throw forbidden('sign-up is disabled on this server');
-      await deps.signupThrottle.consume(meta.ip ?? 'unknown');
+      await deps.signupBudget.consume(meta.ip ?? 'unknown');
       checkPasswordPolicy(input.password);
       const passwordHash = await passwords.hash(input.password);
       const { user, tenant } = await service.provisionUser({ email: input.email, name: input.name ?? null, passwordHash }, meta);

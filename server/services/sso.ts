@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, unauthenticated, validation } from '../errors.js';
 import { IdentityProviderError, type OidcClient, type OidcIdentity, type OidcProviderConfig } from '../ports/identity-provider.js';
 import type { SsoStateStore } from '../ports/sso-state.js';
+import type { AddressBudget } from './address-budget.js';
 
 /** The token response of api-decisions, as the auth service issues it. */
 export interface SsoTokenResponse {
@@ -57,6 +58,8 @@ export interface SsoServiceDeps {
   now?: () => number;
   /** How long a started login may be completed. Default 600 s. */
   stateTtlSeconds?: number;
+  /** Sign-in starts per client address (SSO_START_RATE_LIMIT); none when absent. */
+  startBudget?: AddressBudget;
 }
 
 /** The query of `GET /auth/callback`: the provider's authorization response. */
@@ -74,9 +77,10 @@ export interface SsoService {
   /**
    * Starts a sign-in at a provider: stores the pending login (hashed state, nonce, PKCE verifier,
    * redirect URI; 10 minutes) and returns where to send the user agent. An unknown provider is a
-   * validation error (400, field `provider`); an unreachable one 503.
+   * validation error (400, field `provider`); an unreachable one 503; an address past its budget of
+   * starts 429.
    */
-  startLogin(providerId: string, requestOrigin: string | null): Promise<{ authorization_url: string; state: string }>;
+  startLogin(providerId: string, requestOrigin: string | null, meta?: SsoRequestMeta): Promise<{ authorization_url: string; state: string }>;
   /**
    * Completes a sign-in from the provider's redirect. The state is redeemed once (unknown, expired
    * or replayed: 401); the code is exchanged and the ID token validated (any failure: 401; provider
@@ -183,7 +187,8 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       return deps.providers.map((p) => ({ id: p.id, issuer: p.issuer }));
     },
 
-    async startLogin(providerId, requestOrigin) {
+    async startLogin(providerId, requestOrigin, meta) {
+      await deps.startBudget?.consume(meta?.ip ?? 'unknown');
       const provider = providers.get(providerId);
       if (!provider) {
         const known = [...providers.keys()];

@@ -290,3 +290,29 @@ describe('SSO callback rejections', () => {
     }
   });
 });
+
+describe('SSO start budget', () => {
+  it('allows SSO_START_RATE_LIMIT sign-in starts per address per 10 minutes, then answers 429 with Retry-After', async () => {
+    // Behind a trusted loopback proxy, so X-Forwarded-For gives each request its client address.
+    const limited = await startTestServer({
+      SSO_START_RATE_LIMIT: '2',
+      TRUST_PROXY: 'loopback',
+      OIDC_PROVIDERS: JSON.stringify([{ id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' }]),
+    });
+    try {
+      const start = (address: string) =>
+        http(limited.url, 'POST', '/auth/sso/login', { body: { provider: 'loop' }, headers: { 'x-forwarded-for': address } });
+      expect((await start('203.0.113.7')).status).toBe(200);
+      expect((await start('203.0.113.7')).status).toBe(200);
+      const blocked = await start('203.0.113.7');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.code).toBe('RATE_LIMITED');
+      const retryAfter = Number(blocked.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      expect((await start('198.51.100.9')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -19,8 +19,9 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-test-'));
-  // SIGNUP_RATE_LIMIT off: suites sign up many users from loopback (its own test turns it on).
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', SIGNUP_RATE_LIMIT: '0', ...env });
+  // Address budgets off: suites sign up and start SSO sign-ins many times from loopback (their own
+  // tests turn them on).
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', SIGNUP_RATE_LIMIT: '0', SSO_START_RATE_LIMIT: '0', ...env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
