@@ -4,11 +4,12 @@
  *
  *   npm run distill:static
  *
- * Takes ~10 s. The table is committed so that the service, the tests and CI use the same bytes; the
- * test `test/unit/static-use.test.ts` re-distils and checks the committed file still matches.
+ * Takes ~25 s. The table is committed so that the service, the tests and CI use the same bytes; the
+ * test `test/unit/static-use.test.ts` checks that its token similarities still follow the encoder's,
+ * and the service refuses a table built for another vocabulary than the installed one.
  */
 import { writeFileSync } from 'node:fs';
-import { distilStaticTable, STATIC_USE_V1 } from '../adapters/embeddings/static-distillation.js';
+import { distilStaticTable, STATIC_USE_V1 } from './static-distillation.js';
 import { STATIC_USE_TABLE_PATH } from '../adapters/embeddings/static-use.js';
 import { encodeStaticTable } from '../adapters/embeddings/static-table.js';
 

@@ -1,19 +1,32 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The file format of a static token-embedding table (`models/*.bin`): one int8 vector per token of a
- * vocabulary, each with its own float32 scale.
+ * vocabulary, each with its own float32 scale, and the SHA-256 of the vocabulary it was built for (row
+ * i belongs to token id i: a table read with another vocabulary, even one of the same size, would
+ * give every token another token's vector).
  *
- *   bytes 0-7   magic "TMSTATIC" · u32 LE version (1) · u32 LE tokens (V) · u32 LE dimension (D)
+ *   bytes 0-7   magic "TMSTATIC" · u32 LE version (2) · u32 LE tokens (V) · u32 LE dimension (D)
+ *   then        32 bytes: SHA-256 of the vocabulary (`vocabularyHash`)
  *   then        V float32 LE scales, then V·D int8 values (row-major; value · scale = component)
  *
  * Per-row int8 keeps a 8,000 × 256 table at 2 MiB with cosines within ~0.001 of float32.
  */
 const MAGIC = 'TMSTATIC';
-const VERSION = 1;
-const HEADER_BYTES = 8 + 4 * 3;
+const VERSION = 2;
+const HASH_BYTES = 32;
+const HEADER_BYTES = 8 + 4 * 3 + HASH_BYTES;
+
+/** SHA-256 of a vocabulary's pieces and scores, in order (hex). */
+export function vocabularyHash(vocabulary: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(vocabulary)).digest('hex');
+}
 
 export interface StaticTable {
   tokens: number;
   dimension: number;
+  /** `vocabularyHash` of the vocabulary the rows belong to. */
+  vocabularyHash: string;
   /** Dequantized rows, row-major (tokens × dimension). */
   values: Float32Array;
 }
@@ -21,11 +34,13 @@ export interface StaticTable {
 export function encodeStaticTable(table: StaticTable): Buffer {
   const { tokens, dimension, values } = table;
   if (values.length !== tokens * dimension) throw new RangeError(`table holds ${values.length} values, expected ${tokens * dimension}`);
+  if (!/^[0-9a-f]{64}$/.test(table.vocabularyHash)) throw new RangeError('vocabularyHash must be a hex SHA-256');
   const out = Buffer.alloc(HEADER_BYTES + tokens * 4 + tokens * dimension);
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(VERSION, 8);
   out.writeUInt32LE(tokens, 12);
   out.writeUInt32LE(dimension, 16);
+  out.write(table.vocabularyHash, 20, 'hex');
   const quantAt = HEADER_BYTES + tokens * 4;
   for (let t = 0; t < tokens; t++) {
     let max = 0;
@@ -46,6 +61,7 @@ export function decodeStaticTable(bytes: Uint8Array): StaticTable {
   if (version !== VERSION) throw new Error(`static embedding table version ${version} is not supported (expected ${VERSION})`);
   const tokens = buf.readUInt32LE(12);
   const dimension = buf.readUInt32LE(16);
+  const vocabulary = buf.toString('hex', 20, 20 + HASH_BYTES);
   const quantAt = HEADER_BYTES + tokens * 4;
   if (buf.byteLength !== quantAt + tokens * dimension) throw new Error('static embedding table is truncated');
   const values = new Float32Array(tokens * dimension);
@@ -53,5 +69,5 @@ export function decodeStaticTable(bytes: Uint8Array): StaticTable {
     const scale = buf.readFloatLE(HEADER_BYTES + t * 4);
     for (let d = 0; d < dimension; d++) values[t * dimension + d] = buf.readInt8(quantAt + t * dimension + d) * scale;
   }
-  return { tokens, dimension, values };
+  return { tokens, dimension, vocabularyHash: vocabulary, values };
 }

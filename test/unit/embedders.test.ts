@@ -180,7 +180,7 @@ describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
     expect(createEmbedder({ provider: 'hash', dimension: 64 }).dimension).toBe(64);
     const local = createEmbedder({ provider: 'local' });
     expect(local).toBeInstanceOf(LexicalAugmentedEmbedder);
-    expect(local.model).toMatch(/^use-lite-static-v1-256\+lex-porter-h1024-s0\.\d\d-v1$/);
+    expect(local.model).toMatch(/^use-lite-static-v1-256-[0-9a-f]{8}\+lex-porter-h1024-s0\.\d\d-v1$/);
     expect(local.dimension).toBe(256 + 1024);
     const full = createEmbedder({ provider: 'use-lite' });
     expect(full.model).toMatch(/^universal-sentence-encoder-lite-en-v1\+lex-porter-h1024-s0\.\d\d-v1$/);

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEmbedder, LexicalAugmentedEmbedder, StaticUseEmbedder } from '../../adapters/embeddings/index.js';
-import { encodeTokensAlone, loadEncoder } from '../../adapters/embeddings/static-distillation.js';
-import { decodeStaticTable, encodeStaticTable } from '../../adapters/embeddings/static-table.js';
-import { loadStaticUse, STATIC_USE_TABLE_PATH, tokenize } from '../../adapters/embeddings/static-use.js';
+import { encodeTokensAlone, loadEncoder } from '../../scripts/static-distillation.js';
+import { decodeStaticTable, encodeStaticTable, vocabularyHash } from '../../adapters/embeddings/static-table.js';
+import { encodePieces } from '../../adapters/embeddings/sentencepiece.js';
+import { loadStaticUse, STATIC_USE_TABLE_PATH } from '../../adapters/embeddings/static-use.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -28,16 +29,19 @@ function spearman(a: number[], b: number[]): number {
 }
 
 describe('static embedding table format', () => {
-  it('round-trips a table within int8 precision and refuses foreign or truncated bytes', () => {
+  it('round-trips a table and its vocabulary hash within int8 precision, and refuses foreign or truncated bytes', () => {
     const values = Float32Array.from({ length: 3 * 5 }, (_, i) => Math.sin(i) * (i % 3 === 0 ? 0.01 : 1));
     values.fill(0, 10, 15); // an all-zero row keeps a zero scale
-    const back = decodeStaticTable(encodeStaticTable({ tokens: 3, dimension: 5, values }));
+    const hash = vocabularyHash([['a', -1], ['b', null], ['c', -2]]);
+    const table = { tokens: 3, dimension: 5, vocabularyHash: hash, values };
+    const back = decodeStaticTable(encodeStaticTable(table));
     expect(back.tokens).toBe(3);
     expect(back.dimension).toBe(5);
+    expect(back.vocabularyHash).toBe(hash);
     for (let i = 0; i < values.length; i++) expect(back.values[i]).toBeCloseTo(values[i]!, 2);
     expect(Array.from(back.values.subarray(10))).toEqual([0, 0, 0, 0, 0]);
-    expect(() => decodeStaticTable(new Uint8Array(40))).toThrow(/not a static embedding table/);
-    expect(() => decodeStaticTable(encodeStaticTable({ tokens: 3, dimension: 5, values }).subarray(0, 40))).toThrow(/truncated/);
+    expect(() => decodeStaticTable(new Uint8Array(80))).toThrow(/not a static embedding table/);
+    expect(() => decodeStaticTable(encodeStaticTable(table).subarray(0, 70))).toThrow(/truncated/);
   });
 });
 
@@ -54,24 +58,38 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
     expect(cosine(b!, c!)).toBeLessThan(cosine(a!, b!));
   });
 
-  it('tokenizes word by word exactly as the library does the whole text', () => {
-    const loaded = loadStaticUse();
+  it('segments text into exactly the ids of the library tokenizer, in linear time', () => {
+    const { tokenizer, vocabulary } = loadStaticUse();
     const texts = [
       'Alice lives in Paris',
       '  leading and trailing spaces  ',
       'two  spaces,\ttabs\nand newlines',
       'naïve café — ﬁnance\u00a0(NBSP and a ligature NFKC rewrites)',
       'emoji 🙂🙂 and 中文 and Ünïcödé',
-      "[2023-05-08 13:56] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+      '[2023-05-08 13:56] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.',
+      // Pieces without a score (":", ":)", "://") win only after the start of a text in the library.
+      'Thanks :) see you',
+      'sad :( today',
+      'Note : bring the keys',
+      'see https://example.com/a:b',
+      'well w........',
       '',
       ' ',
-      'antidisestablishmentarianism supercalifragilistic',
     ];
-    for (const t of texts) expect(tokenize(loaded, t)).toEqual(loaded.tokenizer.encode(t));
+    // And a fixed pseudo-random set over letters, punctuation, spaces, emoticon parts and non-Latin text.
+    const alphabet = [...'abcdeilnorstuAEIT  ..,,::;()-!?/\'"1203😀é中\u00a0\n'];
+    let seed = 12345;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; i < 3000; i++) {
+      const length = 1 + Math.floor(random() * 40);
+      texts.push(Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    }
+    for (const t of texts) expect(encodePieces(tokenizer, vocabulary, t), JSON.stringify(t)).toEqual(tokenizer.encode(t));
   });
 
-  it('is the default local model, beside the lexical features', () => {
+  it('is the default local model, beside the lexical features, named after its table', () => {
     const local = createEmbedder({ provider: 'local' });
+    expect(local.model).toMatch(/^use-lite-static-v1-256-[0-9a-f]{8}\+lex-porter-h1024-s0\.70-v1$/);
     expect(local).toBeInstanceOf(LexicalAugmentedEmbedder);
     expect((local as LexicalAugmentedEmbedder).base).toBeInstanceOf(StaticUseEmbedder);
   });
@@ -80,6 +98,7 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
     const table = decodeStaticTable(readFileSync(STATIC_USE_TABLE_PATH));
     const encoder = await loadEncoder();
     expect(table.tokens).toBe(encoder.tokenizer.vocabulary.length);
+    expect(table.vocabularyHash).toBe(vocabularyHash(encoder.tokenizer.vocabulary));
     const words = ['dog', 'cat', 'puppy', 'car', 'truck', 'paris', 'london', 'city', 'happy', 'sad', 'money', 'bank', 'doctor', 'hospital', 'music', 'guitar', 'school', 'teacher', 'rain', 'weather'];
     // Whole-word SentencePiece tokens ("▁dog") of the encoder's vocabulary.
     const vocabulary = encoder.tokenizer.vocabulary as [string, number][];

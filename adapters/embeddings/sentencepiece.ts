@@ -1,0 +1,73 @@
+/**
+ * The SentencePiece segmentation of `@energetic-ai/embeddings` (its `Tokenizer.encode`), rewritten to
+ * run in time linear in the text: the library hands every position a copy of the rest of the text
+ * (`symbols.slice(i)`), which is quadratic. Everything else is the library's rule, kept exactly so that
+ * the ids are the same (the test compares them on thousands of texts):
+ * - NFKC, then "▁" before the text and in place of every space;
+ * - the pieces starting at each position from the library's own trie, or the unknown piece (id 0) for
+ *   one symbol when none does;
+ * - its Viterbi: candidates visited by end, then by start ascending; a candidate wins when the best
+ *   score there is still exactly 0 (unset) or when it scores at least as much (`>=`: later wins ties);
+ *   a piece whose score is null counts as 0;
+ * - the backward walk steps by the winning piece's string length, and runs of unknown ids merge.
+ */
+export interface TrieNode {
+  end: boolean;
+  /** [symbols, score (null for a few pieces), vocabulary index] */
+  word: [string[], number | null, number];
+  children: Record<string, TrieNode | undefined>;
+}
+
+export interface LibraryTokenizer {
+  trie: { root: TrieNode };
+  encode(text: string): number[];
+}
+
+const BOUNDARY = '\u2581';
+
+interface Candidate {
+  length: number;
+  score: number;
+  index: number;
+}
+
+export function encodePieces(tokenizer: LibraryTokenizer, vocabulary: readonly (readonly [string, number | null])[], text: string): number[] {
+  const normalized = text.normalize('NFKC');
+  if (normalized.length === 0) return [];
+  const symbols = Array.from(BOUNDARY + normalized.replace(/ /g, BOUNDARY));
+  const n = symbols.length;
+  const endingAt: Candidate[][] = Array.from({ length: n + 1 }, () => []);
+  const root = tokenizer.trie.root;
+  for (let start = 0; start < n; start++) {
+    let node = root.children[symbols[start]!];
+    let found = false;
+    for (let at = start; at < n && node; at++) {
+      if (node.end) {
+        endingAt[at + 1]!.push({ length: at + 1 - start, score: node.word[1] ?? 0, index: node.word[2] });
+        found = true;
+      }
+      node = at + 1 < n ? node.children[symbols[at + 1]!] : undefined;
+    }
+    if (!found) endingAt[start + 1]!.push({ length: 1, score: 0, index: 0 });
+  }
+  const best = new Array<number>(n + 1).fill(0);
+  const words = new Array<number>(n + 1).fill(0);
+  for (let end = 0; end <= n; end++) {
+    for (const c of endingAt[end]!) {
+      const score = c.score + best[end - c.length]!;
+      if (best[end] === 0 || score >= best[end]!) {
+        best[end] = score;
+        words[end] = c.index;
+      }
+    }
+  }
+  const reversed: number[] = [];
+  for (let at = n; at > 0; at -= vocabulary[words[at]!]![0].length) reversed.push(words[at]!);
+  const ids: number[] = [];
+  let previousUnknown = false;
+  for (const id of reversed) {
+    if (!(previousUnknown && id === 0)) ids.push(id);
+    previousUnknown = id === 0;
+  }
+  return ids.reverse();
+}
