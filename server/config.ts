@@ -78,7 +78,7 @@ const envSchema = z.object({
   STEP_UP_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   BREAK_GLASS_MAX_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(240),
   SIGNUP_ENABLED: bool.default(true),
-  /** Sign-ups allowed per client address per hour (429 beyond it); 0 turns the limit off. */
+  /** Sign-up attempts allowed per client address (IPv6: per /64) per hour (429 beyond it); 0 turns the limit off. */
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   /** SSO sign-in starts (each stores a pending login) allowed per client address per 10 minutes; 0: no limit. */
   SSO_START_RATE_LIMIT: z.coerce.number().int().min(0).default(60),

@@ -1,13 +1,16 @@
 /**
- * Counters of attempts within a time window (failed sign-ins), kept in the profile's store so every
+ * Counters of attempts within a time window (failed sign-ins, per-address budgets), kept in the profile's store so every
  * process and instance of the service counts together. The shape is rate-limiter-flexible's, whose
  * store-backed limiters the profiles provide.
  */
 export interface AttemptCounter {
   /** The key's count in its current window, or null when it has none. */
   get(key: string): Promise<{ consumedPoints: number; msBeforeNext: number } | null>;
-  /** Adds `points` to the key's count (starting a window when it has none). */
-  penalty(key: string, points: number): Promise<unknown>;
+  /**
+   * Adds `points` to the key's count (starting a window when it has none), atomically in the store, and
+   * answers the count after it: check-then-add would let concurrent requests all pass.
+   */
+  penalty(key: string, points: number): Promise<{ consumedPoints: number; msBeforeNext: number }>;
   delete(key: string): Promise<unknown>;
 }
 

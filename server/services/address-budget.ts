@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
 import type { AttemptCounters } from '../ports/attempt-counters.js';
 
@@ -17,10 +18,23 @@ export interface AddressBudget {
   consume(ip: string): Promise<void>;
 }
 
+/**
+ * What one budget covers: an IPv4 address, or an IPv6 /64 (the block one subscriber gets: counting
+ * single IPv6 addresses would give anyone with a /64 an unlimited budget). IPv4-mapped IPv6 counts as
+ * its IPv4 address; what does not parse (or no address at all) shares one budget.
+ */
+export function budgetKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return 'unparsed';
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
 export interface AddressBudgetOptions {
   /** Keeps this budget's counts apart from others in the store. */
   keyPrefix: string;
-  /** Requests allowed per address within the window; 0 turns the budget off. */
+  /** Requests (attempts, whatever their outcome) allowed per address within the window; 0: no budget. */
   perWindow: number;
   windowSeconds: number;
   /** What is counted, for the error message ("sign-ups"). */
@@ -33,13 +47,13 @@ export function createAddressBudget(options: AddressBudgetOptions, counters: Att
   const byIp = counters.counter({ keyPrefix: options.keyPrefix, points: perWindow, duration: windowSeconds });
   return {
     async consume(ip) {
-      const current = await byIp.get(ip);
-      if (current && current.consumedPoints >= perWindow) {
+      // Count first, then judge the count: concurrent requests each see their own increment.
+      const counted = await byIp.penalty(budgetKey(ip), 1);
+      if (counted.consumedPoints > perWindow) {
         throw new AppError('RATE_LIMITED', `too many ${what} from this address; try again later`, {
-          retryAfterSeconds: Math.max(1, Math.ceil(current.msBeforeNext / 1000)),
+          retryAfterSeconds: Math.max(1, Math.ceil(counted.msBeforeNext / 1000)),
         });
       }
-      await byIp.penalty(ip, 1);
     },
   };
 }
