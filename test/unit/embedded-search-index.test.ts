@@ -198,3 +198,41 @@ describe('SIMD dense scan', () => {
     }
   });
 });
+
+describe('episodic context', () => {
+  it('lends a hit part of its score to the nearest earlier and later memories of its namespace that the filters allow, within the window', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1, 12, 0) + minutes * 60_000).toISOString();
+    await index.upsertMany('t', [
+      doc('far-before', 'breakfast pancakes', { createdAt: at(-60) }), // beyond the 30-minute window
+      doc('before', 'lunch plans', { createdAt: at(-10) }),
+      doc('superseded-before', 'dinner plans', { createdAt: at(-5), status: 'superseded' }), // filtered out: skipped
+      doc('hit', 'the zebra escaped', { createdAt: at(0) }),
+      doc('other-namespace', 'coffee break', { createdAt: at(1), namespace: 'notes' }), // another episode
+      doc('after', 'weather report', { createdAt: at(2) }),
+      doc('after-after', 'evening news', { createdAt: at(3) }),
+    ]);
+    const keywordOnly = { fusion: { method: { kind: 'weighted' as const, normalization: 'minmax' as const }, weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } } } };
+    const search = (weight: number) =>
+      index.search('t', { text: 'zebra', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null } }, {
+        ...keywordOnly,
+        context: { weight: { 'vector-only': weight, hybrid: weight, 'hybrid+graph': weight }, windowMs: 30 * 60_000, candidates: 50 },
+      });
+    expect((await search(0)).hits.map((h) => h.memoryId)).toEqual(['hit']);
+    const withContext = (await search(0.3)).hits;
+    expect(withContext.map((h) => h.memoryId).sort()).toEqual(['after', 'before', 'hit']);
+    const score = (id: string) => withContext.find((h) => h.memoryId === id)!.score;
+    expect(score('before')).toBeCloseTo(0.3 * score('hit'), 6);
+    expect(score('after')).toBeCloseTo(0.3 * score('hit'), 6);
+    // Asked for, the superseded memory is the nearest earlier one instead.
+    const withSuperseded = await index.search(
+      't',
+      { text: 'zebra', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null, includeSuperseded: true } },
+      { ...keywordOnly, context: { weight: { 'vector-only': 0.3, hybrid: 0.3, 'hybrid+graph': 0.3 }, windowMs: 30 * 60_000, candidates: 50 } },
+    );
+    expect(withSuperseded.hits.map((h) => h.memoryId).sort()).toEqual(['after', 'hit', 'superseded-before']);
+    await index.close();
+    db.close();
+  });
+});
