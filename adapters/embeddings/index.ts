@@ -8,7 +8,7 @@ import { UseLiteEmbedder } from './use-lite.js';
 export interface EmbedderConfig {
   /** `local` (default in the app): Universal Sentence Encoder lite distilled to static token vectors
    * (`static-use.ts`) with hashed lexical features (`lexical-augmented.ts`), in-process, offline,
-   * microseconds per text. `use-lite`: the full encoder (a transformer, ~12-40 ms of CPU per text) with
+   * ~0.2 ms per sentence. `use-lite`: the full encoder (a transformer, ~12-40 ms of CPU per text) with
    * the same lexical features. `openai`: an OpenAI-compatible service. `hash`: hashed n-grams, no
    * semantics, for tests and benchmarks only. */
   provider: EmbeddingsProvider;
@@ -18,8 +18,9 @@ export interface EmbedderConfig {
   dimension?: number;
 }
 
-export const EMBEDDINGS_PROVIDERS = ['local', 'use-lite', 'openai', 'hash'] as const;
-export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+/** The same values as `EMBEDDINGS_PROVIDER` in `server/config.ts`: the composition root passes one to the
+ * other, so the type-check catches the two lists drifting apart. */
+export type EmbeddingsProvider = 'local' | 'use-lite' | 'openai' | 'hash';
 
 export function createEmbedder(config: EmbedderConfig): Embedder {
   switch (config.provider) {

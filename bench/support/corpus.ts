@@ -43,12 +43,12 @@ export function zipf(r: () => number, n: number): number {
 /** The corpus vocabulary, most frequent first. */
 export const VOCAB = vocabulary(20_000);
 
-/** The memories of one synthetic tenant; `memoryId` is `m<seed>-<i>`. */
 /** Anything that turns one text into a vector synchronously. */
 export interface SyncVectorizer {
   embedOne(text: string): Float32Array;
 }
 
+/** The memories of one synthetic tenant; `memoryId` is `m<seed>-<i>`. */
 export function* generateTenant(tenantSeed: number, size: number, vectorizer: SyncVectorizer): Generator<IndexedMemory> {
   const r = rng(tenantSeed);
   const base = Date.UTC(2025, 0, 1);

@@ -28,7 +28,12 @@ for (;;) {
   ids.push(String(job._id));
   if (ids.length === 1) {
     writeFileSync(path.join(process.env.DATA_DIR!, `racer-${process.pid}.started`), '');
-    while (readdirSync(process.env.DATA_DIR!).filter((f) => f.endsWith('.started')).length < racers) await new Promise((r) => setTimeout(r, 2));
+    // A racer that died before its first lock must not leave the others waiting until the test times out.
+    const deadline = Date.now() + 30_000;
+    while (readdirSync(process.env.DATA_DIR!).filter((f) => f.endsWith('.started')).length < racers) {
+      if (Date.now() > deadline) throw new Error(`only some of the ${racers} racers started within 30 s`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 }
 process.stdout.write(`${JSON.stringify({ pid: process.pid, ids })}\n`);

@@ -16,7 +16,8 @@ function statement(db: EmbeddedDatabase, sql: string): ReturnType<EmbeddedDataba
 }
 
 /**
- * In-process copy of one tenant's vectors (a contiguous Float32Array, row i = doc i) with the filter
+ * In-process copy of one tenant's vectors (`VectorRows`: block-major in WebAssembly memory for the SIMD
+ * scan, or a row-major array; row i = doc i) with the filter
  * attributes beside them, kept current from the `search_changes` log. The database stays the source of
  * truth; a cache never answers with a row the log says is gone: before every search it applies the
  * entries written since its last look (by this or any other process).
