@@ -1,6 +1,7 @@
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
 import type { AttemptCounters } from '../ports/attempt-counters.js';
+import { parseClientIp } from './ip-allowlist.js';
 
 /**
  * A budget of unauthenticated requests per client address for the endpoints that create state or cost
@@ -19,16 +20,17 @@ export interface AddressBudget {
 }
 
 /**
- * What one budget covers: an IPv4 address, or an IPv6 /64 (the block one subscriber gets: counting
- * single IPv6 addresses would give anyone with a /64 an unlimited budget). IPv4-mapped IPv6 counts as
- * its IPv4 address; what does not parse (or no address at all) shares one budget.
+ * The key a client address is counted under, by every per-address count (these budgets and the
+ * per-address sign-in throttle): an IPv4 address, or an IPv6 /64 (the block one subscriber gets:
+ * counting single IPv6 addresses would give anyone with a /64 an unlimited budget). The address is
+ * parsed as the allowlists parse it (`parseClientIp`: IPv4-mapped IPv6 is IPv4, a zone id is dropped);
+ * what does not parse (or no address at all) shares one key.
  */
 export function budgetKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return 'unparsed';
-  const address = ipaddr.process(ip);
+  const address = parseClientIp(ip);
+  if (!address) return 'unparsed';
   if (address.kind() === 'ipv4') return address.toString();
-  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `${parts.join(':')}::/64`;
+  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
 }
 
 export interface AddressBudgetOptions {

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.js';
 import type { AttemptCounters } from '../ports/attempt-counters.js';
+import { budgetKey } from './address-budget.js';
 
 /**
  * Throttles password guessing. Failures are counted per (email, client address) and per client
@@ -29,11 +30,12 @@ export const defaultThrottleLimits: ThrottleLimits = { perKeyAndIp: 5, perIp: 50
 export function createLoginThrottle(limits: ThrottleLimits, counters: AttemptCounters): LoginThrottle {
   const byKeyAndIp = counters.counter({ keyPrefix: 'login_key_ip', points: limits.perKeyAndIp, duration: limits.windowSeconds });
   const byIp = counters.counter({ keyPrefix: 'login_ip', points: limits.perIp, duration: limits.windowSeconds });
-  const pair = (key: string, ip: string) => `${key}\u0000${ip}`;
+  // Addresses are keyed as the address budgets key them (an IPv6 /64 is one address).
+  const pair = (key: string, ip: string) => `${key}\u0000${budgetKey(ip)}`;
 
   return {
     async check(key, ip) {
-      const [k, i] = await Promise.all([byKeyAndIp.get(pair(key, ip)), byIp.get(ip)]);
+      const [k, i] = await Promise.all([byKeyAndIp.get(pair(key, ip)), byIp.get(budgetKey(ip))]);
       let waitMs = 0;
       if (k && k.consumedPoints >= limits.perKeyAndIp) waitMs = Math.max(waitMs, k.msBeforeNext);
       if (i && i.consumedPoints >= limits.perIp) waitMs = Math.max(waitMs, i.msBeforeNext);
@@ -44,7 +46,7 @@ export function createLoginThrottle(limits: ThrottleLimits, counters: AttemptCou
       }
     },
     async failed(key, ip) {
-      await Promise.all([byKeyAndIp.penalty(pair(key, ip), 1), byIp.penalty(ip, 1)]);
+      await Promise.all([byKeyAndIp.penalty(pair(key, ip), 1), byIp.penalty(budgetKey(ip), 1)]);
     },
     async succeeded(key, ip) {
       await byKeyAndIp.delete(pair(key, ip));

@@ -107,4 +107,11 @@ describe('login throttle', () => {
     expect(await code(t.check('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
     expect(await code(t.check('fresh@x', '8.8.8.8'))).toBe('ok');
   });
+
+  it('counts an IPv6 /64 as one address, as the address budgets do', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
+    for (let i = 0; i < 4; i++) await t.failed(`user${i}@x`, `2001:db8:1:2::${i + 1}`);
+    expect(await code(t.check('fresh@x', '2001:db8:1:2:ffff::9'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.check('fresh@x', '2001:db8:1:3::1'))).toBe('ok');
+  });
 });
