@@ -1,4 +1,5 @@
 import type { EmbeddedDatabase } from './database.js';
+import { preparedStatement, type Statement } from './statement-cache.js';
 import { fuse, type Channel, type ChannelHit, type FusionMethod } from './search/fusion.js';
 import { IvfIndex, type IvfOptions } from './search/ivf.js';
 import { buildFtsQuery, queryTerms } from './search/query-text.js';
@@ -158,7 +159,6 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly candidateDepth: number;
   private readonly caches = new Map<string, TenantVectors>();
   private readonly ivfs = new Map<string, IvfIndex>();
-  private readonly stmts = new Map<string, ReturnType<EmbeddedDatabase['prepare']>>();
 
   constructor(
     private readonly db: EmbeddedDatabase,
@@ -259,13 +259,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
     return Promise.resolve(this.rank(tenantId, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
   }
 
-  private prepare(sql: string): ReturnType<EmbeddedDatabase['prepare']> {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
+  private prepare(sql: string): Statement {
+    return preparedStatement(this.db, sql);
   }
 
   private rank(tenantId: string, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {

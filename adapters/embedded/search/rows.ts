@@ -1,3 +1,4 @@
+import { forgetStatementsNaming, preparedStatement } from '../statement-cache.js';
 import type { EmbeddedDatabase } from '../database.js';
 import {
   EmbeddingModelMismatchError,
@@ -153,23 +154,11 @@ export function ftsTable(db: EmbeddedDatabase, tenantId: string, create: boolean
   return name;
 }
 
-const ftsStatements = new WeakMap<EmbeddedDatabase, Map<string, { insert: ReturnType<EmbeddedDatabase['prepare']>; remove: ReturnType<EmbeddedDatabase['prepare']> }>>();
-
 function fts(db: EmbeddedDatabase, table: string) {
-  let perDb = ftsStatements.get(db);
-  if (!perDb) {
-    perDb = new Map();
-    ftsStatements.set(db, perDb);
-  }
-  let st = perDb.get(table);
-  if (!st) {
-    st = {
-      insert: db.prepare(`INSERT INTO ${table} (rowid, title, content, tags) VALUES (?, ?, ?, ?)`),
-      remove: db.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
-    };
-    perDb.set(table, st);
-  }
-  return st;
+  return {
+    insert: preparedStatement(db, `INSERT INTO ${table} (rowid, title, content, tags) VALUES (?, ?, ?, ?)`),
+    remove: preparedStatement(db, `DELETE FROM ${table} WHERE rowid = ?`),
+  };
 }
 
 function vectorBlob(v: Float32Array): Buffer {
@@ -276,7 +265,7 @@ export function deleteTenantRows(db: EmbeddedDatabase, tenantId: string): void {
   const run = (sql: string) => db.prepare(sql).run([tenantId]);
   const table = ftsTable(db, tenantId, false);
   if (table) {
-    ftsStatements.get(db)?.delete(table);
+    forgetStatementsNaming(db, table);
     db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.prepare('DELETE FROM search_tenants WHERE tenant_id = ?').run([tenantId]);
   }

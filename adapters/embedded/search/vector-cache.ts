@@ -1,19 +1,11 @@
 import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
+import { preparedStatement } from '../statement-cache.js';
 import { SimdMatrix } from './simd-scan.js';
 import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
 export { dot } from './vector-rows.js';
 
-/** Statements prepared once per database (sync runs before every search; preparing costs ~0.05 ms). */
-const prepared = new WeakMap<EmbeddedDatabase, Map<string, ReturnType<EmbeddedDatabase['prepare']>>>();
-function statement(db: EmbeddedDatabase, sql: string): ReturnType<EmbeddedDatabase['prepare']> {
-  let byText = prepared.get(db);
-  if (!byText) prepared.set(db, (byText = new Map()));
-  let stmt = byText.get(sql);
-  if (!stmt) byText.set(sql, (stmt = db.prepare(sql)));
-  return stmt;
-}
 
 /**
  * In-process copy of one tenant's vectors (`VectorRows`: block-major in WebAssembly memory for the SIMD
@@ -158,7 +150,7 @@ export class TenantVectors {
       this.load(db);
       return;
     }
-    const changes = statement(db, 'SELECT seq, doc_id FROM search_changes WHERE tenant_id = ? AND seq > ? ORDER BY seq').all([
+    const changes = preparedStatement(db, 'SELECT seq, doc_id FROM search_changes WHERE tenant_id = ? AND seq > ? ORDER BY seq').all([
       this.tenantId,
       this.lastSeq,
     ]) as { seq: number; doc_id: number }[];
@@ -170,7 +162,7 @@ export class TenantVectors {
     const ids = [...new Set(changes.map((c) => c.doc_id))];
     const found = new Set<number>();
     // `+d.tenant_id`: primary-key lookups of the changed docs, not a walk over the tenant index.
-    const stmt = statement(
+    const stmt = preparedStatement(
       db,
       `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
        FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
