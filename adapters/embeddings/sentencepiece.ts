@@ -20,6 +20,8 @@ export interface TrieNode {
 
 export interface LibraryTokenizer {
   trie: { root: TrieNode };
+  /** [piece, score] by id. */
+  vocabulary: readonly (readonly [string, number | null])[];
   encode(text: string): number[];
 }
 
@@ -31,7 +33,8 @@ interface Candidate {
   index: number;
 }
 
-export function encodePieces(tokenizer: LibraryTokenizer, vocabulary: readonly (readonly [string, number | null])[], text: string): number[] {
+export function encodePieces(tokenizer: LibraryTokenizer, text: string): number[] {
+  const vocabulary = tokenizer.vocabulary;
   const normalized = text.normalize('NFKC');
   if (normalized.length === 0) return [];
   const symbols = Array.from(BOUNDARY + normalized.replace(/ /g, BOUNDARY));

@@ -64,10 +64,12 @@ export function decodeStaticTable(bytes: Uint8Array): StaticTable {
   const vocabulary = buf.toString('hex', 20, 20 + HASH_BYTES);
   const quantAt = HEADER_BYTES + tokens * 4;
   if (buf.byteLength !== quantAt + tokens * dimension) throw new Error('static embedding table is truncated');
+  // Typed views, not a Buffer read per value: the service decodes the 2M values at start-up.
+  const quantised = new Int8Array(buf.buffer, buf.byteOffset + quantAt, tokens * dimension);
   const values = new Float32Array(tokens * dimension);
   for (let t = 0; t < tokens; t++) {
     const scale = buf.readFloatLE(HEADER_BYTES + t * 4);
-    for (let d = 0; d < dimension; d++) values[t * dimension + d] = buf.readInt8(quantAt + t * dimension + d) * scale;
+    for (let d = 0; d < dimension; d++) values[t * dimension + d] = quantised[t * dimension + d]! * scale;
   }
   return { tokens, dimension, vocabularyHash: vocabulary, values };
 }

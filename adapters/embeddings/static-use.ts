@@ -25,7 +25,6 @@ interface Loaded {
   table: StaticTable;
   weights: Float32Array;
   tokenizer: LibraryTokenizer;
-  vocabulary: [string, number | null][];
 }
 
 let shared: Loaded | null = null;
@@ -54,7 +53,7 @@ export function loadStaticUse(): Loaded {
   const tokenizer = new EmbeddingsModel({ vocabulary: vocabulary as [string, number][], model: null as never }).tokenizer as unknown as LibraryTokenizer;
   // The table's own hash names the model, so an index built from other rows is refused at start-up.
   const model = `use-lite-static-v1-${table.dimension}-${createHash('sha256').update(bytes).digest('hex').slice(0, 8)}`;
-  shared = { model, table, weights, tokenizer, vocabulary };
+  shared = { model, table, weights, tokenizer };
   return shared;
 }
 
@@ -83,10 +82,10 @@ export class StaticUseEmbedder implements Embedder {
 
   /** One text, synchronously (the computation never waits on anything). */
   embedOne(text: string): Float32Array {
-    const { table, weights, tokenizer, vocabulary } = loadStaticUse();
+    const { table, weights, tokenizer } = loadStaticUse();
     const dim = table.dimension;
     const v = new Float32Array(dim);
-    for (const id of encodePieces(tokenizer, vocabulary, text)) {
+    for (const id of encodePieces(tokenizer, text)) {
       const w = weights[id]!;
       const row = id * dim;
       for (let d = 0; d < dim; d++) v[d] = v[d]! + w * table.values[row + d]!;
