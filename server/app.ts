@@ -113,7 +113,12 @@ export function createApp(services: Services): RequestListener {
   };
 }
 
-/** True when the request's If-None-Match lists the tag (or is `*`); weak tags compare equal. */
+/**
+ * True when the request's If-None-Match lists the tag (or is `*`); weak tags compare equal. Not the
+ * `fresh` package (which `send` uses): it answers "stale" to any request carrying Cache-Control:
+ * no-cache, which `fetch` adds to every conditional request, whereas an origin server evaluates
+ * If-None-Match regardless (RFC 9110 §13.1.2).
+ */
 function ifNoneMatch(req: IncomingMessage, tag: string): boolean {
   const header = req.headers['if-none-match'];
   if (!header) return false;
