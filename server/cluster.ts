@@ -6,7 +6,7 @@ import type { Logger } from './logger.js';
  * `serve --processes N`: one Node process runs JavaScript on one core, so to use more cores the
  * primary forks N copies of the whole service (HTTP and in-process workers) sharing the listening
  * socket through node:cluster. Nothing needs to be shared in memory between them: every request reads
- * the store (API keys, quotas, sign-in throttle counters), the embedded vector caches follow the
+ * the store (API keys, quotas, sign-in throttle counters), the embedded tenant search caches follow the
  * `search_changes` log, and job locks are atomic in the store.
  *
  * The primary only supervises: it prepares storage once (so copies do not race to migrate a new

@@ -10,7 +10,7 @@ import {
   ftsTable,
   writeIndexRows,
 } from './search/rows.js';
-import { TenantVectors, type RowFilter } from './search/vector-cache.js';
+import { TenantCache, type RowFilter } from './search/tenant-cache.js';
 import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
 import {
   SEARCH_MODES,
@@ -94,7 +94,7 @@ export const DEFAULT_CONTEXT: ContextConfig = {
   candidates: 50,
 };
 
-/** BM25 weights of the FTS columns (tenant, title, content, tags); the tenant column never scores. */
+/** BM25 weights of the FTS columns (title, content, tags) of a tenant's table. */
 export interface KeywordConfig {
   titleWeight: number;
   contentWeight: number;
@@ -117,7 +117,7 @@ export interface EmbeddedSearchIndexOptions {
    */
   annThreshold?: number;
   ivf?: Partial<IvfOptions>;
-  /** Memory budget of the in-process vector caches, in bytes (least recently used tenants go first). */
+  /** Memory budget of the in-process tenant caches, in bytes (least recently used tenants go first). */
   vectorCacheBytes?: number;
   /** Candidates each channel contributes before fusion (at least offset + limit). */
   candidateDepth?: number;
@@ -157,7 +157,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly ivfOptions: Partial<IvfOptions>;
   private readonly cacheBytes: number;
   private readonly candidateDepth: number;
-  private readonly caches = new Map<string, TenantVectors>();
+  private readonly caches = new Map<string, TenantCache>();
   private readonly ivfs = new Map<string, IvfIndex>();
 
   constructor(
@@ -222,91 +222,91 @@ export class EmbeddedSearchIndex implements SearchIndex {
     if (!f) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
     const fusion = tuning.fusion ?? this.fusion;
+    // Every step below reads the tenant as of this sync: a document committed afterwards is left out.
+    const c = this.cache(tenantId);
 
     const channels: Channel[] = [];
     if (query.mode === 'vector-only') {
-      channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(tenantId, query.vector!, depth, f, tuning.exact, tuning.probes) });
+      channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
       const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
-      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(tenantId, query.text, depth, f) });
+      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(c, query.text, depth, f) });
       if (w.dense > 0 && query.vector) {
-        channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(tenantId, query.vector, depth, f, tuning.exact, tuning.probes) });
+        channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes) });
       }
       if (w.graph > 0) {
-        channels.push({ name: 'graph', weight: w.graph, hits: this.graphChannel(tenantId, query.text, depth, f, tuning.graph ?? this.graph) });
+        channels.push({ name: 'graph', weight: w.graph, hits: this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph) });
       }
     }
-    const live = channels.filter((c) => c.hits.length > 0);
+    const live = channels.filter((ch) => ch.hits.length > 0);
     let fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
     const context = tuning.context ?? this.context;
-    fused = this.spreadToAdjacent(fused, f, context, context.weight[query.mode]);
-    return this.rank(tenantId, fused, offset, limit, query.filters.minQuality);
+    fused = spreadToAdjacent(c, fused, f, context, context.weight[query.mode]);
+    return rank(c, fused, offset, limit, query.filters.minQuality);
   }
 
   /** One channel alone, best first (benchmarks: `keyword` is plain BM25). */
   channelSearch(tenantId: string, channel: ChannelName, query: SearchQuery, tuning: SearchTuning = {}): Promise<SearchResult> {
     const f = normaliseFilters(tenantId, query.filters);
     if (!f) return Promise.resolve({ hits: [], total: 0 });
+    const c = this.cache(tenantId);
     const depth = Math.max(this.candidateDepth, (query.offset ?? 0) + query.limit);
     const hits =
       channel === 'keyword'
-        ? this.keywordChannel(tenantId, query.text, depth, f)
+        ? this.keywordChannel(c, query.text, depth, f)
         : channel === 'dense'
           ? query.vector
-            ? this.denseChannel(tenantId, query.vector, depth, f, tuning.exact, tuning.probes)
+            ? this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes)
             : []
-          : this.graphChannel(tenantId, query.text, depth, f, tuning.graph ?? this.graph);
-    return Promise.resolve(this.rank(tenantId, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
+          : this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph);
+    return Promise.resolve(rank(c, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
   }
 
   private prepare(sql: string): Statement {
     return preparedStatement(this.db, sql);
   }
 
-  private rank(tenantId: string, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
-    if (fused.size === 0) return { hits: [], total: 0 };
-    // `+tenant_id` keeps SQLite on primary-key lookups of the candidates; with a plain `tenant_id = ?`
-    // it walks the tenant index over every document of the tenant (O(tenant size) per search).
-    const rows = this.prepare(
-      `SELECT doc_id, memory_id, quality FROM search_docs
-       WHERE +tenant_id = ? AND doc_id IN (SELECT value FROM json_each(?))`,
-    ).all([tenantId, JSON.stringify([...fused.keys()])]) as { doc_id: number; memory_id: string; quality: number }[];
-    const threshold = minQuality ?? 0;
-    const ranked = rows
-      .map((r) => ({ memoryId: r.memory_id, score: fused.get(r.doc_id)!, ok: r.quality >= threshold ? 1 : 0 }))
-      .sort((a, b) => b.ok - a.ok || b.score - a.score || (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
-    return {
-      hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })),
-      total: ranked.length,
-    };
-  }
-
   // ---- keyword channel: BM25 over FTS5 with the tenant inside the MATCH ---------------------------
 
-  private keywordChannel(tenantId: string, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const table = ftsTable(this.db, tenantId, false);
+  private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
+    const table = ftsTable(this.db, c.tenantId, false);
     if (!table) return [];
     const match = buildFtsQuery(text);
     if (!match) return [];
     const k = this.keyword;
-    const rows = this.prepare(
-      `SELECT d.doc_id AS doc_id, bm25(${table}, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)}) AS rank
-       FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
-       WHERE ${table} MATCH ? AND ${f.sql}
-       ORDER BY rank LIMIT ?`,
-    ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[];
+    const bm25 = `bm25(${table}, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)})`;
+    // The FTS table alone, filtered here against the cache: joining search_docs for the filter cost a
+    // row lookup per match. A few more rows than needed are read, since the filter may drop some; when
+    // it drops more than that, the query runs again with the filter in SQL.
+    const fetch = depth + (depth >> 2) + 8;
+    const rows = this.prepare(`SELECT rowid AS doc_id, ${bm25} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`).all([
+      match,
+      fetch,
+    ]) as { doc_id: number; rank: number }[];
+    let kept = rows.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
+    if (kept.length < depth && rows.length === fetch) {
+      kept = (
+        this.prepare(
+          `SELECT d.doc_id AS doc_id, ${bm25} AS rank
+           FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
+           WHERE ${table} MATCH ? AND ${f.sql}
+           ORDER BY rank LIMIT ?`,
+        ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[]
+      ).filter((r) => c.acceptsDoc(r.doc_id, f.filter));
+    }
     // FTS5's bm25() is lower-is-better; negate so every channel is higher-is-better.
-    return rows.map((r) => ({ key: r.doc_id, score: -r.rank }));
+    return kept.slice(0, depth).map((r) => ({ key: r.doc_id, score: -r.rank }));
   }
 
   // ---- dense channel ---------------------------------------------------------------------------------
 
-  private vectors(tenantId: string): TenantVectors {
+  /** The tenant's cache, brought up to date with the change log. */
+  private cache(tenantId: string): TenantCache {
     let c = this.caches.get(tenantId);
     const floorRow = this.prepare("SELECT value FROM search_meta WHERE key = 'changes_floor'").get([]) as { value: string } | undefined;
     const floor = floorRow ? Number(floorRow.value) : 0;
     if (!c) {
-      c = new TenantVectors(tenantId, this.info.dimension);
+      c = new TenantCache(tenantId, this.info.dimension);
       c.load(this.db);
       this.caches.set(tenantId, c);
       this.evict(tenantId);
@@ -332,15 +332,14 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
   }
 
-  private denseChannel(tenantId: string, q: Float32Array, depth: number, f: Normalised, exact = false, probes?: number): ChannelHit[] {
-    const c = this.vectors(tenantId);
+  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: Normalised, exact = false, probes?: number): ChannelHit[] {
     if (c.size === 0) return [];
     let hits: { docId: number; score: number }[];
     if (!exact && c.size > this.annThreshold) {
-      let ivf = this.ivfs.get(tenantId);
+      let ivf = this.ivfs.get(c.tenantId);
       if (!ivf) {
         ivf = new IvfIndex(c, this.ivfOptions);
-        this.ivfs.set(tenantId, ivf);
+        this.ivfs.set(c.tenantId, ivf);
       }
       hits = ivf.search(q, depth, f.filter, probes) ?? c.exactSearch(q, depth, f.filter);
     } else {
@@ -357,7 +356,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   /** Builds the approximate index of a tenant now (or waits for the background build) when above the threshold. */
   async warm(tenantId: string): Promise<void> {
-    const c = this.vectors(tenantId);
+    const c = this.cache(tenantId);
     if (c.size <= this.annThreshold) return;
     let ivf = this.ivfs.get(tenantId);
     if (!ivf) {
@@ -367,52 +366,10 @@ export class EmbeddedSearchIndex implements SearchIndex {
     await ivf.whenReady();
   }
 
-  /**
-   * Passes a share of each top candidate's score to the memories written just before and after it in
-   * the same namespace (within the window), among those the filters allow.
-   */
-  private spreadToAdjacent(fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
-    if (!(weight > 0) || fused.size === 0) return fused;
-    const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
-    // One statement for every candidate (a statement per neighbour cost ~100 round trips into SQLite per
-    // search): each candidate's nearest earlier and later memory in its namespace that the filters allow,
-    // found on the (tenant_id, namespace, created_at) index.
-    const neighbour = (cmp: '<' | '>', order: 'ASC' | 'DESC') =>
-      `(SELECT d.doc_id || ' ' || d.created_at FROM search_docs d
-        WHERE ${f.sql} AND d.namespace = me.namespace AND (d.created_at, d.doc_id) ${cmp} (me.created_at, me.doc_id)
-        ORDER BY d.created_at ${order}, d.doc_id ${order} LIMIT 1)`;
-    const rows = this.prepare(
-      `SELECT me.doc_id AS doc_id, me.created_at AS created_at, ${neighbour('<', 'DESC')} AS prev, ${neighbour('>', 'ASC')} AS next
-       FROM json_each(?) c CROSS JOIN search_docs me ON me.doc_id = c.value`,
-      // Placeholders in text order: the two subqueries' filters, then the candidate list.
-    ).all([...f.params, ...f.params, JSON.stringify(top.map(([k]) => k))]) as {
-      doc_id: number;
-      created_at: string;
-      prev: string | null;
-      next: string | null;
-    }[];
-    const bonus = new Map<number, number>();
-    for (const me of rows) {
-      const score = fused.get(me.doc_id)!;
-      const t = Date.parse(me.created_at);
-      for (const n of [me.prev, me.next]) {
-        if (n === null) continue;
-        const space = n.indexOf(' ');
-        const docId = Number(n.slice(0, space));
-        const gap = Math.abs(Date.parse(n.slice(space + 1)) - t);
-        if (!(gap <= adj.windowMs)) continue;
-        const b = weight * score;
-        if (b > (bonus.get(docId) ?? 0)) bonus.set(docId, b);
-      }
-    }
-    const out = new Map(fused);
-    for (const [key, b] of bonus) out.set(key, (out.get(key) ?? 0) + b);
-    return out;
-  }
-
   // ---- graph channel -----------------------------------------------------------------------------
 
-  private graphChannel(tenantId: string, text: string, depth: number, f: Normalised, g: GraphConfig): ChannelHit[] {
+  private graphChannel(c: TenantCache, text: string, depth: number, f: Normalised, g: GraphConfig): ChannelHit[] {
+    const tenantId = c.tenantId;
     const terms = queryTerms(text).map(singularize);
     const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
     for (const t of terms) keys.add(t);
@@ -475,16 +432,24 @@ export class EmbeddedSearchIndex implements SearchIndex {
       }
     }
     // Per entity, its most recent mentions that pass the filters (bounded, so a common entity costs at
-    // most maxMentionsPerEntity rows). Entities are read strongest first.
-    const mentions = this.prepare(
+    // most maxMentionsPerEntity rows). Entities are read strongest first. The mentions are filtered here
+    // against the cache; when the filter drops some of a full page, that entity is read again with the
+    // filter in SQL.
+    const recent = this.prepare('SELECT doc_id FROM search_mentions WHERE entity_id = ? ORDER BY doc_id DESC LIMIT ?');
+    const recentFiltered = this.prepare(
       `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
        WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
     );
     const rows: { entity_id: number; doc_id: number }[] = [];
     for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24)) {
-      for (const r of mentions.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]) {
-        rows.push({ entity_id: entity, doc_id: r.doc_id });
+      const page = recent.all([entity, g.maxMentionsPerEntity]) as { doc_id: number }[];
+      let kept = page.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
+      if (kept.length < page.length && page.length === g.maxMentionsPerEntity) {
+        kept = (recentFiltered.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]).filter((r) =>
+          c.acceptsDoc(r.doc_id, f.filter),
+        );
       }
+      for (const r of kept) rows.push({ entity_id: entity, doc_id: r.doc_id });
     }
     const scores = new Map<number, number>();
     for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
@@ -495,14 +460,54 @@ export class EmbeddedSearchIndex implements SearchIndex {
   }
 }
 
+/**
+ * The fused candidates in final order: those of at least `minQuality` first (a soft threshold), then by
+ * score, ties by memory id. Candidates the cache does not hold (written after its sync) are left out.
+ */
+function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
+  const threshold = minQuality ?? 0;
+  const ranked: { memoryId: string; score: number; ok: number }[] = [];
+  for (const [docId, score] of fused) {
+    const i = c.rowOf(docId);
+    if (i === undefined) continue;
+    ranked.push({ memoryId: c.memoryIdAt(i), score, ok: c.qualityAt(i) >= threshold ? 1 : 0 });
+  }
+  ranked.sort((a, b) => b.ok - a.ok || b.score - a.score || (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
+  return {
+    hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })),
+    total: ranked.length,
+  };
+}
+
+/**
+ * Episodic context: passes a share of each top candidate's score to the memories written just before
+ * and after it in the same namespace (within the window), among those the filters allow.
+ */
+function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
+  if (!(weight > 0) || fused.size === 0) return fused;
+  const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
+  const bonus = new Map<number, number>();
+  for (const [docId, score] of top) {
+    const { before, after } = c.adjacent(docId, f.filter, adj.windowMs);
+    for (const n of [before, after]) {
+      if (n === null) continue;
+      const b = weight * score;
+      if (b > (bonus.get(n) ?? 0)) bonus.set(n, b);
+    }
+  }
+  const out = new Map(fused);
+  for (const [key, b] of bonus) out.set(key, (out.get(key) ?? 0) + b);
+  return out;
+}
+
 function num(x: number): string {
   if (!Number.isFinite(x)) throw new RangeError(`invalid weight ${x}`);
   return x.toFixed(6);
 }
 
 /**
- * One filter, two forms: SQL over `search_docs d` (keyword and graph channels) and a predicate over the
- * vector cache (dense channel). Null when nothing can match (an empty namespace list).
+ * One filter, two forms: SQL over `search_docs d` (the keyword and graph channels' fallback) and a predicate over the
+ * tenant cache (every channel's candidates). Null when nothing can match (an empty namespace list).
  */
 function normaliseFilters(tenantId: string, filters: SearchFilters): Normalised | null {
   if (filters.namespaces && filters.namespaces.length === 0) return null;

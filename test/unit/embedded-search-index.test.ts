@@ -236,3 +236,65 @@ describe('episodic context', () => {
     db.close();
   });
 });
+
+describe('reads answered from the tenant cache', () => {
+  it('still fills the keyword channel when the filter drops more matches than it reads ahead', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    // 300 superseded memories that match "kestrel" better (shorter) than the 12 active ones.
+    const docs = [
+      ...Array.from({ length: 300 }, (_, i) => doc(`old${i}`, `kestrel kestrel ${i}`, { status: 'superseded' })),
+      ...Array.from({ length: 12 }, (_, i) => doc(`new${i}`, `a kestrel was seen over the long meadow near the river bend ${i}`)),
+    ];
+    await index.upsertMany('t', docs);
+    const active = await index.channelSearch('t', 'keyword', { text: 'kestrel', vector: null, mode: 'hybrid', limit: 20, filters: { namespaces: null } });
+    expect(active.hits.map((h) => h.memoryId).sort()).toEqual(docs.slice(300).map((d) => d.memoryId).sort());
+    const withSuperseded = await index.channelSearch('t', 'keyword', {
+      text: 'kestrel',
+      vector: null,
+      mode: 'hybrid',
+      limit: 20,
+      filters: { namespaces: null, includeSuperseded: true },
+    });
+    expect(withSuperseded.hits.every((h) => h.memoryId.startsWith('old'))).toBe(true);
+    await index.close();
+    db.close();
+  });
+
+  it('finds a memory without a vector by keyword only, and follows a memory moved to another namespace', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1, 12, 0) + minutes * 60_000).toISOString();
+    await index.upsertMany('t', [
+      doc('plain', 'the osprey nest', { vector: null, createdAt: at(0) }),
+      doc('next', 'weather report', { createdAt: at(1) }),
+    ]);
+    const keywordOnly = { fusion: { method: { kind: 'weighted' as const, normalization: 'minmax' as const }, weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } } } };
+    const search = () => index.search('t', { text: 'osprey', vector: e.embedOne('osprey'), mode: 'hybrid', limit: 10, filters: { namespaces: null } }, keywordOnly);
+    expect((await search()).hits.map((h) => h.memoryId)).toEqual(['plain', 'next']); // 'next' through episodic context
+    const dense = await index.channelSearch('t', 'dense', { text: '', vector: e.embedOne('the osprey nest'), mode: 'vector-only', limit: 10, filters: { namespaces: null } });
+    expect(dense.hits.map((h) => h.memoryId)).toEqual(['next']);
+    // Moved to another namespace: no longer the hit's neighbour.
+    await index.upsert('t', doc('next', 'weather report', { createdAt: at(1), namespace: 'elsewhere' }));
+    const after = await search();
+    expect(after.hits.map((h) => h.memoryId)).toEqual(['plain']);
+    await index.close();
+    db.close();
+  });
+
+  it('reads an entity again with the filter in SQL when the filter drops mentions of a full page', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    const entity = { key: 'bernadette', name: 'Bernadette', type: 'person' as const };
+    // The newest mentions are flagged; the only visible one is the oldest.
+    await index.upsertMany('t', [
+      doc('visible', 'Bernadette planted tulips', { entities: [entity] }),
+      ...Array.from({ length: 10 }, (_, i) => doc(`flagged${i}`, `Bernadette note ${i}`, { entities: [entity], injectionFlagged: true })),
+    ]);
+    const graph = { hopWeight: 0, neighborsPerSeed: 0, maxDocFrequency: 5000, maxExpandFrequency: 1000, maxMentionsPerEntity: 4 };
+    const hits = await index.channelSearch('t', 'graph', { text: 'Bernadette', vector: null, mode: 'hybrid+graph', limit: 10, filters: { namespaces: null } }, { graph });
+    expect(hits.hits.map((h) => h.memoryId)).toEqual(['visible']);
+    await index.close();
+    db.close();
+  });
+});

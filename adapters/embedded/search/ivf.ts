@@ -1,7 +1,7 @@
-import { TopK, dot, type RowFilter, type TenantVectors } from './vector-cache.js';
+import { TopK, dot, type RowFilter, type TenantCache } from './tenant-cache.js';
 
 /**
- * Inverted-file (IVF) approximate nearest-neighbour index over one tenant's vector cache.
+ * Inverted-file (IVF) approximate nearest-neighbour index over one tenant's cache (`tenant-cache.ts`).
  *
  * k-means (spherical: unit vectors, dot product) partitions the vectors into `lists` cells; a query
  * scores the centroids, then scans exactly the vectors of the `probes` best cells. Filters are applied
@@ -61,7 +61,7 @@ export class IvfIndex {
   private cancelled = false;
 
   constructor(
-    private readonly cache: TenantVectors,
+    private readonly cache: TenantCache,
     options: Partial<IvfOptions> = {},
   ) {
     this.options = {
@@ -234,7 +234,7 @@ export class IvfIndex {
       if (p >= probes && passed >= k) break;
       for (const id of this.lists[order[p]![0]]!) {
         const i = position.get(id);
-        if (i === undefined || !c.accepts(i, f)) continue;
+        if (i === undefined || !c.acceptsVector(i, f)) continue;
         passed++;
         top.push(i, c.dotRow(i, q));
       }

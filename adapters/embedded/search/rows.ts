@@ -125,7 +125,7 @@ export function ensureIndexInfo(db: EmbeddedDatabase, configured: IndexInfo): In
 /**
  * For `tenant-memory reindex`: forgets every stored vector and records the new model and dimension.
  * Keyword and graph rows stay; the caller re-embeds every memory and calls `writeIndexRows` again.
- * In-process vector caches reload (the change-log floor moves past every existing entry).
+ * In-process tenant caches reload (the change-log floor moves past every existing entry).
  */
 export function resetIndexForModel(db: EmbeddedDatabase, info: IndexInfo): void {
   const s = statements(db);

@@ -2,17 +2,20 @@ import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
 import { preparedStatement } from '../statement-cache.js';
 import { SimdMatrix } from './simd-scan.js';
+import { NamespaceTimeline } from './namespace-timeline.js';
 import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
 export { dot } from './vector-rows.js';
 
 
 /**
- * In-process copy of one tenant's vectors (`VectorRows`: block-major in WebAssembly memory for the SIMD
- * scan, or a row-major array; row i = doc i) with the filter
- * attributes beside them, kept current from the `search_changes` log. The database stays the source of
- * truth; a cache never answers with a row the log says is gone: before every search it applies the
- * entries written since its last look (by this or any other process).
+ * In-process copy of one tenant's index documents, kept current from the `search_changes` log: every
+ * document's vector (`VectorRows`: block-major in WebAssembly memory for the SIMD scan, or a row-major
+ * array; row i = document i) and the attributes a search needs besides (filter fields, memory id,
+ * quality, write time, and each namespace's documents in write order). A search reads them here instead
+ * of a row per candidate through libsql. The database stays the source of truth; a cache never answers
+ * with a row the log says is gone: before every search it applies the entries written since its last look
+ * (by this or any other process), and a search sees the tenant as of that look.
  */
 
 const STATUS_CODE: Record<MemoryStatus, number> = { active: 0, archived: 1, superseded: 2 };
@@ -27,14 +30,19 @@ export interface RowFilter {
 
 interface DocRow {
   doc_id: number;
+  memory_id: string;
   namespace: string;
   agent_id: string | null;
   status: MemoryStatus;
   injection_flagged: number;
+  quality: number;
+  created_at: string;
   vector: ArrayBuffer | Uint8Array | null;
 }
 
-export class TenantVectors {
+const DOC_COLUMNS = 'd.doc_id, d.memory_id, d.namespace, d.agent_id, d.status, d.injection_flagged, d.quality, d.created_at, v.vector';
+
+export class TenantCache {
   readonly tenantId: string;
   readonly dim: number;
   size = 0;
@@ -43,67 +51,92 @@ export class TenantVectors {
   docIds = new Int32Array(0);
   private status = new Uint8Array(0);
   private flagged = new Uint8Array(0);
+  /** 0 for a document without a vector of this index's dimension (e.g. during a reindex): never scored. */
+  private hasVector = new Uint8Array(0);
+  private quality = new Float32Array(0);
+  /** created_at in epoch milliseconds. */
+  private createdAt = new Float64Array(0);
   private namespace: string[] = [];
   private agent: (string | null)[] = [];
+  private memoryId: string[] = [];
+  private readonly timelines = new Map<string, NamespaceTimeline>();
   readonly position = new Map<number, number>();
   /** Bumped on every change; approximate indexes built on this cache compare it. */
   version = 0;
   /** Rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a plain array. */
   private readonly rows: VectorRows;
+  private readonly zeroRow: Uint8Array;
 
   constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
     this.rows = options.simd !== false && SimdMatrix.supports(dim) ? new SimdMatrix(dim) : new RowMajorRows(dim);
+    this.zeroRow = new Uint8Array(dim * 4);
   }
 
   get usesSimd(): boolean {
     return this.rows instanceof SimdMatrix;
   }
 
+  /** Approximate: vectors and typed columns, plus ~100 bytes of strings and map entry per document. */
   get bytes(): number {
-    return this.capacity * (this.dim * 4 + 6) + this.size * 64;
+    return this.capacity * (this.dim * 4 + 19) + this.size * 160;
   }
 
   private grow(min: number): void {
     if (min <= this.capacity) return;
     const cap = Math.max(min, Math.ceil(this.capacity * 1.5), 64);
     this.rows.reserve(cap, this.size);
-    const d = new Int32Array(cap);
-    d.set(this.docIds.subarray(0, this.size));
-    this.docIds = d;
-    const st = new Uint8Array(cap);
-    st.set(this.status.subarray(0, this.size));
-    this.status = st;
-    const fl = new Uint8Array(cap);
-    fl.set(this.flagged.subarray(0, this.size));
-    this.flagged = fl;
+    this.docIds = resized(this.docIds, cap, this.size);
+    this.status = resized(this.status, cap, this.size);
+    this.flagged = resized(this.flagged, cap, this.size);
+    this.hasVector = resized(this.hasVector, cap, this.size);
+    this.quality = resized(this.quality, cap, this.size);
+    this.createdAt = resized(this.createdAt, cap, this.size);
     this.capacity = cap;
   }
 
-  private put(row: DocRow): void {
-    if (!row.vector || row.vector.byteLength !== this.dim * 4) {
-      this.drop(row.doc_id);
-      return;
+  private timeline(namespace: string): NamespaceTimeline {
+    let t = this.timelines.get(namespace);
+    if (!t) {
+      t = new NamespaceTimeline();
+      this.timelines.set(namespace, t);
     }
+    return t;
+  }
+
+  /** Adds or updates a document; `bulk` appends to the timelines unsorted (a full load seals them). */
+  private put(row: DocRow, bulk = false): void {
+    const time = Date.parse(row.created_at);
     let i = this.position.get(row.doc_id);
     if (i === undefined) {
       this.grow(this.size + 1);
       i = this.size++;
       this.position.set(row.doc_id, i);
+      if (bulk) this.timeline(row.namespace).append(row.doc_id, time);
+      else this.timeline(row.namespace).insert(row.doc_id, time);
+    } else if (this.namespace[i] !== row.namespace || this.createdAt[i] !== time) {
+      this.timeline(this.namespace[i]!).remove(row.doc_id, this.createdAt[i]!);
+      this.timeline(row.namespace).insert(row.doc_id, time);
     }
-    const bytes = row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector);
+    const withVector = row.vector !== null && row.vector.byteLength === this.dim * 4;
+    const bytes = !withVector ? this.zeroRow : row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector!);
     this.rows.set(i, bytes);
+    this.hasVector[i] = withVector ? 1 : 0;
     this.docIds[i] = row.doc_id;
     this.status[i] = STATUS_CODE[row.status];
     this.flagged[i] = row.injection_flagged;
+    this.quality[i] = row.quality;
+    this.createdAt[i] = time;
     this.namespace[i] = row.namespace;
     this.agent[i] = row.agent_id;
+    this.memoryId[i] = row.memory_id;
   }
 
   private drop(docId: number): void {
     const i = this.position.get(docId);
     if (i === undefined) return;
+    this.timeline(this.namespace[i]!).remove(docId, this.createdAt[i]!);
     const last = this.size - 1;
     if (i !== last) {
       this.rows.move(last, i);
@@ -111,35 +144,43 @@ export class TenantVectors {
       this.docIds[i] = movedDoc;
       this.status[i] = this.status[last]!;
       this.flagged[i] = this.flagged[last]!;
+      this.hasVector[i] = this.hasVector[last]!;
+      this.quality[i] = this.quality[last]!;
+      this.createdAt[i] = this.createdAt[last]!;
       this.namespace[i] = this.namespace[last]!;
       this.agent[i] = this.agent[last]!;
+      this.memoryId[i] = this.memoryId[last]!;
       this.position.set(movedDoc, i);
     }
     this.namespace.length = last;
     this.agent.length = last;
+    this.memoryId.length = last;
     this.position.delete(docId);
     this.size = last;
   }
 
-  /** Full load of the tenant's vectors. */
+  /** Full load of the tenant's documents. */
   load(db: EmbeddedDatabase): void {
     const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
-    const count = db.prepare('SELECT COUNT(*) AS n FROM search_vectors WHERE tenant_id = ?').get([this.tenantId]) as { n: number };
+    const count = db.prepare('SELECT COUNT(*) AS n FROM search_docs WHERE tenant_id = ?').get([this.tenantId]) as { n: number };
     this.size = 0;
     this.capacity = 0;
     this.position.clear();
+    this.timelines.clear();
     this.namespace = [];
     this.agent = [];
+    this.memoryId = [];
     this.grow(count.n);
     const rows = db
       .prepare(
-        `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
-         FROM search_vectors v JOIN search_docs d ON d.doc_id = v.doc_id
-         WHERE v.tenant_id = ? AND d.tenant_id = ?
-         ORDER BY v.doc_id`,
+        `SELECT ${DOC_COLUMNS}
+         FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
+         WHERE d.tenant_id = ?
+         ORDER BY d.doc_id`,
       )
-      .iterate([this.tenantId, this.tenantId]) as IterableIterator<DocRow>;
-    for (const row of rows) this.put(row);
+      .iterate([this.tenantId]) as IterableIterator<DocRow>;
+    for (const row of rows) this.put(row, true);
+    for (const t of this.timelines.values()) t.seal();
     this.lastSeq = max.m;
     this.version++;
   }
@@ -164,7 +205,7 @@ export class TenantVectors {
     // `+d.tenant_id`: primary-key lookups of the changed docs, not a walk over the tenant index.
     const stmt = preparedStatement(
       db,
-      `SELECT d.doc_id, d.namespace, d.agent_id, d.status, d.injection_flagged, v.vector
+      `SELECT ${DOC_COLUMNS}
        FROM search_docs d LEFT JOIN search_vectors v ON v.doc_id = d.doc_id
        WHERE +d.tenant_id = ? AND d.doc_id IN (SELECT value FROM json_each(?))`,
     );
@@ -175,6 +216,19 @@ export class TenantVectors {
     for (const id of ids) if (!found.has(id)) this.drop(id);
     this.lastSeq = changes[changes.length - 1]!.seq;
     this.version++;
+  }
+
+  /** The row of a document, or undefined when the cache does not hold it. */
+  rowOf(docId: number): number | undefined {
+    return this.position.get(docId);
+  }
+
+  memoryIdAt(i: number): string {
+    return this.memoryId[i]!;
+  }
+
+  qualityAt(i: number): number {
+    return this.quality[i]!;
   }
 
   /** Whether row i passes the filter. */
@@ -188,6 +242,30 @@ export class TenantVectors {
     return true;
   }
 
+  /** Whether the document is held and passes the filter. */
+  acceptsDoc(docId: number, f: RowFilter): boolean {
+    const i = this.position.get(docId);
+    return i !== undefined && this.accepts(i, f);
+  }
+
+  /** Whether row i has a vector and passes the filter (the dense channel's candidates). */
+  acceptsVector(i: number, f: RowFilter): boolean {
+    return this.hasVector[i] === 1 && this.accepts(i, f);
+  }
+
+  /**
+   * The documents written just before and just after a held one in its namespace, at most `windowMs`
+   * apart from it, that pass the filter (null where there is none).
+   */
+  adjacent(docId: number, f: RowFilter, windowMs: number): { before: number | null; after: number | null } {
+    const i = this.position.get(docId);
+    if (i === undefined) return { before: null, after: null };
+    const line = this.timelines.get(this.namespace[i]!)!;
+    const time = this.createdAt[i]!;
+    const ok = (id: number) => this.acceptsDoc(id, f);
+    return { before: line.neighbour(docId, time, -1, windowMs, ok), after: line.neighbour(docId, time, 1, windowMs, ok) };
+  }
+
   /** Exact cosine (dot product of unit vectors) over every row passing the filter; best `k` first. */
   exactSearch(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
     const top = new TopK(k);
@@ -197,7 +275,7 @@ export class TenantVectors {
     let floor = -Infinity;
     for (let i = 0; i < this.size; i++) {
       const score = scores[i]!;
-      if (score <= floor || !this.accepts(i, f)) continue;
+      if (score <= floor || !this.acceptsVector(i, f)) continue;
       top.push(i, score);
       floor = top.minScore;
     }
@@ -208,7 +286,7 @@ export class TenantVectors {
   scoreRows(rows: Iterable<number>, q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
     const top = new TopK(k);
     for (const i of rows) {
-      if (i >= this.size || !this.accepts(i, f)) continue;
+      if (i >= this.size || !this.acceptsVector(i, f)) continue;
       top.push(i, this.rows.dot(i, q));
     }
     return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
@@ -223,6 +301,12 @@ export class TenantVectors {
   dotRow(i: number, q: Float32Array): number {
     return this.rows.dot(i, q);
   }
+}
+
+function resized<T extends Int32Array | Uint8Array | Float32Array | Float64Array>(a: T, capacity: number, used: number): T {
+  const out = new (a.constructor as new (n: number) => T)(capacity);
+  out.set(a.subarray(0, used));
+  return out;
 }
 
 /** Bounded min-heap keeping the k largest (id, score) pairs. */
