@@ -15,16 +15,15 @@
  *
  * Prints a table and writes JSON (bench/results/ is gitignored). Target: ≥ 2,000 accepted writes/s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile } from './harness/metrics.js';
 import { generateMemories } from './memory-data.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
-import { freePort, waitReady } from './support/server.js';
+import { cpuMsOf, spawnServer, type SpawnedServer } from './support/server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,30 +42,6 @@ const CONCURRENCY = Number(args.concurrency);
 const PROCESSES = Number(args.processes);
 const PROBES = Number(args.probes);
 const TARGET = 2000;
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function serve(dataDir: string, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--cpu-prof')), 'bin/tenant-memory.mjs', 'serve', '--processes', String(PROCESSES), '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitReady(url, 120_000);
-  return {
-    url,
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
@@ -88,29 +63,6 @@ async function tenant(url: string): Promise<string> {
   return key.body.secret as string;
 }
 
-/** CPU time (ms) a process and its children (the processes of `--processes N`) have used so far, from /proc (Linux); null elsewhere. */
-function cpuMsOf(pid: number | undefined): number | null {
-  const ticks = (p: number | string) => {
-    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) }; // utime + stime
-  };
-  try {
-    let total = ticks(pid!).cpu;
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const t = ticks(entry);
-        if (t.ppid === pid) total += t.cpu;
-      } catch {
-        /* exited meanwhile */
-      }
-    }
-    return (total * 1000) / 100; // clock ticks of 10 ms
-  } catch {
-    return null;
-  }
-}
-
 interface Run {
   perSecond: number;
   p50: number;
@@ -121,7 +73,7 @@ interface Run {
 }
 
 /** `n` requests from CONCURRENCY keep-alive connections; fails on any status other than `expected`. */
-async function drive(server: Server, n: number, request: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: (i: number) => string }, expected: number): Promise<Run> {
+async function drive(server: SpawnedServer, n: number, request: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: (i: number) => string }, expected: number): Promise<Run> {
   const cpu0 = cpuMsOf(server.child.pid);
   let i = 0;
   const unexpected: number[] = [];
@@ -146,7 +98,7 @@ async function drive(server: Server, n: number, request: { method: 'GET' | 'POST
   };
 }
 
-const acceptWrites = (server: Server, key: string, n: number, contents: string[]) =>
+const acceptWrites = (server: SpawnedServer, key: string, n: number, contents: string[]) =>
   drive(
     server,
     n,
@@ -159,7 +111,7 @@ const acceptWrites = (server: Server, key: string, n: number, contents: string[]
     202,
   );
 
-const healthz = (server: Server, n: number) => drive(server, n, { method: 'GET', path: '/healthz' }, 200);
+const healthz = (server: SpawnedServer, n: number) => drive(server, n, { method: 'GET', path: '/healthz' }, 200);
 
 async function waitIdle(url: string, key: string): Promise<void> {
   for (;;) {
@@ -211,7 +163,7 @@ async function main() {
 
   for (const mode of args['only-external'] ? (['external'] as const) : (['external', 'inline'] as const)) {
     const dataDir = mkdtempSync(path.join(tmpdir(), `tm-bench-writes-${mode}-`));
-    const server = await serve(dataDir, { ...base, DATA_DIR: dataDir, WORKER_MODE: mode });
+    const server = await spawnServer(dataDir, PROCESSES, { ...base, DATA_DIR: dataDir, WORKER_MODE: mode });
     try {
       const key = await tenant(server.url);
       if (mode === 'external') {

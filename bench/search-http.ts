@@ -8,7 +8,7 @@
  *   npm run bench:search-http -- [--quick] [--requests 600] [--concurrency 8] [--neighbors 20]
  *                                [--neighbor-size N] [--small 10000] [--large 100000] [--max-load-minutes 30]
  *                                [--profile-requests 60] [--clustered-recall | --skip-clustered-recall]
- *                                [--json bench/results/search-http.json]
+ *                                [--processes N] [--json bench/results/search-http.json]
  *
  * ANN recall: when the large tenant is above the index's ANN threshold (its dense channel is IVF), recall
  * against the exact scan is measured on it and, unless `--skip-clustered-recall`, on a clustered
@@ -16,6 +16,11 @@
  * 1 by construction); `--clustered-recall` still measures what IVF would give on the clustered set.
  *
  * `--quick`: the 10k tenant only (alone, then beside `--neighbors` tenants of 10k).
+ *
+ * `--processes N` (N > 1): every measurement is repeated against `tenant-memory serve --processes N`
+ * started as a child process on the same data directory (node:cluster, one listening socket; each
+ * process keeps its own tenant caches), as one would serve on N cores. Its rows are labelled
+ * `… · N processes`, and their result lists are compared with the in-process server's.
  *
  * How it runs (nothing is mocked):
  *  - The real service (`startServer`) listens on an ephemeral loopback port over a fresh temporary
@@ -53,6 +58,7 @@ import type { IndexedMemory, SearchMode } from '../server/ports/search-index.js'
 import { percentile } from './harness/metrics.js';
 import { generateTenant, queriesFor, rng } from './support/corpus.js';
 import { latencyStats, type LatencyStats } from './support/stats.js';
+import { cpuMsOf, spawnServer } from './support/server.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
@@ -81,6 +87,7 @@ const { values: opt } = parseArgs({
     'clustered-recall': { type: 'boolean', default: false },
     'max-load-minutes': { type: 'string', default: '30' },
     'log-level': { type: 'string', default: 'info' },
+    processes: { type: 'string', default: '1' },
     json: { type: 'string', default: path.join('bench', 'results', 'search-http.json') },
   },
 });
@@ -93,6 +100,7 @@ const LARGE = Number(opt.large);
 const PROFILE_REQUESTS = Number(opt['profile-requests']);
 const RECALL_QUERIES = Number(opt['recall-queries']);
 const MAX_LOAD_MINUTES = Number(opt['max-load-minutes']);
+const PROCESSES = Number(opt.processes);
 
 const la = () => loadavg().map((x) => Number(x.toFixed(2)));
 const fmtLa = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
@@ -361,22 +369,65 @@ interface Run {
   lists: Record<string, string[][]>;
 }
 
-async function measure(gen: LoadGenerator, b: Bench, t: Tenant, others: string): Promise<Run> {
-  const run: Run = { label: `${t.label} ${others}`, tenant: t.label, size: t.size, others, modes: {}, lists: {} };
+/** Where a measurement sends its requests, and how the server's CPU time is read. */
+interface Target {
+  port: number;
+  /** CPU ms used so far by the server and the load generator. */
+  cpuMs(): number;
+  suffix: string;
+}
+
+const inProcess = (b: Bench): Target => ({
+  port: b.port,
+  cpuMs: () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  },
+  suffix: '',
+});
+
+async function measure(gen: LoadGenerator, b: Bench, t: Tenant, others: string): Promise<[Run, ...Run[]]> {
+  const runs: [Run, ...Run[]] = [await measureOn(gen, inProcess(b), t, others)];
+  if (PROCESSES > 1) {
+    const cluster = await spawnServer(b.dataDir, PROCESSES, {
+      NODE_ENV: 'production',
+      LOG_LEVEL: opt['log-level']!,
+      EMBEDDINGS_PROVIDER: 'local',
+      WORKER_MODE: 'external', // nothing is queued; the bench's own server holds the data
+    });
+    try {
+      const target: Target = {
+        port: Number(new URL(cluster.url).port),
+        cpuMs: () => {
+          const c = process.cpuUsage();
+          return (c.user + c.system) / 1000 + (cpuMsOf(cluster.child.pid) ?? NaN);
+        },
+        suffix: ` · ${PROCESSES} processes`,
+      };
+      runs.push(await measureOn(gen, target, t, others));
+    } finally {
+      await cluster.stop();
+    }
+  }
+  return runs;
+}
+
+async function measureOn(gen: LoadGenerator, target: Target, t: Tenant, others: string): Promise<Run> {
+  const run: Run = { label: `${t.label} ${others}${target.suffix}`, tenant: t.label, size: t.size, others: `${others}${target.suffix}`, modes: {}, lists: {} };
   for (const mode of MODES) {
     const paths = QUERIES.slice(0, REQUESTS).map((q) => searchPath(q, mode));
     const warm = WARMUP_QUERIES.map((q) => searchPath(q, mode));
     const before = la();
-    await gen.run(b.port, t.key!, [], warm, CONCURRENCY);
-    const c0 = process.cpuUsage();
-    const timed = await gen.run(b.port, t.key!, paths, [], CONCURRENCY);
-    const cpu = process.cpuUsage(c0);
+    await gen.run(target.port, t.key!, [], warm, CONCURRENCY);
+    const c0 = target.cpuMs();
+    const timed = await gen.run(target.port, t.key!, paths, [], CONCURRENCY);
+    const cpuMs = target.cpuMs() - c0;
     const errors = timed.status.filter((s) => s !== 200).length;
     if (errors > 0) console.log(`    ${errors} non-200 answers, first: ${String(timed.ids[timed.status.findIndex((s) => s !== 200)])}`);
     run.modes[mode] = {
       latency: latency(timed.lat),
       reqPerSecond: timed.lat.length / (timed.wallMs / 1000),
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / timed.lat.length,
+      cpuMsPerRequest: cpuMs / timed.lat.length,
       requests: timed.lat.length,
       errors,
       loadavgBefore: before,
@@ -656,8 +707,8 @@ async function main(): Promise<void> {
   const a = await startBenchServer();
   const smallA = await createTenant(a, 'small', 1, SMALL, true);
   await load(a, smallA, loads);
-  const smallAlone = await measure(gen, a, smallA, 'alone');
-  runs.push(smallAlone);
+  const [smallAlone, ...smallAloneClustered] = await measure(gen, a, smallA, 'alone');
+  runs.push(smallAlone, ...smallAloneClustered);
   await profileAll(a, smallA, `${SMALL} alone`);
 
   let b: Bench;
@@ -682,8 +733,9 @@ async function main(): Promise<void> {
     console.log(`  dense channel: ${annActive ? `IVF built in ${f1(ivfBuildMs / 1000)} s` : 'exact scan (below the ANN threshold)'}`);
     ann.ivfBuildMs = ivfBuildMs;
     ann.annActiveAtLarge = annActive;
-    largeAlone = await measure(gen, b, large, 'alone');
-    runs.push(largeAlone);
+    const [alone, ...clustered] = await measure(gen, b, large, 'alone');
+    largeAlone = alone;
+    runs.push(largeAlone, ...clustered);
     await profileAll(b, large, `${LARGE} alone`);
 
     // ANN recall against the exact scan, on the served tenant and a clustered set.
@@ -740,8 +792,8 @@ async function main(): Promise<void> {
     if (!opt.quick) others.push(self === large ? `1 × ${SMALL.toLocaleString('en')}` : `1 × ${LARGE.toLocaleString('en')}`);
     return `beside ${others.join(' + ')}`;
   };
-  const smallBeside = await measure(gen, b, smallB, besideLabel(smallB));
-  runs.push(smallBeside);
+  const [smallBeside, ...smallBesideClustered] = await measure(gen, b, smallB, besideLabel(smallB));
+  runs.push(smallBeside, ...smallBesideClustered);
   comparisons[String(SMALL)] = {};
   for (const mode of MODES) {
     comparisons[String(SMALL)]![mode] = {
@@ -750,8 +802,8 @@ async function main(): Promise<void> {
     };
   }
   if (large && largeAlone) {
-    const largeBeside = await measure(gen, b, large, besideLabel(large));
-    runs.push(largeBeside);
+    const [largeBeside, ...largeBesideClustered] = await measure(gen, b, large, besideLabel(large));
+    runs.push(largeBeside, ...largeBesideClustered);
     comparisons[String(LARGE)] = {};
     for (const mode of MODES) {
       comparisons[String(LARGE)]![mode] = { ...compare(largeAlone.lists[mode]!, largeBeside.lists[mode]!), note: 'same database, before and after adding the other tenants' };
@@ -789,6 +841,22 @@ async function main(): Promise<void> {
     }
   }
 
+  // The same tenant and queries served by the N-process server: each process holds its own caches.
+  const acrossProcesses: Record<string, Record<string, Comparison>> = {};
+  if (PROCESSES > 1) {
+    console.log(`\nresults in-process vs ${PROCESSES} processes (same database, same queries):`);
+    for (const r of runs) {
+      const base = runs.find((x) => x.tenant === r.tenant && `${x.others} · ${PROCESSES} processes` === r.others);
+      if (!base) continue;
+      acrossProcesses[r.label] = {};
+      for (const mode of MODES) {
+        const c = compare(base.lists[mode]!, r.lists[mode]!);
+        acrossProcesses[r.label]![mode] = c;
+        console.log(`  ${r.label.padEnd(44)} ${mode.padEnd(13)} identical lists ${c.identicalLists}/${c.queries}`);
+      }
+    }
+  }
+
   console.log(`\nwhere the time goes: 1 client, sequential requests (${PROFILE_REQUESTS - 5} per row), mean ms per request`);
   console.log('run                        | mode          | client p50 | client mean | cpu ms/req |  auth | usage | embedding |  index | resolve hits | HTTP+framework+rest | load avg');
   for (const [label, byMode] of Object.entries(profiles)) {
@@ -811,6 +879,7 @@ async function main(): Promise<void> {
     runs: runs.map(({ lists: _l, ...r }) => r),
     targets,
     aloneVsBeside: comparisons,
+    inProcessVsProcesses: acrossProcesses,
     annRecall: ann,
     stageProfile: profiles,
     finalDatabaseBytes: finalBytes,

@@ -1,4 +1,6 @@
 /** Helpers for benches that drive a real server over HTTP on loopback. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A TCP port free on 127.0.0.1 right now (the OS picks it; there is a small race until it is reused). */
@@ -24,5 +26,59 @@ export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> 
     }
     if (Date.now() > deadline) throw new Error('server did not become ready');
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface SpawnedServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * `tenant-memory serve --processes N` as a child process on a free loopback port over `dataDir`, with
+ * `env` added to this process's environment; resolves once /healthz answers. A `--cpu-prof` flag of
+ * this process is passed on (profiles of the server).
+ */
+export async function spawnServer(dataDir: string, processes: number, env: Record<string, string>, timeoutMs = 120_000): Promise<SpawnedServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['bin/tenant-memory.mjs', 'serve', '--processes', String(processes), '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  const child = spawn(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--cpu-prof')), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitReady(url, timeoutMs);
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+/** CPU time (ms) a process and its children (the processes of `--processes N`) have used so far, from /proc (Linux); null elsewhere. */
+export function cpuMsOf(pid: number | undefined): number | null {
+  const ticks = (p: number | string) => {
+    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) }; // utime + stime
+  };
+  try {
+    let total = ticks(pid!).cpu;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const t = ticks(entry);
+        if (t.ppid === pid) total += t.cpu;
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    return (total * 1000) / 100; // clock ticks of 10 ms
+  } catch {
+    return null;
   }
 }
