@@ -2,7 +2,7 @@
  * Search latency over HTTP on the embedded profile (issue "Retrieval"): `GET /memories/search` at 10k
  * and 100k memories in one tenant, p50/p95/p99 and req/s with 8 concurrent keep-alive clients, per mode
  * (vector-only, hybrid, hybrid+graph), the tenant alone and beside other tenants; whether the result
- * lists are identical in both cases; ANN recall against the exact scan at 100k; and, per stage, where a
+ * lists are identical in both cases; ANN recall against the full scan at 100k; and, per stage, where a
  * request's time goes.
  *
  *   npm run bench:search-http -- [--quick] [--requests 600] [--concurrency 8] [--neighbors 20]
@@ -11,8 +11,8 @@
  *                                [--processes N] [--json bench/results/search-http.json]
  *
  * ANN recall: when the large tenant is above the index's ANN threshold (its dense channel is IVF), recall
- * against the exact scan is measured on it and, unless `--skip-clustered-recall`, on a clustered
- * synthetic set of the same size. Below the threshold the served dense channel is the exact scan (recall
+ * against the full scan is measured on it and, unless `--skip-clustered-recall`, on a clustered
+ * synthetic set of the same size. Below the threshold the served dense channel is the full scan (recall
  * 1 by construction); `--clustered-recall` still measures what IVF would give on the clustered set.
  *
  * `--quick`: the 10k tenant only (alone, then beside `--neighbors` tenants of 10k).
@@ -730,7 +730,7 @@ async function main(): Promise<void> {
     await idx.warm(large.tenantId);
     const ivfBuildMs = performance.now() - tw;
     const annActive = idx.annReady(large.tenantId);
-    console.log(`  dense channel: ${annActive ? `IVF built in ${f1(ivfBuildMs / 1000)} s` : 'exact scan (below the ANN threshold)'}`);
+    console.log(`  dense channel: ${annActive ? `IVF built in ${f1(ivfBuildMs / 1000)} s` : 'full scan (below the ANN threshold)'}`);
     ann.ivfBuildMs = ivfBuildMs;
     ann.annActiveAtLarge = annActive;
     const [alone, ...clustered] = await measure(gen, b, large, 'alone');
@@ -738,7 +738,7 @@ async function main(): Promise<void> {
     runs.push(largeAlone, ...clustered);
     await profileAll(b, large, `${LARGE} alone`);
 
-    // ANN recall against the exact scan, on the served tenant and a clustered set.
+    // ANN recall against the full scan, on the served tenant and a clustered set.
     if (annActive) {
       const qs = QUERIES.slice(0, RECALL_QUERIES);
       const queryVectors = await b.server.services.embedder.embed(qs);
@@ -746,7 +746,7 @@ async function main(): Promise<void> {
       ann.servedQueries = r;
       console.log(`  ANN recall (served queries): @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`);
     } else {
-      ann.served = 'the dense channel of the large tenant is the exact scan (below the ANN threshold): recall 1 by construction';
+      ann.served = 'the dense channel of the large tenant is the full scan (below the ANN threshold): recall 1 by construction';
     }
     if ((annActive && !opt['skip-clustered-recall']) || opt['clustered-recall']) {
       console.log(`  building a ${LARGE.toLocaleString('en')}-vector clustered set for IVF recall${annActive ? '' : ' (not what the service uses at this size)'}…`);

@@ -9,7 +9,7 @@
  * Universal Sentence Encoder lite query embedding included (p50/p95/p99), and without it. Then
  * `--neighbors` other tenants (of `--neighbor-size` memories each, default the same size) are added and
  * the timing is repeated; the result lists must be identical to those of the tenant alone.
- * Above the ANN threshold the dense channel uses IVF: its recall@10 against the exact scan is reported,
+ * Above the ANN threshold the dense channel uses IVF: its recall@10 against the full scan is reported,
  * as are the exact-scan cost and libsql's `vector_distance_cos` scan for comparison.
  *
  * The machine's load average is printed with the results: on a shared machine the wall-clock figures
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     const alone = await measure(index, 'target', queries, qv, use);
 
     // The exact scan's own cost, and an IVF index over the same tenant (even below the default
-    // threshold) with its recall@10 against the exact scan, build time and latency per probe count.
+    // threshold) with its recall@10 against the full scan, build time and latency per probe count.
     const annIndex = new EmbeddedSearchIndex(db, { model: hasher.model, dimension: DIM }, { annThreshold: 1000 });
     const ta = performance.now();
     await annIndex.warm('target');
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     (report.runs as unknown[]).push(run);
 
     console.log(`\n== ${size.toLocaleString('en')} memories in one tenant (built in ${(buildMs / 1000).toFixed(1)} s, ${run.docsPerSecond.toFixed(0)} docs/s) ==`);
-    console.log(`   dense channel in use: ${run.annActive ? 'IVF' : 'exact scan'}; exact dense scan p50/p95 ${exactTiming.p50.toFixed(1)}/${exactTiming.p95.toFixed(1)} ms; libsql vector_distance_cos scan p50 ${sql.p50.toFixed(1)} ms`);
+    console.log(`   dense channel in use: ${run.annActive ? 'IVF' : 'full scan'}; full dense scan p50/p95 ${exactTiming.p50.toFixed(1)}/${exactTiming.p95.toFixed(1)} ms; libsql vector_distance_cos scan p50 ${sql.p50.toFixed(1)} ms`);
     console.log(`   IVF (built in ${(annBuildMs / 1000).toFixed(1)} s): ` + ann.map((a) => `${a.probes} probes recall@10 ${a.recallAt10.toFixed(3)} p50/p95 ${a.dense.p50.toFixed(1)}/${a.dense.p95.toFixed(1)} ms`).join('; '));
     console.log('   mode           | alone: with query embedding p50/p95/p99 | search only p50/p95/p99 | beside others: with embedding p50/p95/p99 | search only p50/p95/p99');
     for (const mode of MODES) {

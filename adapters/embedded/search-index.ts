@@ -110,10 +110,11 @@ export interface EmbeddedSearchIndexOptions {
   keyword?: KeywordConfig;
   /**
    * A tenant with more vectors than this is searched through an approximate (IVF) index built in the
-   * background; below it (and until the index is ready) the dense channel is an exact scan. Default
-   * 200 000: measured at 100k x 512 (bench/search-speed.ts), the SIMD exact scan took ~40 ms on a loaded
-   * 2-core machine, while IVF at 24 probes took ~11 ms at only 0.58 recall@10 against it (64 probes:
-   * 33 ms, 0.77) on the synthetic corpus, and building it took minutes: exact results are worth it there.
+   * background; below it (and until the index is ready) the dense channel scans every row. Default
+   * 200 000: measured at 100k x 512 (bench/search-speed.ts, float rows then), the SIMD full scan took
+   * ~40 ms on a loaded 2-core machine, while IVF at 24 probes took ~11 ms at only 0.58 recall@10 against
+   * it (64 probes: 33 ms, 0.77) on the synthetic corpus, and building it took minutes: scoring every row
+   * is worth it there (the int8 scan now takes ~4.5 ms at 100k x 1,280).
    */
   annThreshold?: number;
   ivf?: Partial<IvfOptions>;
@@ -128,7 +129,7 @@ export interface SearchTuning {
   fusion?: FusionConfig;
   graph?: GraphConfig;
   context?: ContextConfig;
-  /** Force the exact dense scan even above the ANN threshold (to measure ANN recall). */
+  /** Force the full dense scan (every row scored) even above the ANN threshold (to measure ANN recall). */
   exact?: boolean;
   /** IVF cells probed, instead of the configured number. */
   probes?: number;
@@ -143,8 +144,8 @@ interface Normalised {
 }
 
 /**
- * The search index of the embedded profile: BM25 over one FTS5 table per tenant, dense vectors (exact scan of an in-process
- * per-tenant cache, or IVF above a threshold) and an entity graph, on the same libsql database as the
+ * The search index of the embedded profile: BM25 over one FTS5 table per tenant, dense vectors (a full int8 scan of an
+ * in-process per-tenant cache, or IVF above a threshold) and an entity graph, on the same libsql database as the
  * rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
  */
 export class EmbeddedSearchIndex implements SearchIndex {
@@ -341,9 +342,9 @@ export class EmbeddedSearchIndex implements SearchIndex {
         ivf = new IvfIndex(c, this.ivfOptions);
         this.ivfs.set(c.tenantId, ivf);
       }
-      hits = ivf.search(q, depth, f.filter, probes) ?? c.exactSearch(q, depth, f.filter);
+      hits = ivf.search(q, depth, f.filter, probes) ?? c.fullScan(q, depth, f.filter);
     } else {
-      hits = c.exactSearch(q, depth, f.filter);
+      hits = c.fullScan(q, depth, f.filter);
     }
     return hits.map((h) => ({ key: h.docId, score: h.score }));
   }

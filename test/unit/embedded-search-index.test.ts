@@ -101,7 +101,7 @@ describe('EmbeddedSearchIndex across processes sharing one file', () => {
 });
 
 describe('approximate (IVF) dense search', () => {
-  it('matches the exact scan closely on clustered data and respects filters', async () => {
+  it('matches the full scan closely on clustered data and respects filters', async () => {
     const db = openInMemoryDatabase();
     const dim = 32;
     const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { annThreshold: 500, ivf: { probes: 8 } });
@@ -144,57 +144,77 @@ describe('approximate (IVF) dense search', () => {
 });
 
 describe('SIMD dense scan', () => {
-  it('matches a plain dot product, across growth, moves and queries with zero blocks, and the JavaScript fallback agrees', async () => {
-    const { SimdMatrix } = await import('../../adapters/embedded/search/simd-scan.js');
+  it('scores int8 rows within their rounding of the float dot product, across growth, moves and sparse queries; the JavaScript fallback is exact', async () => {
+    const { Int8Matrix } = await import('../../adapters/embedded/search/int8-scan.js');
     const { RowMajorRows } = await import('../../adapters/embedded/search/vector-rows.js');
-    expect(SimdMatrix.supports(512)).toBe(true);
-    expect(SimdMatrix.supports(20)).toBe(false);
-    const dim = 48;
-    const value = (r: number, j: number) => Math.fround(r < 10 ? Math.sin(r * dim + j) : Math.cos(r * dim + j));
+    expect(Int8Matrix.supports(1280)).toBe(true);
+    expect(Int8Matrix.supports(20)).toBe(false);
+    // 320 dimensions: two quantisation groups (256 + 64), the second with much smaller values.
+    const dim = 320;
+    const value = (r: number, j: number) => Math.fround((j < 256 ? 1 : 0.01) * (r < 10 ? Math.sin(r * dim + j) : Math.cos(r * dim + j)));
     const bytesOf = (r: number) => new Uint8Array(Float32Array.from({ length: dim }, (_, j) => value(r, j)).buffer);
-    const simd = new SimdMatrix(dim);
+    const rows = 1001; // not a multiple of the kernel's four rows nor of its 256-row tiles
+    const int8 = new Int8Matrix(dim);
     const plain = new RowMajorRows(dim);
-    for (const m of [simd, plain]) {
+    for (const m of [int8, plain]) {
       m.reserve(10, 0);
       for (let r = 0; r < 10; r++) m.set(r, bytesOf(r));
-      m.reserve(5000, 10); // grows the memory and moves the columns
-      for (let r = 10; r < 5000; r++) m.set(r, bytesOf(r));
+      m.reserve(rows, 10); // grows the memory and moves the columns and scales
+      for (let r = 10; r < rows; r++) m.set(r, bytesOf(r));
     }
-    const expected = (r: number, q: Float32Array) => {
+    const exact = (r: number, q: Float32Array) => {
       let s = 0;
       for (let j = 0; j < dim; j++) s += value(r, j) * q[j]!;
       return s;
     };
-    const dense = Float32Array.from({ length: dim }, (_, j) => (j % 7) - 3);
-    // Only the middle block of 16 is non-zero: the kernel reads that block alone.
-    const sparse = Float32Array.from({ length: dim }, (_, j) => (j >= 16 && j < 32 ? (j % 5) - 2 : 0));
-    for (const q of [dense, sparse]) {
-      for (const m of [simd, plain]) {
-        const scores = Array.from(m.scan(q, 5000));
-        for (const r of [0, 9, 10, 4999]) {
-          expect(scores[r]).toBeCloseTo(expected(r, q), 3);
-          expect(m.dot(r, q)).toBeCloseTo(expected(r, q), 3);
+    // Each stored value is within half a step (its group's largest magnitude / 127) of the float.
+    const bound = (r: number, q: Float32Array) => {
+      let b = 0;
+      for (const [from, to] of [[0, 256], [256, dim]] as const) {
+        let max = 0;
+        let l1 = 0;
+        for (let j = from; j < to; j++) {
+          max = Math.max(max, Math.abs(value(r, j)));
+          l1 += Math.abs(q[j]!);
         }
+        b += (max / 127 / 2) * l1;
+      }
+      return b * 1.01 + 1e-6;
+    };
+    const dense = Float32Array.from({ length: dim }, (_, j) => ((j % 7) - 3) / 10);
+    // Only one block of the second group is non-zero: the kernel reads that block alone.
+    const sparse = Float32Array.from({ length: dim }, (_, j) => (j >= 272 && j < 288 ? (j % 5) - 2 : 0));
+    for (const q of [dense, sparse]) {
+      const scores = Array.from(int8.scan(q, rows));
+      const plainScores = Array.from(plain.scan(q, rows));
+      for (const r of [0, 9, 10, 255, 256, 999, 1000]) {
+        expect(Math.abs(scores[r]! - exact(r, q))).toBeLessThanOrEqual(bound(r, q));
+        expect(scores[r]).toBeCloseTo(int8.dot(r, q), 4); // the kernel and the scalar path agree
+        expect(plainScores[r]).toBeCloseTo(exact(r, q), 4);
+        expect(plain.dot(r, q)).toBeCloseTo(exact(r, q), 4);
       }
     }
-    for (const m of [simd, plain]) {
-      m.move(4999, 3);
-      expect(Array.from(m.row(3))).toEqual(Array.from({ length: dim }, (_, j) => value(4999, j)));
-      expect(m.scan(dense, 5000)[3]).toBeCloseTo(expected(4999, dense), 3);
-    }
+    const stored = Array.from(int8.row(1000));
+    for (let j = 0; j < dim; j++) expect(Math.abs(stored[j]! - value(1000, j))).toBeLessThanOrEqual((j < 256 ? 1 : 0.01) / 254 + 1e-7);
+    int8.move(1000, 3);
+    plain.move(1000, 3);
+    expect(Array.from(int8.row(3))).toEqual(stored);
+    expect(Array.from(plain.row(3))).toEqual(Array.from({ length: dim }, (_, j) => value(1000, j)));
+    expect(int8.scan(dense, rows)[3]).toBeCloseTo(int8.dot(1000, dense), 4);
     // Same search through the SIMD cache (dim 32) and the JavaScript one (dim 20 pads nothing).
     for (const d of [32, 20]) {
       const db = openInMemoryDatabase();
       const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: d });
       const unit = (seed: number) => {
-        const v = Float32Array.from({ length: d }, (_, j) => Math.sin(seed * 13 + j));
+        // A frequency per seed: distinct rows (seed·13 + j phases repeat within int8 rounding, e.g. seeds 7 and 36).
+        const v = Float32Array.from({ length: d }, (_, j) => Math.sin((seed + 1) * (j + 1)));
         const n = Math.hypot(...v);
         return v.map((x) => x / n);
       };
       for (let i = 0; i < 50; i++) await index.upsert('t', { ...doc(`m${i}`, `x ${i}`), vector: unit(i) });
       const hits = (await index.channelSearch('t', 'dense', { text: '', vector: unit(7), mode: 'vector-only', limit: 3, filters: { namespaces: null } })).hits;
       expect(hits[0]!.memoryId).toBe('m7');
-      expect(hits[0]!.score).toBeCloseTo(1, 4);
+      expect(hits[0]!.score).toBeCloseTo(1, 2);
     }
   });
 });

@@ -10,7 +10,7 @@ import { TopK, dot, type RowFilter, type TenantCache } from './tenant-cache.js';
  *
  * Built in the background (the matrix products run on the TensorFlow.js WebAssembly backend, already
  * loaded for the local embedder, in slices that yield to the event loop); until it is ready, searches
- * fall back to the exact scan. Vectors written after the build are assigned to their nearest centroid
+ * fall back to the full scan. Vectors written after the build are assigned to their nearest centroid
  * on the next search; the index retrains when the tenant grew by half since training.
  */
 export interface IvfOptions {
@@ -89,8 +89,8 @@ export class IvfIndex {
     if (this.building) return;
     this.building = this.build()
       .catch((err: unknown) => {
-        // A failed build leaves the exact scan in charge; the next search may try again.
-        console.error('IVF build failed; the exact scan stays in use:', err);
+        // A failed build leaves the full scan in charge; the next search may try again.
+        console.error('IVF build failed; the full scan stays in use:', err);
       })
       .finally(() => {
         this.building = null;

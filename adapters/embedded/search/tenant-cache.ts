@@ -1,7 +1,7 @@
 import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
 import { preparedStatement } from '../statement-cache.js';
-import { SimdMatrix } from './simd-scan.js';
+import { Int8Matrix } from './int8-scan.js';
 import { NamespaceTimeline } from './namespace-timeline.js';
 import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
@@ -10,7 +10,7 @@ export { dot } from './vector-rows.js';
 
 /**
  * In-process copy of one tenant's index documents, kept current from the `search_changes` log: every
- * document's vector (`VectorRows`: block-major in WebAssembly memory for the SIMD scan, or a row-major
+ * document's vector (`VectorRows`: int8 rows block-major in WebAssembly memory for the SIMD scan, or a row-major
  * array; row i = document i) and the attributes a search needs besides (filter fields, memory id,
  * quality, write time, and each namespace's documents in write order). A search reads them here instead
  * of a row per candidate through libsql. The database stays the source of truth; a cache never answers
@@ -63,24 +63,24 @@ export class TenantCache {
   readonly position = new Map<number, number>();
   /** Bumped on every change; approximate indexes built on this cache compare it. */
   version = 0;
-  /** Rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a plain array. */
+  /** int8 rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a float array. */
   private readonly rows: VectorRows;
   private readonly zeroRow: Uint8Array;
 
   constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
-    this.rows = options.simd !== false && SimdMatrix.supports(dim) ? new SimdMatrix(dim) : new RowMajorRows(dim);
+    this.rows = options.simd !== false && Int8Matrix.supports(dim) ? new Int8Matrix(dim) : new RowMajorRows(dim);
     this.zeroRow = new Uint8Array(dim * 4);
   }
 
   get usesSimd(): boolean {
-    return this.rows instanceof SimdMatrix;
+    return this.rows instanceof Int8Matrix;
   }
 
   /** Approximate: vectors and typed columns, plus ~100 bytes of strings and map entry per document. */
   get bytes(): number {
-    return this.capacity * (this.dim * 4 + 19) + this.size * 160;
+    return this.capacity * (this.rows.bytesPerRow + 19) + this.size * 160;
   }
 
   private grow(min: number): void {
@@ -266,8 +266,8 @@ export class TenantCache {
     return { before: line.neighbour(docId, time, -1, windowMs, ok), after: line.neighbour(docId, time, 1, windowMs, ok) };
   }
 
-  /** Exact cosine (dot product of unit vectors) over every row passing the filter; best `k` first. */
-  exactSearch(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
+  /** Cosine (dot product of unit vectors, rows as stored) over every row passing the filter; best `k` first. */
+  fullScan(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
     const top = new TopK(k);
     const scores = this.rows.scan(q, this.size);
     // Once the heap is full, a row can only enter above its minimum: the filter is checked for those

@@ -1,21 +1,24 @@
 /**
- * Storage of a tenant's vectors in memory: `n` rows of `dim` floats addressed by row number. Two layouts
- * serve it: the WebAssembly SIMD matrix (`simd-scan.ts`, block-major) and this plain row-major array for
- * dimensions the kernel does not take or runtimes without WebAssembly SIMD.
+ * Storage of a tenant's vectors in memory: `n` rows of `dim` values addressed by row number. Two layouts
+ * serve it: int8 rows in a WebAssembly SIMD matrix (`int8-scan.ts`, block-major, values rounded to a
+ * step per group of 256 dimensions) and this plain row-major float array for dimensions the kernel does
+ * not take or runtimes without WebAssembly SIMD.
  */
 export interface VectorRows {
   readonly dim: number;
+  /** Memory per row, for the cache budget. */
+  readonly bytesPerRow: number;
   /** Makes room for `capacity` rows, keeping the first `used`. */
   reserve(capacity: number, used: number): void;
   /** Row i := the little-endian float32 bytes of a vector (dim × 4 bytes). */
   set(i: number, bytes: Uint8Array): void;
   /** Row `to` := row `from`. */
   move(from: number, to: number): void;
-  /** A copy of row i. */
+  /** A copy of row i, as stored. */
   row(i: number): Float32Array;
-  /** dot(row i, q). */
+  /** dot(row i as stored, q). */
   dot(i: number, q: Float32Array): number;
-  /** dot(row r, q) for the first n rows (a view valid until the next call or `reserve`). */
+  /** dot(row r as stored, q) for the first n rows (a view valid until the next call or `reserve`). */
   scan(q: Float32Array, n: number): Float32Array;
 }
 
@@ -24,6 +27,10 @@ export class RowMajorRows implements VectorRows {
   private out = new Float32Array(0);
 
   constructor(readonly dim: number) {}
+
+  get bytesPerRow(): number {
+    return this.dim * 4;
+  }
 
   reserve(capacity: number, used: number): void {
     if (capacity * this.dim <= this.data.length) return;
