@@ -267,7 +267,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     return preparedStatement(this.db, sql);
   }
 
-  // ---- keyword channel: BM25 over FTS5 with the tenant inside the MATCH ---------------------------
+  // ---- keyword channel: BM25 over the tenant's own FTS5 table -------------------------------------
 
   private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
     const table = ftsTable(this.db, c.tenantId, false);

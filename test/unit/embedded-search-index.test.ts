@@ -302,6 +302,16 @@ describe('reads answered from the tenant cache', () => {
     db.close();
   });
 
+  it('compares min_quality with the quality as written (0.7 meets a threshold of 0.7)', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    await index.upsertMany('t', [doc('better-match', 'heron heron heron', { quality: 0.69 }), doc('at-threshold', 'a heron on the river bank', { quality: 0.7 })]);
+    const hits = await index.channelSearch('t', 'keyword', { text: 'heron', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null, minQuality: 0.7 } });
+    expect(hits.hits.map((h) => h.memoryId)).toEqual(['at-threshold', 'better-match']);
+    await index.close();
+    db.close();
+  });
+
   it('reads an entity again with the filter in SQL when the filter drops mentions of a full page', async () => {
     const db = openInMemoryDatabase();
     const index = new EmbeddedSearchIndex(db, info);

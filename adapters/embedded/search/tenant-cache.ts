@@ -53,7 +53,8 @@ export class TenantCache {
   private flagged = new Uint8Array(0);
   /** 0 for a document without a vector of this index's dimension (e.g. during a reindex): never scored. */
   private hasVector = new Uint8Array(0);
-  private quality = new Float32Array(0);
+  // float64: min_quality compares it with the value as written (0.7 as float32 is below 0.7).
+  private quality = new Float64Array(0);
   /** created_at in epoch milliseconds. */
   private createdAt = new Float64Array(0);
   private namespace: string[] = [];
@@ -80,7 +81,7 @@ export class TenantCache {
 
   /** Approximate: vectors and typed columns, plus ~100 bytes of strings and map entry per document. */
   get bytes(): number {
-    return this.capacity * (this.rows.bytesPerRow + 19) + this.size * 160;
+    return this.capacity * (this.rows.bytesPerRow + 23) + this.size * 160;
   }
 
   private grow(min: number): void {
