@@ -108,7 +108,9 @@ export class TenantCache {
 
   /** Adds or updates a document; `bulk` appends to the timelines unsorted (a full load seals them). */
   private put(row: DocRow, bulk = false): void {
-    const time = Date.parse(row.created_at);
+    // created_at is ISO 8601 from the service; anything unparsable sorts first rather than breaking the order.
+    const parsed = Date.parse(row.created_at);
+    const time = Number.isFinite(parsed) ? parsed : 0;
     let i = this.position.get(row.doc_id);
     if (i === undefined) {
       this.grow(this.size + 1);
