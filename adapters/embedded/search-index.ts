@@ -120,6 +120,11 @@ export interface EmbeddedSearchIndexOptions {
   ivf?: Partial<IvfOptions>;
   /** Memory budget of the in-process tenant caches, in bytes (least recently used tenants go first). */
   vectorCacheBytes?: number;
+  /**
+   * Most tenant caches held at once (least recently used go first). Each holds a WebAssembly memory,
+   * and V8 refuses new ones past ~13,000 per process, whatever their size. Default 2,000.
+   */
+  maxCachedTenants?: number;
   /** Candidates each channel contributes before fusion (at least offset + limit). */
   candidateDepth?: number;
 }
@@ -157,6 +162,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly annThreshold: number;
   private readonly ivfOptions: Partial<IvfOptions>;
   private readonly cacheBytes: number;
+  private readonly maxCachedTenants: number;
   private readonly candidateDepth: number;
   private readonly caches = new Map<string, TenantCache>();
   private readonly ivfs = new Map<string, IvfIndex>();
@@ -174,6 +180,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     this.annThreshold = options.annThreshold ?? 200_000;
     this.ivfOptions = options.ivf ?? {};
     this.cacheBytes = options.vectorCacheBytes ?? 1024 * 1024 * 1024;
+    this.maxCachedTenants = Math.max(1, options.maxCachedTenants ?? 2_000);
     this.candidateDepth = options.candidateDepth ?? 100;
   }
 
@@ -323,10 +330,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private evict(keep: string): void {
     let total = 0;
     for (const c of this.caches.values()) total += c.bytes;
+    let count = this.caches.size;
     for (const [id, c] of this.caches) {
-      if (total <= this.cacheBytes) break;
+      if (total <= this.cacheBytes && count <= this.maxCachedTenants) break;
       if (id === keep) continue;
       total -= c.bytes;
+      count--;
       this.caches.delete(id);
       this.ivfs.get(id)?.cancel();
       this.ivfs.delete(id);
@@ -334,9 +343,9 @@ export class EmbeddedSearchIndex implements SearchIndex {
   }
 
   private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: Normalised, exact = false, probes?: number): ChannelHit[] {
-    if (c.size === 0) return [];
+    if (c.vectorCount === 0) return [];
     let hits: { docId: number; score: number }[];
-    if (!exact && c.size > this.annThreshold) {
+    if (!exact && c.vectorCount > this.annThreshold) {
       let ivf = this.ivfs.get(c.tenantId);
       if (!ivf) {
         ivf = new IvfIndex(c, this.ivfOptions);
@@ -349,6 +358,11 @@ export class EmbeddedSearchIndex implements SearchIndex {
     return hits.map((h) => ({ key: h.docId, score: h.score }));
   }
 
+  /** Tenants whose cache this process holds (tests of the eviction). */
+  get cachedTenantCount(): number {
+    return this.caches.size;
+  }
+
   /** Whether the approximate index of a tenant is built and current (benchmarks wait on it). */
   annReady(tenantId: string): boolean {
     const ivf = this.ivfs.get(tenantId);
@@ -358,7 +372,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   /** Builds the approximate index of a tenant now (or waits for the background build) when above the threshold. */
   async warm(tenantId: string): Promise<void> {
     const c = this.cache(tenantId);
-    if (c.size <= this.annThreshold) return;
+    if (c.vectorCount <= this.annThreshold) return;
     let ivf = this.ivfs.get(tenantId);
     if (!ivf) {
       ivf = new IvfIndex(c, this.ivfOptions);

@@ -143,6 +143,61 @@ describe('approximate (IVF) dense search', () => {
   });
 });
 
+describe('approximate (IVF) dense search during a reindex', () => {
+  it('indexes only memories with a vector, counts only them against the threshold, and files a late vector in its own cell', async () => {
+    const db = openInMemoryDatabase();
+    const dim = 32;
+    const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { annThreshold: 1000, ivf: { probes: 2 } });
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rand));
+    const unit = (v: Float32Array) => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const vectorOf = (i: number) => unit(centres[i % 20]!.map((x) => x + rand() * 0.3));
+    const vectors = Array.from({ length: 2000 }, (_, i) => vectorOf(i));
+    // 1,200 with a vector, 800 still waiting for theirs (as while `reindex` runs).
+    await index.upsertMany('t', vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 1200 ? v : null })));
+    await index.warm('t');
+    expect(index.annReady('t')).toBe(true);
+    // Their vectors arrive after the build: each must be found by its own vector.
+    await index.upsertMany('t', vectors.slice(1200).map((v, k) => ({ ...doc(`m${1200 + k}`, `doc ${1200 + k}`), vector: v })));
+    let found = 0;
+    for (let i = 1200; i < 2000; i += 8) {
+      const hits = (await index.channelSearch('t', 'dense', { text: '', vector: vectors[i]!, mode: 'vector-only', limit: 1, filters: { namespaces: null } })).hits;
+      if (hits[0]?.memoryId === `m${i}`) found++;
+    }
+    expect(found).toBe(100);
+    await index.close();
+
+    // 900 vectors among 2,000 memories stay below a threshold of 1,000: the full scan serves them.
+    const db2 = openInMemoryDatabase();
+    const below = new EmbeddedSearchIndex(db2, { model: 'random', dimension: dim }, { annThreshold: 1000 });
+    await below.upsertMany('t', vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 900 ? v : null })));
+    await below.warm('t');
+    expect(below.annReady('t')).toBe(false);
+    await below.close();
+  });
+});
+
+describe('tenant caches', () => {
+  it('holds at most maxCachedTenants caches, least recently used out first, and answers the same after eviction', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info, { maxCachedTenants: 3 });
+    for (let t = 0; t < 5; t++) await index.upsert(`t${t}`, doc(`m${t}`, `lantern number ${t}`));
+    const first = await index.search('t0', q('lantern'));
+    for (let t = 0; t < 5; t++) {
+      const r = await index.search(`t${t}`, q('lantern'));
+      expect(r.hits.map((h) => h.memoryId)).toEqual([`m${t}`]);
+      expect(index.cachedTenantCount).toBeLessThanOrEqual(3);
+    }
+    expect(await index.search('t0', q('lantern'))).toEqual(first);
+    await index.close();
+    db.close();
+  });
+});
+
 describe('SIMD dense scan', () => {
   it('scores int8 rows within their rounding of the float dot product, across growth, moves and sparse queries; the JavaScript fallback is exact', async () => {
     const { Int8Matrix } = await import('../../adapters/embedded/search/int8-scan.js');
@@ -276,6 +331,7 @@ describe('reads answered from the tenant cache', () => {
       limit: 20,
       filters: { namespaces: null, includeSuperseded: true },
     });
+    expect(withSuperseded.hits).toHaveLength(20);
     expect(withSuperseded.hits.every((h) => h.memoryId.startsWith('old'))).toBe(true);
     await index.close();
     db.close();

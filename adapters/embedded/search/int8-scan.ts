@@ -10,8 +10,9 @@
  * value. Scores are products of integers (i32x4.dot_i16x8_s) scaled once per group and row.
  *
  * Layout, as for the float kernel it replaced: block-major, so a query's few blocks are contiguous
- * columns. [query (i16, 32 bytes a block) | block list | groups | scores | int8 columns (16 bytes a row
- * each) | scale columns (f32 a row, one per group)]. The module is assembled here from its bytes and
+ * columns. [query (i16, 32 bytes a block) | block list | groups | the kernel's integer and float
+ * accumulators (one tile) | scores | int8 columns (16 bytes a row each) | scale columns (f32 a row, one
+ * per group)]. The module is assembled here from its bytes and
  * imports its memory, one WebAssembly.Memory per tenant. Dimensions must be multiples of 16; the caller
  * falls back to float rows in JavaScript otherwise, or when WebAssembly SIMD is unavailable.
  */
@@ -231,8 +232,9 @@ export class Int8Matrix implements VectorRows {
   private f32 = new Float32Array(0);
   private u8 = new Uint8Array(0);
 
-  get bytesPerRow(): number {
-    return this.dim + this.groups * 4;
+  /** The whole WebAssembly memory (at least one 64 KiB page, whatever the rows). */
+  get bytes(): number {
+    return this.memory.buffer.byteLength;
   }
 
   static supports(dim: number): boolean {

@@ -101,14 +101,23 @@ export class IvfIndex {
     const tf = await loadTf();
     const c = this.cache;
     const dim = c.dim;
-    const n = c.size;
+    // Rows without a vector (e.g. during a reindex) are not part of the index: they join it as new rows
+    // once their vector arrives (refresh()).
+    const withVector = (): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < c.size; i++) if (c.hasVectorAt(i)) out.push(i);
+      return out;
+    };
+    const trainRows = withVector();
+    const n = trainRows.length;
+    if (n === 0) throw new Error('no vectors to index');
     const nLists = this.options.lists > 0 ? this.options.lists : Math.max(8, Math.round(Math.sqrt(n)));
     const sampleSize = Math.min(n, nLists * this.options.samplePerList);
     // Deterministic sample: evenly spaced rows.
     const step = n / sampleSize;
     const sample = new Float32Array(sampleSize * dim);
     for (let s = 0; s < sampleSize; s++) {
-      const i = Math.floor(s * step);
+      const i = trainRows[Math.floor(s * step)]!;
       sample.set(c.row(i), s * dim);
     }
     const cent = new Float32Array(nLists * dim);
@@ -161,10 +170,11 @@ export class IvfIndex {
     }
     // Assign every row of the cache as it is now (the cache may change meanwhile; see refresh()).
     const version = c.version;
-    const size = c.size;
+    const indexed = withVector();
+    const size = indexed.length;
     const rows = new Float32Array(size * dim);
-    for (let i = 0; i < size; i++) rows.set(c.row(i), i * dim);
-    const docIds = c.docIds.slice(0, size);
+    for (let k = 0; k < size; k++) rows.set(c.row(indexed[k]!), k * dim);
+    const docIds = indexed.map((i) => c.docIds[i]!);
     const a = await assignRows(rows, size);
     const lists: number[][] = Array.from({ length: nLists }, () => []);
     const assigned = new Map<number, number>();
@@ -187,6 +197,7 @@ export class IvfIndex {
     const dim = c.dim;
     const present = new Set<number>();
     for (let i = 0; i < c.size; i++) {
+      if (!c.hasVectorAt(i)) continue; // not indexed; a doc that lost its vector is dropped below
       const id = c.docIds[i]!;
       present.add(id);
       if (this.assigned.has(id)) continue;
@@ -215,7 +226,7 @@ export class IvfIndex {
     // Vectors may have been replaced in place (same doc id, new embedding): their cell is then stale
     // until the next retrain; the exact rescoring below still uses the current vector.
     this.builtVersion = c.version;
-    if (c.size > this.trainedSize * 1.5) this.startBuild();
+    if (c.vectorCount > this.trainedSize * 1.5) this.startBuild();
   }
 
   /** Approximate top-k, or null while the index is not built yet. */

@@ -68,10 +68,13 @@ export class TenantCache {
   private readonly rows: VectorRows;
   private readonly zeroRow: Uint8Array;
 
+  /** Documents holding a vector of this index's dimension (the dense channel's rows). */
+  vectorCount = 0;
+
   constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
-    this.rows = options.simd !== false && Int8Matrix.supports(dim) ? new Int8Matrix(dim) : new RowMajorRows(dim);
+    this.rows = options.simd !== false && Int8Matrix.supports(dim) ? newInt8Matrix(dim) ?? new RowMajorRows(dim) : new RowMajorRows(dim);
     this.zeroRow = new Uint8Array(dim * 4);
   }
 
@@ -79,9 +82,14 @@ export class TenantCache {
     return this.rows instanceof Int8Matrix;
   }
 
-  /** Approximate: vectors and typed columns, plus ~100 bytes of strings and map entry per document. */
+  /** Approximate: the rows' storage, the typed columns, ~160 bytes of strings and map entries per document. */
   get bytes(): number {
-    return this.capacity * (this.rows.bytesPerRow + 23) + this.size * 160;
+    return this.rows.bytes + this.capacity * 23 + this.size * 160 + 1024;
+  }
+
+  /** Whether row i holds a vector. */
+  hasVectorAt(i: number): boolean {
+    return this.hasVector[i] === 1;
   }
 
   private grow(min: number): void {
@@ -97,34 +105,47 @@ export class TenantCache {
     this.capacity = cap;
   }
 
-  private timeline(namespace: string): NamespaceTimeline {
+  /**
+   * Enters a document in its namespace's timeline. A created_at that does not parse (the service always
+   * writes ISO 8601) stays out of every timeline: it has no neighbours and is nobody's, as when the
+   * neighbours were found in SQL by time difference.
+   */
+  private enter(namespace: string, docId: number, time: number, bulk: boolean): void {
+    if (Number.isNaN(time)) return;
     let t = this.timelines.get(namespace);
     if (!t) {
       t = new NamespaceTimeline();
       this.timelines.set(namespace, t);
     }
-    return t;
+    if (bulk) t.append(docId, time);
+    else t.insert(docId, time);
+  }
+
+  private leave(namespace: string, docId: number, time: number): void {
+    const t = this.timelines.get(namespace);
+    if (!t || Number.isNaN(time)) return;
+    t.remove(docId, time);
+    if (t.size === 0) this.timelines.delete(namespace);
   }
 
   /** Adds or updates a document; `bulk` appends to the timelines unsorted (a full load seals them). */
   private put(row: DocRow, bulk = false): void {
-    // created_at is ISO 8601 from the service; anything unparsable sorts first rather than breaking the order.
-    const parsed = Date.parse(row.created_at);
-    const time = Number.isFinite(parsed) ? parsed : 0;
+    const time = Date.parse(row.created_at);
     let i = this.position.get(row.doc_id);
     if (i === undefined) {
       this.grow(this.size + 1);
       i = this.size++;
       this.position.set(row.doc_id, i);
-      if (bulk) this.timeline(row.namespace).append(row.doc_id, time);
-      else this.timeline(row.namespace).insert(row.doc_id, time);
-    } else if (this.namespace[i] !== row.namespace || this.createdAt[i] !== time) {
-      this.timeline(this.namespace[i]!).remove(row.doc_id, this.createdAt[i]!);
-      this.timeline(row.namespace).insert(row.doc_id, time);
+      this.hasVector[i] = 0;
+      this.enter(row.namespace, row.doc_id, time, bulk);
+    } else if (this.namespace[i] !== row.namespace || !Object.is(this.createdAt[i], time)) {
+      this.leave(this.namespace[i]!, row.doc_id, this.createdAt[i]!);
+      this.enter(row.namespace, row.doc_id, time, false);
     }
     const withVector = row.vector !== null && row.vector.byteLength === this.dim * 4;
     const bytes = !withVector ? this.zeroRow : row.vector instanceof Uint8Array ? row.vector : new Uint8Array(row.vector!);
     this.rows.set(i, bytes);
+    this.vectorCount += (withVector ? 1 : 0) - this.hasVector[i]!;
     this.hasVector[i] = withVector ? 1 : 0;
     this.docIds[i] = row.doc_id;
     this.status[i] = STATUS_CODE[row.status];
@@ -139,7 +160,8 @@ export class TenantCache {
   private drop(docId: number): void {
     const i = this.position.get(docId);
     if (i === undefined) return;
-    this.timeline(this.namespace[i]!).remove(docId, this.createdAt[i]!);
+    this.leave(this.namespace[i]!, docId, this.createdAt[i]!);
+    this.vectorCount -= this.hasVector[i]!;
     const last = this.size - 1;
     if (i !== last) {
       this.rows.move(last, i);
@@ -167,6 +189,7 @@ export class TenantCache {
     const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
     const count = db.prepare('SELECT COUNT(*) AS n FROM search_docs WHERE tenant_id = ?').get([this.tenantId]) as { n: number };
     this.size = 0;
+    this.vectorCount = 0;
     this.capacity = 0;
     this.position.clear();
     this.timelines.clear();
@@ -263,8 +286,9 @@ export class TenantCache {
   adjacent(docId: number, f: RowFilter, windowMs: number): { before: number | null; after: number | null } {
     const i = this.position.get(docId);
     if (i === undefined) return { before: null, after: null };
-    const line = this.timelines.get(this.namespace[i]!)!;
+    const line = this.timelines.get(this.namespace[i]!);
     const time = this.createdAt[i]!;
+    if (!line || Number.isNaN(time)) return { before: null, after: null };
     const ok = (id: number) => this.acceptsDoc(id, f);
     return { before: line.neighbour(docId, time, -1, windowMs, ok), after: line.neighbour(docId, time, 1, windowMs, ok) };
   }
@@ -303,6 +327,16 @@ export class TenantCache {
   /** dot(row i, q). */
   dotRow(i: number, q: Float32Array): number {
     return this.rows.dot(i, q);
+  }
+}
+
+/** An int8 matrix, or null when the runtime refuses another WebAssembly memory (one per cached tenant). */
+function newInt8Matrix(dim: number): Int8Matrix | null {
+  try {
+    return new Int8Matrix(dim);
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
   }
 }
 

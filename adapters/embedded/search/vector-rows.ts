@@ -6,8 +6,8 @@
  */
 export interface VectorRows {
   readonly dim: number;
-  /** Memory per row, for the cache budget. */
-  readonly bytesPerRow: number;
+  /** Memory held, for the cache budget. */
+  readonly bytes: number;
   /** Makes room for `capacity` rows, keeping the first `used`. */
   reserve(capacity: number, used: number): void;
   /** Row i := the little-endian float32 bytes of a vector (dim × 4 bytes). */
@@ -28,8 +28,8 @@ export class RowMajorRows implements VectorRows {
 
   constructor(readonly dim: number) {}
 
-  get bytesPerRow(): number {
-    return this.dim * 4;
+  get bytes(): number {
+    return this.data.byteLength + this.out.byteLength;
   }
 
   reserve(capacity: number, used: number): void {
