@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     await index.warm('target');
     const alone = await measure(index, 'target', queries, qv, use);
 
-    // The exact scan's own cost, and an IVF index over the same tenant (even below the default
+    // The full scan's own cost, and an IVF index over the same tenant (even below the default
     // threshold) with its recall@10 against the full scan, build time and latency per probe count.
     const annIndex = new EmbeddedSearchIndex(db, { model: hasher.model, dimension: DIM }, { annThreshold: 1000 });
     const ta = performance.now();

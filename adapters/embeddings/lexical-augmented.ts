@@ -3,7 +3,7 @@ import { lexicalVectorInto } from './lexical-features.js';
 
 export interface LexicalAugmentedOptions {
   /** Buckets of the hashed lexical part (default 1024). Base + lexical must stay a multiple of 16, the
-   * SIMD scan's unit (`adapters/embedded/search/simd-scan.ts`). */
+   * SIMD scan's unit (`adapters/embedded/search/int8-scan.ts`). */
   lexicalDimension?: number;
   /** Share of the cosine that comes from the lexical part, in [0, 1] (default DEFAULT_LEXICAL_SHARE). */
   lexicalShare?: number;
