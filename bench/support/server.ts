@@ -48,16 +48,18 @@ export async function spawnServer(dataDir: string, processes: number, env: Recor
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitReady(url, timeoutMs);
-  return {
-    url,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
   };
+  try {
+    await waitReady(url, timeoutMs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, child, stop };
 }
 
 /** CPU time (ms) a process and its children (the processes of `--processes N`) have used so far, from /proc (Linux); null elsewhere. */
