@@ -12,9 +12,9 @@
  * Layout, as for the float kernel it replaced: block-major, so a query's few blocks are contiguous
  * columns. [query (i16, 32 bytes a block) | block list | groups | the kernel's integer and float
  * accumulators (one tile) | scores | int8 columns (16 bytes a row each) | scale columns (f32 a row, one
- * per group)]. The module is assembled here from its bytes and
- * imports its memory, one WebAssembly.Memory per tenant. Dimensions must be multiples of 16; the caller
- * falls back to float rows in JavaScript otherwise, or when WebAssembly SIMD is unavailable.
+ * per group)]. The module is assembled here from its bytes and imports its memory, one WebAssembly.Memory
+ * per tenant. Dimensions must be multiples of 16; the caller falls back to float rows in JavaScript
+ * otherwise, or when WebAssembly SIMD is unavailable.
  */
 import type { VectorRows } from './vector-rows.js';
 
