@@ -100,19 +100,23 @@ describe('EmbeddedSearchIndex across processes sharing one file', () => {
   });
 });
 
+/** Deterministic clustered unit vectors: a seeded generator, 20 random centres, and normalisation. */
+function clusteredSpace(dim: number, seed: number) {
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rand));
+  const unit = (v: Float32Array) => {
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  return { rand, centres, unit };
+}
+
 describe('approximate (IVF) dense search', () => {
   it('matches the full scan closely on clustered data and respects filters', async () => {
     const db = openInMemoryDatabase();
     const dim = 32;
     const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { annThreshold: 500, ivf: { probes: 8 } });
-    // Deterministic clustered unit vectors.
-    let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rand));
-    const unit = (v: Float32Array) => {
-      const n = Math.hypot(...v);
-      return v.map((x) => x / n);
-    };
+    const { rand, centres, unit } = clusteredSpace(dim, 42);
     const docs: IndexedMemory[] = [];
     for (let i = 0; i < 3000; i++) {
       const c = centres[i % 20]!;
@@ -148,13 +152,7 @@ describe('approximate (IVF) dense search during a reindex', () => {
     const db = openInMemoryDatabase();
     const dim = 32;
     const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { annThreshold: 1000, ivf: { probes: 2 } });
-    let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rand));
-    const unit = (v: Float32Array) => {
-      const n = Math.hypot(...v);
-      return v.map((x) => x / n);
-    };
+    const { rand, centres, unit } = clusteredSpace(dim, 7);
     const vectorOf = (i: number) => unit(centres[i % 20]!.map((x) => x + rand() * 0.3));
     const vectors = Array.from({ length: 2000 }, (_, i) => vectorOf(i));
     // 1,200 with a vector, 800 still waiting for theirs (as while `reindex` runs).
