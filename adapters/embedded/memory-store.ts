@@ -14,6 +14,7 @@ import {
   type UpdateMemoryOp,
   type VersionSnapshot,
 } from '../../server/ports/memories.js';
+import { CandidateCache } from './candidate-cache.js';
 import type { EmbeddedDatabase } from './database.js';
 
 /**
@@ -203,10 +204,14 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     }
     stmt.run(keys.flatMap((k) => [tenantId, namespace, k, at, memoryId]));
   };
-  const bySubject = db.prepare(`SELECT ${CANDIDATE_COLUMNS.replace(/(^|, )/g, '$1m.')} FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
+  // Candidate lookups return ids and committed versions only; content comes from `candidateCache`
+  // or, for the ones it lacks, one read of `candidateRows` (see candidate-cache.ts).
+  const bySubject = db
+    .prepare(`SELECT m.id, m.committed_version FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
     WHERE s.tenant_id = ? AND s.namespace = ? AND s.subject = ?
       AND m.tenant_id = s.tenant_id AND m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0
-    ORDER BY s.committed_at DESC LIMIT ?`);
+    ORDER BY s.committed_at DESC LIMIT ?`)
+    .raw(true);
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
   const consumeWrite = db.prepare('DELETE FROM memory_writes WHERE id = ? AND tenant_id = ? AND memory_id = ? AND version = ?');
@@ -225,9 +230,17 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       head_version = ?, committed_version = ?, status = ?, contradiction_status = ?, contradiction_policy = ?,
       conflicts_with = ?, superseded_by = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND committed_version = ? AND head_version = committed_version AND pending_count = 0`);
-  const byFingerprint = db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM memories
+  const byFingerprint = db
+    .prepare(`SELECT id, committed_version FROM memories
     WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
-    ORDER BY committed_at DESC LIMIT ?`);
+    ORDER BY committed_at DESC LIMIT ?`)
+    .raw(true);
+  // The same conditions as the lookups: a memory that changed since (a write queued, a delete) is no
+  // longer a candidate, and a row read here is always a committed version's content.
+  const candidateRows = db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM memories
+    WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))
+      AND status = 'active' AND merged_into IS NULL AND pending_count = 0`);
+  const candidateCache = new CandidateCache();
   const getSettings = db.prepare('SELECT contradiction_policy, updated_at FROM memory_settings WHERE tenant_id = ?');
   const putSettings = db.prepare(`INSERT INTO memory_settings (tenant_id, contradiction_policy, updated_at) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET contradiction_policy = excluded.contradiction_policy, updated_at = excluded.updated_at`);
@@ -410,22 +423,38 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     },
 
     async findCandidates(tenantId, q) {
-      const found = new Map<string, MemoryCandidate>();
+      const wanted = new Map<string, number>(); // id → committed version, in lookup order
       const exclude = new Set(q.excludeIds ?? []);
       if (q.fingerprint) {
-        for (const row of byFingerprint.all([tenantId, q.namespace, q.fingerprint, q.limit]) as CandidateRow[]) {
-          if (!exclude.has(row.id)) found.set(row.id, toCandidate(row));
+        for (const [id, version] of byFingerprint.all([tenantId, q.namespace, q.fingerprint, q.limit]) as [string, number][]) {
+          if (!exclude.has(id)) wanted.set(id, version);
         }
       }
       // Keys in the caller's order (most specific first), each a bounded newest-first range scan.
       for (const subject of [...new Set(q.subjects ?? [])].slice(0, 16)) {
-        if (found.size >= q.limit) break;
-        for (const row of bySubject.all([tenantId, q.namespace, subject, q.limit + exclude.size]) as CandidateRow[]) {
-          if (found.size >= q.limit) break;
-          if (!exclude.has(row.id) && !found.has(row.id)) found.set(row.id, toCandidate(row));
+        if (wanted.size >= q.limit) break;
+        for (const [id, version] of bySubject.all([tenantId, q.namespace, subject, q.limit + exclude.size]) as [string, number][]) {
+          if (wanted.size >= q.limit) break;
+          if (!exclude.has(id) && !wanted.has(id)) wanted.set(id, version);
         }
       }
-      return [...found.values()];
+      const found = new Map<string, MemoryCandidate>();
+      const missing: string[] = [];
+      for (const [id, version] of wanted) {
+        const held = candidateCache.get(id, version);
+        if (held) found.set(id, held);
+        else missing.push(id);
+      }
+      if (missing.length > 0) {
+        for (const row of candidateRows.all([tenantId, JSON.stringify(missing)]) as CandidateRow[]) found.set(row.id, candidateCache.put(toCandidate(row)));
+      }
+      // In lookup order; a memory that stopped being a candidate between the two reads is left out.
+      const out: MemoryCandidate[] = [];
+      for (const id of wanted.keys()) {
+        const c = found.get(id);
+        if (c) out.push(c);
+      }
+      return out;
     },
 
     async commitConsolidation(tenantId, plan) {

@@ -315,6 +315,25 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 })).toEqual([]);
     });
 
+    it('returns each candidate with the content of its latest committed version', async () => {
+      const r = await create(tenant, 'Alice lives in Paris');
+      if (r.kind !== 'accepted') throw new Error(r.kind);
+      const id = r.receipt.memoryId;
+      await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
+      const lookup = () => f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 });
+      expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 1, 'Alice lives in Paris']]);
+      // Read again after a new version: the earlier answer (which a store may keep) is not reused.
+      await update(tenant, id, 'Alice lives in Lyon');
+      await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
+      expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 2, 'Alice lives in Lyon']]);
+      // A rollback is a new version too, with the older content.
+      await f.queue.enqueue(tenant, { kind: 'rollback', memoryId: id, targetVersion: 1, ifMatch: null, allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT });
+      await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
+      expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 3, 'Alice lives in Paris']]);
+      await f.memories.delete(tenant, id);
+      expect(await lookup()).toEqual([]);
+    });
+
     it('applies a queued write exactly once: a replayed plan commits nothing', async () => {
       const r = await create(tenant, 'once');
       const r2 = await create(tenant, 'twice');
