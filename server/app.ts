@@ -9,7 +9,7 @@ import { createRestHandler } from '../adapters/rest/openapi-handler.js';
 import { appRouter } from '../routers/_app.js';
 import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
-import type { Logger } from './logger.js';
+import { accessLogger } from './logger.js';
 import { jsonBody } from './http/body.js';
 import { compileTrust } from './http/client-address.js';
 import { createDocsHandler } from './http/docs.js';
@@ -35,7 +35,7 @@ export function createApp(services: Services): RequestListener {
   const { config, logger } = services;
   const trust = compileTrust(config.TRUST_PROXY);
   const logRequest = pinoHttp({
-    logger,
+    logger: accessLogger(logger),
     genReqId: (_req, res) => localsOf(res).requestId,
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     serializers: {
@@ -104,7 +104,8 @@ export function createApp(services: Services): RequestListener {
     assignRequestId(req, res);
     metrics.observe(req, res);
     logRequest(req, res);
-    localsOf(res).log = (req as IncomingMessage & { log?: Logger }).log;
+    // Handlers log with the request id bound, through the redacting logger (not pino-http's `req.log`).
+    localsOf(res).log = logger.child({ reqId: localsOf(res).requestId });
     secureHeaders(req, res, (err?: unknown) => {
       if (err) return respondError(err, res);
       if (!allowOrigins) return route(req, res);
