@@ -338,6 +338,7 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     deleteWrites.run([tenantId, memoryId]);
     deleteSubjects.run([memoryId]);
     index.remove(tenantId, memoryId);
+    candidateCache.delete(memoryId);
     return row;
   };
 

@@ -322,6 +322,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
       const lookup = () => f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 });
       expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 1, 'Alice lives in Paris']]);
+      expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 1, 'Alice lives in Paris']]);
       // Read again after a new version: the earlier answer (which a store may keep) is not reused.
       await update(tenant, id, 'Alice lives in Lyon');
       await consolidateAll(tenant, () => ({ subjects: ['alice'] }));

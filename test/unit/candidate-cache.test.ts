@@ -16,15 +16,32 @@ const candidate = (id: string, version: number, content = `content of ${id}`): M
 });
 
 describe('CandidateCache', () => {
-  it('answers only for the version it holds', () => {
+  it('answers only for the version it holds, and drops an entry asked for at another version', () => {
     const cache = new CandidateCache();
     cache.put(candidate('m1', 2, 'v2'));
     expect(cache.get('m1', 2)?.content).toBe('v2');
-    expect(cache.get('m1', 1)).toBeUndefined();
     expect(cache.get('m1', 3)).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.heldChars).toBe(0);
     cache.put(candidate('m1', 3, 'v3'));
     expect(cache.get('m1', 3)?.content).toBe('v3');
     expect(cache.size).toBe(1);
+  });
+
+  it('keeps the text it holds within its character budget, and forgets a deleted memory', () => {
+    const cache = new CandidateCache(100, 25);
+    cache.put(candidate('a', 1, 'x'.repeat(10)));
+    cache.put(candidate('b', 1, 'y'.repeat(10)));
+    expect(cache.heldChars).toBe(20);
+    cache.put(candidate('c', 1, 'z'.repeat(10))); // 30 > 25: the least recently used goes
+    expect(cache.get('a', 1)).toBeUndefined();
+    expect(cache.heldChars).toBe(20);
+    cache.put(candidate('huge', 1, 'h'.repeat(26))); // larger than the whole budget: handed back, not held
+    expect(cache.get('huge', 1)).toBeUndefined();
+    expect(cache.size).toBe(2);
+    cache.delete('b');
+    expect(cache.get('b', 1)).toBeUndefined();
+    expect(cache.heldChars).toBe(10);
   });
 
   it('evicts the least recently used entry past its capacity', () => {
