@@ -3,13 +3,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import cors from 'cors';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { buildOpenApiDocument } from '../adapters/rest/openapi-document.js';
 import { createRestHandler } from '../adapters/rest/openapi-handler.js';
 import { appRouter } from '../routers/_app.js';
 import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
-import { accessLogger } from './logger.js';
+import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
 import { compileTrust } from './http/client-address.js';
 import { createDocsHandler } from './http/docs.js';
@@ -34,16 +33,7 @@ type Next = (err?: unknown) => void;
 export function createApp(services: Services): RequestListener {
   const { config, logger } = services;
   const trust = compileTrust(config.TRUST_PROXY);
-  const logRequest = pinoHttp({
-    logger: accessLogger(logger),
-    genReqId: (_req, res) => localsOf(res).requestId,
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-  });
+  const logRequest = createAccessLog(logger);
   const secureHeaders = helmet({
     contentSecurityPolicy: {
       directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] },
@@ -127,10 +117,4 @@ function ifNoneMatch(req: IncomingMessage, tag: string): boolean {
     const v = t.trim();
     return v === '*' || v === tag || v === `W/${tag}`;
   });
-}
-
-/** Query strings may carry cursors or filters; never log them verbatim past the path. */
-function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?…`;
 }
