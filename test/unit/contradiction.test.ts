@@ -41,6 +41,12 @@ describe('offline detectContradiction — contradictions', () => {
     ['Alice likes cats', 'Alice does not like cats', 'alice', 'like'],
     ['Alice lives in Paris and works at Globex', 'Alice works at Acme', 'alice', 'employer'],
     ['Alice moved to Berlin. She works at Acme.', 'Alice lives in Paris. She loves croissants.', 'alice', 'residence'],
+    // Transcript lines: "I" is the speaker.
+    ['[1:56 pm on 8 May, 2023] Jon: I moved to Berlin', '[1:50 pm on 1 May, 2023] Jon: I live in London', 'jon', 'residence'],
+    ['Jon: My favorite color is green', 'Jon: My favourite colour is blue', 'jon', 'favorite-color'],
+    ['Jon: I moved to Berlin', 'Jon lives in London', 'jon', 'residence'],
+    // A label that is not a name leaves "I" as the user.
+    ['Note: I moved to Berlin', 'I live in London', 'user', 'residence'],
   ])('%j contradicts %j', (newer, older, subject, attribute) => {
     const r = check(newer, older);
     expect(r.contradicts).toBe(true);
@@ -85,6 +91,14 @@ describe('offline detectContradiction — no contradiction', () => {
     ['Alice lives in Paris', 'Alice lives in Paris'],
     ['', 'Alice lives in Paris'],
     ['Meeting notes: ship v2 on Friday', 'Alice lives in Paris'],
+    // Two speakers of one conversation are two subjects, and neither is the user.
+    [
+      "[9:32 am on 8 February, 2023] Jon: Thanks, Gina! Your pep-talk really meant a lot. I'm not gonna give up on my dreams - my dance studio needs the hard work I'm putting in.",
+      "[12:48 am on 1 February, 2023] Gina: Thanks. Your support means a lot. I'm sure with my hard work and effort, I can make a special shopping experience for my customers. It's tough but I'm up for the challenge!",
+    ],
+    ['Gina: I moved to Berlin', 'Jon: I live in London'],
+    ['Gina: My favorite color is green', 'Jon: My favourite colour is blue'],
+    ['Gina: I moved to Berlin', 'I live in London'],
   ])('%j vs %j', (newer, older) => {
     expect(check(newer, older)).toEqual({ contradicts: false, detector: 'offline' });
   });

@@ -23,7 +23,8 @@
  *      "Alice visited Rome" / "Alice visited Paris" is no contradiction).
  * The subject is the text before the predicate, with auxiliaries, negations and adverbs peeled off
  * its end; compromise then picks the proper noun (the last person name, else the last proper noun),
- * "I"/"me"/"the user" → "user", he/she/they → the previous named subject of the same text, else the
+ * "I"/"me" → "user" (or the speaker of a transcript line such as "[time] Jon: I moved…", when the
+ * label is a person's name), "the user" → "user", he/she/they → the previous named subject of the same text, else the
  * head noun. Place, organisation and person values must be proper names (capitalised) — "lives in a
  * flat" is not a residence. Values are compared after normalisation; one value contained in the
  * other ("Paris" / "Paris, France", "Acme" / "Acme Corp") or places of different granularity
@@ -173,6 +174,8 @@ function isName(t: TermJson): boolean {
 interface SubjectContext {
   lastNamed: string | null;
   tag?: Tagger;
+  /** Who "I" is: the speaker of a transcript line ("Jon: I moved…"), otherwise the user. */
+  self?: string;
 }
 
 /** Canonical subject of a subject phrase, or null when there is none (or it cannot be resolved). */
@@ -181,7 +184,8 @@ export function canonicalSubject(phrase: string, ctx: SubjectContext = { lastNam
   if (!cleaned) return null;
   const lower = cleaned.toLowerCase();
   const lastWord = lower.split(' ').at(-1) ?? '';
-  if (FIRST_PERSON.has(lower) || lower.endsWith(' i') || lower === 'the user') return 'user';
+  const self = ctx.self ?? 'user';
+  if (FIRST_PERSON.has(lower) || lower.endsWith(' i') || lower === 'the user') return lower === 'user' || lower === 'the user' ? 'user' : self;
   if (THIRD_PERSON.has(lastWord) && !/\p{Lu}/u.test(cleaned.slice(1))) return ctx.lastNamed;
   const terms = (ctx.tag ?? createTagger())(cleaned);
   // Runs of name terms; possessives end a run and are remembered as owners.
@@ -191,7 +195,7 @@ export function canonicalSubject(phrase: string, ctx: SubjectContext = { lastNam
   for (const t of terms) {
     if (t.tags.includes('Possessive')) {
       const base = t.text.replace(/'s?$/i, '').toLowerCase();
-      owner = base === 'my' || base === 'our' ? 'user' : base;
+      owner = base === 'my' || base === 'our' ? self : base;
       current = null;
       continue;
     }
@@ -451,7 +455,7 @@ function resolveSubject(region: string, ctx: ClauseContext): string | null {
 
 function remember(ctx: ClauseContext, subject: string): void {
   ctx.lastSubject = subject;
-  if (subject !== 'user' && !subject.includes("'")) ctx.lastNamed = subject;
+  if (subject !== 'user' && subject !== ctx.self && !subject.includes("'")) ctx.lastNamed = subject;
 }
 
 function possessiveFacts(clause: string, ctx: ClauseContext): Fact[] | null {
@@ -460,7 +464,7 @@ function possessiveFacts(clause: string, ctx: ClauseContext): Fact[] | null {
   const ownerPhrase = m.groups.owner ?? '';
   const ownerRaw = ownerPhrase.replace(/(?:'s|s')$/u, '');
   const owner = /\b(?:my|our)$/i.test(ownerPhrase)
-    ? 'user'
+    ? (ctx.self ?? 'user')
     : /\b(?:his|her|their)$/i.test(ownerPhrase)
       ? ctx.lastNamed
       : resolveSubject(ownerRaw, ctx);
@@ -558,6 +562,11 @@ export const MAX_FACT_TEXT_CHARS = 4_000;
 export function extractFacts(text: string, tag: Tagger = createTagger()): Fact[] {
   const ctx: ClauseContext = { lastNamed: null, lastSubject: null, tag };
   text = text.slice(0, MAX_FACT_TEXT_CHARS);
+  const speaker = transcriptSpeaker(text, tag);
+  if (speaker) {
+    ctx.self = speaker.name;
+    text = text.slice(speaker.labelLength);
+  }
   const facts: Fact[] = [];
   for (const sentence of sentences(text)) {
     if (/\?\s*$/.test(sentence)) continue;
@@ -569,6 +578,24 @@ export function extractFacts(text: string, tag: Tagger = createTagger()): Fact[]
     }
   }
   return facts;
+}
+
+/** "[time] Name: …" or "Name: …": a line of a conversation, whose first person is its speaker. */
+const SPEAKER_LABEL = /^\s*(?:\[[^\]\n]{1,80}\]\s*)?(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*){0,2}):\s+/u;
+
+/**
+ * The speaker of a transcript line, when its label is a person's name. Agents often store chat turns
+ * as memories; without this, every speaker's "I" was the same "user", so "Gina: I'm up for the
+ * challenge" and "Jon: I'm not gonna give up" contradicted each other. A label that is not a name
+ * ("Note: I moved to Berlin") leaves "I" as the user.
+ */
+function transcriptSpeaker(text: string, tag: Tagger): { name: string; labelLength: number } | null {
+  const m = SPEAKER_LABEL.exec(text);
+  if (!m) return null;
+  const terms = tag(m[1]!);
+  if (terms.length === 0 || !terms.every((t) => t.tags.includes('Person') || t.tags.includes('ProperNoun'))) return null;
+  if (!terms.some((t) => t.tags.includes('Person'))) return null;
+  return { name: m[1]!.toLowerCase(), labelLength: m[0].length };
 }
 
 function describe(f: Fact): string {
