@@ -45,6 +45,8 @@ describe('offline detectContradiction — contradictions', () => {
     ['[1:56 pm on 8 May, 2023] Jon: I moved to Berlin', '[1:50 pm on 1 May, 2023] Jon: I live in London', 'jon', 'residence'],
     ['Jon: My favorite color is green', 'Jon: My favourite colour is blue', 'jon', 'favorite-color'],
     ['Jon: I moved to Berlin', 'Jon lives in London', 'jon', 'residence'],
+    ["I'm not happy anymore", "I'm happy", 'user', 'state'],
+    ['Alice is not retired', 'Alice is retired', 'alice', 'state'],
     // A label that is not a name leaves "I" as the user.
     ['Note: I moved to Berlin', 'I live in London', 'user', 'residence'],
   ])('%j contradicts %j', (newer, older, subject, attribute) => {
@@ -91,6 +93,9 @@ describe('offline detectContradiction — no contradiction', () => {
     ['Alice lives in Paris', 'Alice lives in Paris'],
     ['', 'Alice lives in Paris'],
     ['Meeting notes: ship v2 on Friday', 'Alice lives in Paris'],
+    // A verb phrase or an idiom after "I'm" is no state.
+    ["I'm not gonna give up on my dreams", "I'm up for the challenge!"],
+    ["I'm not about to quit", "I'm about to leave"],
     // Two speakers of one conversation are two subjects, and neither is the user.
     [
       "[9:32 am on 8 February, 2023] Jon: Thanks, Gina! Your pep-talk really meant a lot. I'm not gonna give up on my dreams - my dance studio needs the hard work I'm putting in.",

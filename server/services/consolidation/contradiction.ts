@@ -327,10 +327,17 @@ export interface AttributeRule {
 const COPULA = String.raw`(?:is|am|are|became|has become|have become|remains|remain)`;
 const NEG = String.raw`(?<neg>not\s+|no\s+longer\s+|never\s+)?`;
 
-function classifyState(value: string): { attribute: string; single: boolean } | null {
+function classifyState(value: string, tag: Tagger): { attribute: string; single: boolean } | null {
   const v = normalizeValue(value, 'text');
   if (!v || /^(?:a|an|the|in|at|on|to|from|with|by|for|of|going|being|living|working|moving)\b/.test(v)) return null;
   for (const [attribute, group] of Object.entries(EXCLUSIVE_GROUPS)) if (group.values.includes(v)) return { attribute, single: true };
+  // A state is an adjective or a participle ("tired", "retired"), not the start of a verb phrase or an
+  // idiom: "I'm not gonna give up" is no state "gonna give up", and "I'm up for it" no state "up"
+  // (the two contradicted each other, since one value contains the other).
+  const first = tag(v).find((t) => !t.tags.includes('Adverb'));
+  if (first && (first.tags.includes('Preposition') || first.tags.includes('Pronoun') || (first.tags.includes('Verb') && !first.tags.includes('PastTense')))) {
+    return null;
+  }
   return { attribute: 'state', single: false };
 }
 
