@@ -134,6 +134,12 @@ export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
 }
 
 const CANDIDATE_COLUMNS = 'id, namespace, title, content, tags, type, agent_id, committed_version, injection_flagged, fingerprint';
+/**
+ * What makes a memory a dedupe/contradiction candidate: consolidated, active, not merged, nothing
+ * queued. Every candidate statement applies it, so content read for the cache is always a committed
+ * version's (see candidate-cache.ts). `m` is the alias of `memories`.
+ */
+const IS_CANDIDATE = "m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0";
 
 interface CandidateRow {
   id: string;
@@ -209,7 +215,7 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   const bySubject = db
     .prepare(`SELECT m.id, m.committed_version FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
     WHERE s.tenant_id = ? AND s.namespace = ? AND s.subject = ?
-      AND m.tenant_id = s.tenant_id AND m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0
+      AND m.tenant_id = s.tenant_id AND ${IS_CANDIDATE}
     ORDER BY s.committed_at DESC LIMIT ?`)
     .raw(true);
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
@@ -231,15 +237,14 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       conflicts_with = ?, superseded_by = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND committed_version = ? AND head_version = committed_version AND pending_count = 0`);
   const byFingerprint = db
-    .prepare(`SELECT id, committed_version FROM memories
-    WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND status = 'active' AND merged_into IS NULL AND pending_count = 0
+    .prepare(`SELECT id, committed_version FROM memories m
+    WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND ${IS_CANDIDATE}
     ORDER BY committed_at DESC LIMIT ?`)
     .raw(true);
   // The same conditions as the lookups: a memory that changed since (a write queued, a delete) is no
   // longer a candidate, and a row read here is always a committed version's content.
-  const candidateRows = db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM memories
-    WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))
-      AND status = 'active' AND merged_into IS NULL AND pending_count = 0`);
+  const candidateRows = db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM memories m
+    WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${IS_CANDIDATE}`);
   const candidateCache = new CandidateCache();
   const getSettings = db.prepare('SELECT contradiction_policy, updated_at FROM memory_settings WHERE tenant_id = ?');
   const putSettings = db.prepare(`INSERT INTO memory_settings (tenant_id, contradiction_policy, updated_at) VALUES (?, ?, ?)

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
-import { accessLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { localsOf } from './locals.js';
 
 /**
  * The access log: one line per request (pino-http), at info, warn for 4xx and error for 5xx.
  *
- * It is written WITHOUT pino's redaction pass (`accessLogger`): the wildcard paths cost ~15 µs a line,
+ * It is written WITHOUT pino's redaction pass (a child logger with no redact paths, same destination
+ * and bindings): the wildcard paths cost ~15 µs a line (of ~600 µs of server time per queued write),
  * and every field of these lines is picked here, so none can carry a secret: the request id, method
  * and path (the query string is elided: it may hold cursors or filters), the status, the time, and on
  * failures only the error's type and message (pino's standard error serializer would copy every
@@ -15,7 +16,7 @@ import { localsOf } from './locals.js';
  */
 export function createAccessLog(logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const log = pinoHttp({
-    logger: accessLogger(logger),
+    logger: logger.child({}, { redact: { paths: [] } }),
     genReqId: (_req, res) => localsOf(res).requestId,
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     serializers: {
