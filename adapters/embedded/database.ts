@@ -12,7 +12,22 @@ export type EmbeddedDatabase = InstanceType<typeof Database>;
  */
 export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, fileName));
+  const db = openEmbeddedConnection(embeddedDatabaseFile(dataDir, fileName));
+  runMigrations(db, migrations);
+  return db;
+}
+
+/** The path of the database file in a data directory. */
+export function embeddedDatabaseFile(dataDir: string, fileName = 'tenant-memory.db'): string {
+  return path.join(dataDir, fileName);
+}
+
+/**
+ * One more connection to a database file whose schema is up to date (the write-queue thread's), with
+ * the same settings as the first; it does not run migrations.
+ */
+export function openEmbeddedConnection(file: string): EmbeddedDatabase {
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -30,7 +45,6 @@ export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.
   db.pragma('wal_autocheckpoint = 10000');
   // After a checkpoint resets the WAL, truncate the file back to 64 MiB rather than keeping its peak size.
   db.pragma('journal_size_limit = 67108864');
-  runMigrations(db, migrations);
   return db;
 }
 
