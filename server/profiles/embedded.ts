@@ -2,14 +2,14 @@ import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
-import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { embeddedDatabaseFile, openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
 import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
-import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
+import { ThreadedWriteQueue } from '../../adapters/embedded/threaded-write-queue.js';
 import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
 import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
@@ -24,6 +24,9 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   const db = openEmbeddedDatabase(config.DATA_DIR);
   // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
   const searchIndex = new EmbeddedSearchIndex(db, embedding);
+  // Accepted writes commit on a thread with its own connection, so their SQLite work (and any wait for
+  // the write lock another process holds) is off the event loop that serves HTTP.
+  const writeQueue = new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR));
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
     users: createEmbeddedUsersPort(db),
@@ -40,7 +43,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       upsert: (tenantId, doc) => writeIndexRows(db, tenantId, doc),
       remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
     }),
-    writeQueue: createEmbeddedWriteQueue(db),
+    writeQueue,
     searchIndex,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
@@ -49,6 +52,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       db.prepare('SELECT 1').get();
     },
     async close() {
+      await writeQueue.close(); // answers every write handed to its thread first
       await searchIndex.close();
       db.close();
     },
