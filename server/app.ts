@@ -13,7 +13,6 @@ import { jsonBody } from './http/body.js';
 import { compileTrust } from './http/client-address.js';
 import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
-import { localsOf } from './http/locals.js';
 import { createMetrics } from './http/metrics.js';
 import { assignRequestId } from './http/request-id.js';
 import { sendJson, sendText } from './http/respond.js';
@@ -94,8 +93,6 @@ export function createApp(services: Services): RequestListener {
     assignRequestId(req, res);
     metrics.observe(req, res);
     logRequest(req, res);
-    // Handlers log with the request id bound, through the redacting logger (not pino-http's `req.log`).
-    localsOf(res).log = logger.child({ reqId: localsOf(res).requestId });
     secureHeaders(req, res, (err?: unknown) => {
       if (err) return respondError(err, res);
       if (!allowOrigins) return route(req, res);

@@ -22,7 +22,8 @@ export interface RequestContext {
    */
   origin(): string | null;
   services: Services;
-  logger: Logger;
+  /** The request's logger (redacting, the request id bound), made on first use: most requests never log. */
+  log(): Logger;
   /** A procedure may set the REST status (201, 202) and extra headers; /trpc always answers 200. */
   response: { status?: number; headers: Record<string, string> };
 }
@@ -30,6 +31,7 @@ export interface RequestContext {
 export function createRequestContext(services: Services, req: IncomingMessage, res: ServerResponse, trust: TrustFn): RequestContext {
   const locals = localsOf(res);
   let params: URLSearchParams | undefined;
+  let log: Logger | undefined;
   return {
     requestId: locals.requestId,
     ip: normaliseIp(clientAddress(req, trust)),
@@ -44,7 +46,7 @@ export function createRequestContext(services: Services, req: IncomingMessage, r
     },
     origin: () => requestOrigin(req, trust),
     services,
-    logger: locals.log ?? services.logger,
+    log: () => (log ??= services.logger.child({ reqId: locals.requestId })),
     response: { headers: {} },
   };
 }

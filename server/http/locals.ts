@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../logger.js';
 
-/** What the HTTP layer learns about one exchange and later steps read: its id and its logger. */
+/** What the HTTP layer learns about one exchange and later steps read: its id. */
 export interface ExchangeLocals {
   requestId: string;
-  log?: Logger;
 }
 
 const locals = new WeakMap<ServerResponse, ExchangeLocals>();

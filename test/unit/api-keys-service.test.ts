@@ -290,7 +290,7 @@ describe('requireScope over the real authenticator', () => {
       query: () => undefined,
       origin: () => null,
       services: { apiKeyAuth: service } as unknown as Services,
-      logger: undefined as unknown as RequestContext['logger'],
+      log: () => undefined as unknown as ReturnType<RequestContext['log']>,
       response: { headers: {} },
     } satisfies RequestContext;
     return createCallerFactory(probe)(ctx);
