@@ -7,8 +7,9 @@ export type EmbeddedDatabase = InstanceType<typeof Database>;
 
 /**
  * Opens (or creates) the one database file of the embedded profile and brings its schema up to date.
- * WAL lets readers proceed while the single writer commits; `busy_timeout` lets a second process
- * (a separate `tenant-memory worker`) wait for the write lock instead of failing.
+ * WAL lets readers proceed while the single writer commits; `busy_timeout` lets another connection
+ * (a separate `tenant-memory worker` process, the other processes of `serve --processes N`, the
+ * optional write-queue thread) wait for the write lock instead of failing.
  */
 export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
   mkdirSync(dataDir, { recursive: true });

@@ -25,11 +25,12 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   const db = openEmbeddedDatabase(config.DATA_DIR);
   // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
   const searchIndex = new EmbeddedSearchIndex(db, embedding);
-  // One serving process: accepted writes commit on a thread with its own connection, off the event
-  // loop that serves HTTP, on the core that loop leaves partly idle (+10–20% accepted writes/s). Under
-  // `serve --processes N` each process already has a core; a thread each made it slower (1,397–1,868
-  // vs 1,942–1,984 writes/s on two), so there writes commit on the event loop's own connection.
-  const writeQueue = config.HTTP_PROCESSES > 1 ? createEmbeddedWriteQueue(db) : new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR));
+  // WRITE_QUEUE_THREAD (opt-in, one serving process): accepted writes commit on a thread with its own
+  // connection, on the core the event loop leaves partly idle (see threaded-write-queue.ts for why it
+  // is not the default). Under `serve --processes N` each process already has a core: a thread each
+  // gave 1,397–1,868 writes/s on two, against 1,647–1,984 without.
+  const writeQueue =
+    config.WRITE_QUEUE_THREAD && config.HTTP_PROCESSES === 1 ? new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR)) : createEmbeddedWriteQueue(db);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
     users: createEmbeddedUsersPort(db),

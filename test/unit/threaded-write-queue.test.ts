@@ -69,11 +69,13 @@ describe('ThreadedWriteQueue (writes committed on their own thread and connectio
     expect(await queue.pendingCount(tenant)).toBe(3);
   });
 
-  it('answers every write handed over before it closes', async () => {
+  it('answers every write handed over before it closes, and refuses any after', async () => {
     const writes = Array.from({ length: 300 }, (_, i) => queue.enqueue(tenant, create(randomUUID(), `w${i}`)));
     await queue.close();
     const results = await Promise.all(writes);
     expect(results.every((r) => r.kind === 'accepted')).toBe(true);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?').get([tenant]) as { n: number }).n).toBe(300);
+    await expect(queue.enqueue(tenant, create(randomUUID(), 'too late'))).rejects.toThrow(/closed/);
     expect((db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?').get([tenant]) as { n: number }).n).toBe(300);
   });
 });
