@@ -22,10 +22,12 @@ interface Waiting extends ThreadedEnqueue {
  * the event loop's thread is the bottleneck while the second core is partly idle (+~13% accepted
  * writes/s on two cores). Why it is opt-in (`WRITE_QUEUE_THREAD`): the caller's connection still
  * writes (usage counters, consolidation), and while this thread holds the write lock such a write
- * waits in SQLite's busy handler, which sleeps at least 1 ms on the caller's thread. Batches: while one
- * is being committed, the writes that arrive wait and go over together as the next (group commit
- * again, sized by how long a commit takes). Order is kept: batches go in arrival order, one at a time,
- * and the thread applies each in order. Reads (`peek`, counts) stay on the caller's connection.
+ * waits in SQLite's busy handler, which sleeps at least 1 ms on the caller's thread.
+ *
+ * Batches: while one is being committed, the writes that arrive wait and go over together as the next
+ * (group commit again, sized by how long a commit takes). Order is kept: batches go in arrival order,
+ * one at a time, and the thread applies each in order. Reads (`peek`, counts) stay on the caller's
+ * connection.
  */
 export class ThreadedWriteQueue implements WriteQueue {
   private readonly pool: Piscina<ThreadedEnqueue[], ThreadedOutcome[]>;

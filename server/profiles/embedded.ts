@@ -27,8 +27,8 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   const searchIndex = new EmbeddedSearchIndex(db, embedding);
   // WRITE_QUEUE_THREAD (opt-in, one serving process): accepted writes commit on a thread with its own
   // connection, on the core the event loop leaves partly idle (see threaded-write-queue.ts for why it
-  // is not the default). Under `serve --processes N` each process already has a core: a thread each
-  // gave 1,397–1,868 writes/s on two, against 1,647–1,984 without.
+  // is not the default). Under `serve --processes N` each process already has a core, so the setting
+  // is ignored there: a thread each gave 1,397–1,868 writes/s on two, 1,454–2,081 without.
   const writeQueue =
     config.WRITE_QUEUE_THREAD && config.HTTP_PROCESSES === 1 ? new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR)) : createEmbeddedWriteQueue(db);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
