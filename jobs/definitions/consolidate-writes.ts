@@ -37,7 +37,10 @@ export const consolidateWrites = defineJob({
   async handler({ tenantId }, services, job) {
     const result = await services.consolidation.drainTenant(tenantId, {
       budgetMs: DRAIN_BUDGET_MS,
-      onBatch: () => job.touch(),
+      // Renewed after every batch of the tenant, also while this job waits behind another drain of it
+      // (a drain may run DRAIN_BUDGET_MS, longer than the lock): only a job whose process stopped
+      // making progress loses its lock.
+      onProgress: () => job.touch(),
       shouldStop: () => job.isCanceled(),
     });
     if (result.applied > 0) job.logger.debug({ tenantId, applied: result.applied, batches: result.batches }, 'writes consolidated');

@@ -219,6 +219,27 @@ describe('consolidation pipeline', () => {
     expect(await get(id)).toMatchObject({ pendingCount: 0, committedVersion: 2, version: 2 });
   });
 
+  it('reports progress to a call waiting behind or sharing another drain of the tenant (a job keeps its lock while it waits)', async () => {
+    for (let i = 0; i < 300; i++) await write(`ledger line ${i} of the harbour warehouse`);
+    let firstDone = false;
+    const sharing: boolean[] = [];
+    const waiting: boolean[] = [];
+    const first = s.consolidation.drainTenant(tenant).then((r) => ((firstDone = true), r));
+    // Made before the first drain started: shares it.
+    const shared = s.consolidation.drainTenant(tenant, { onProgress: () => void sharing.push(firstDone) });
+    await new Promise((r) => setImmediate(r));
+    // Made while it runs: a follow-up drain that waits for it.
+    const followUp = s.consolidation.drainTenant(tenant, { onProgress: () => void waiting.push(firstDone) });
+    const [a, b, c] = await Promise.all([first, shared, followUp]);
+    expect(a).toMatchObject({ applied: 300, batches: 2 });
+    expect(b).toBe(a);
+    expect(c).toMatchObject({ applied: 0 });
+    // One call per committed batch, while the first drain was still running.
+    expect(sharing).toEqual([false, false]);
+    expect(waiting.length).toBeGreaterThanOrEqual(1);
+    expect(waiting.every((done) => !done)).toBe(true);
+  });
+
   it('applies every write exactly once when two workers drain the same tenant at once', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await write(`item number ${i} in the warehouse ledger`));

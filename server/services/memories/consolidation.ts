@@ -100,6 +100,12 @@ export interface DrainOptions {
   onBatch?: (result: BatchResult) => Promise<void> | void;
   /** Stop early when this returns true (checked between batches). */
   shouldStop?: () => boolean;
+  /**
+   * Called after every batch this process commits for the tenant while the call is pending, including
+   * while it waits behind another drain of the tenant or shares a follow-up drain (e.g. to renew a job
+   * lock: a job waiting for its turn is alive as long as the tenant's drains make progress).
+   */
+  onProgress?: () => Promise<void> | void;
 }
 
 export interface ConsolidationService {
@@ -174,8 +180,16 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
   const analyses = new Map<string, Promise<WriteAnalysis>>();
   const maxAnalysesKept = batchSize * 16;
   const analysisKey = (w: QueuedWrite) => `${w.tenantId}:${w.id}`;
-  /** Per tenant: the tail of the drains chained in this process and the follow-up not yet started. */
-  const lanes = new Map<string, { tail: Promise<void>; next: Promise<DrainResult> | null }>();
+  /**
+   * Per tenant: the tail of the drains chained in this process, the follow-up not yet started, and the
+   * progress callbacks of every call pending on the lane.
+   */
+  interface Lane {
+    tail: Promise<void>;
+    next: Promise<DrainResult> | null;
+    progress: Set<() => Promise<void> | void>;
+  }
+  const lanes = new Map<string, Lane>();
   /** Facts of texts seen recently (offline detector), by fingerprint; the NLP is the expensive part. */
   const facts = bounded<Fact[]>(5_000);
   /** `similarityTokens` and `contentCues` of consolidated contents, by memory id and version. */
@@ -503,7 +517,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     }
   }
 
-  async function drain(tenantId: string, options: DrainOptions): Promise<DrainResult> {
+  async function drain(tenantId: string, options: DrainOptions, lane: Lane): Promise<DrainResult> {
     const started = deps.clock();
     let applied = 0;
     let batches = 0;
@@ -513,6 +527,8 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       applied += r.applied;
       if (r.applied > 0) batches++;
       await options.onBatch?.(r);
+      // A failing callback (a job lock already lost) is its caller's business, not this drain's.
+      if (r.applied > 0) await Promise.all([...lane.progress].map((p) => Promise.resolve().then(p).catch(() => undefined)));
       if (r.applied === 0) return { applied, batches, remaining: false };
       if (options.shouldStop?.() || (options.budgetMs !== undefined && deps.clock() - started >= options.budgetMs)) {
         return { applied, batches, remaining: true };
@@ -526,15 +542,21 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     consolidateBatch,
     drainTenant(tenantId, options = {}) {
       let lane = lanes.get(tenantId);
-      if (lane?.next) return lane.next;
       if (!lane) {
-        lane = { tail: Promise.resolve(), next: null };
+        lane = { tail: Promise.resolve(), next: null, progress: new Set() };
         lanes.set(tenantId, lane);
       }
       const l = lane;
+      const progress = options.onProgress;
+      const pending = (result: Promise<DrainResult>) => {
+        if (!progress) return result;
+        l.progress.add(progress);
+        return result.finally(() => l.progress.delete(progress));
+      };
+      if (l.next) return pending(l.next);
       const run = l.tail.then(() => {
         l.next = null;
-        return drain(tenantId, options).finally(() => deps.onDrainEnd?.(tenantId));
+        return drain(tenantId, options, l).finally(() => deps.onDrainEnd?.(tenantId));
       });
       l.next = run;
       const tail = run.then(
@@ -545,7 +567,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       void tail.then(() => {
         if (l.tail === tail) lanes.delete(tenantId);
       });
-      return run;
+      return pending(run);
     },
     tenantsWithPending: (limit = 100) => deps.queue.tenantsWithPending(limit),
   };
