@@ -35,12 +35,18 @@ export const consolidateWrites = defineJob({
   lockLifetimeMs: CONSOLIDATION_LOCK_MS,
   retry: { attempts: 8, baseMs: 500, maxMs: 60_000 },
   async handler({ tenantId }, services, job) {
+    // A follow-up drain of this tenant is already queued in this process (another job waits for it):
+    // it will see this job's writes, so this job frees its concurrency slot for other tenants at once.
+    if (services.consolidation.followUpQueued(tenantId)) return;
     const result = await services.consolidation.drainTenant(tenantId, {
       budgetMs: DRAIN_BUDGET_MS,
-      // Renewed after every batch of the tenant, also while this job waits behind another drain of it
-      // (a drain may run DRAIN_BUDGET_MS, longer than the lock): only a job whose process stopped
+      // Renewed after every batch of the tenant, also while this job waits behind the running drain of
+      // it (a drain may run DRAIN_BUDGET_MS, longer than the lock): only a job whose process stopped
       // making progress loses its lock.
-      onProgress: () => job.touch(),
+      onProgress: () =>
+        job.touch().catch((err: unknown) => {
+          if (!job.isCanceled()) job.logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'could not renew the consolidation job lock');
+        }),
       shouldStop: () => job.isCanceled(),
     });
     if (result.applied > 0) job.logger.debug({ tenantId, applied: result.applied, batches: result.batches }, 'writes consolidated');

@@ -224,13 +224,17 @@ describe('consolidation pipeline', () => {
     let firstDone = false;
     const sharing: boolean[] = [];
     const waiting: boolean[] = [];
+    expect(s.consolidation.followUpQueued(tenant)).toBe(false);
     const first = s.consolidation.drainTenant(tenant).then((r) => ((firstDone = true), r));
     // Made before the first drain started: shares it.
     const shared = s.consolidation.drainTenant(tenant, { onProgress: () => void sharing.push(firstDone) });
     await new Promise((r) => setImmediate(r));
-    // Made while it runs: a follow-up drain that waits for it.
+    expect(s.consolidation.followUpQueued(tenant)).toBe(false); // the first drain runs; nothing queued behind it
+    // Made while it runs: a follow-up drain that waits for it (a job finding one queued need not wait too).
     const followUp = s.consolidation.drainTenant(tenant, { onProgress: () => void waiting.push(firstDone) });
+    expect(s.consolidation.followUpQueued(tenant)).toBe(true);
     const [a, b, c] = await Promise.all([first, shared, followUp]);
+    expect(s.consolidation.followUpQueued(tenant)).toBe(false);
     expect(a).toMatchObject({ applied: 300, batches: 2 });
     expect(b).toBe(a);
     expect(c).toMatchObject({ applied: 0 });

@@ -96,7 +96,7 @@ export interface DrainResult {
 export interface DrainOptions {
   /** Stop after this many milliseconds (checked between batches). Default: until empty. */
   budgetMs?: number;
-  /** Called after each committed batch (e.g. to renew a job lock). */
+  /** Called after each batch this call's own drain ran (its result). */
   onBatch?: (result: BatchResult) => Promise<void> | void;
   /** Stop early when this returns true (checked between batches). */
   shouldStop?: () => boolean;
@@ -118,6 +118,11 @@ export interface ConsolidationService {
    * a drain is always picked up by a drain that starts after it.
    */
   drainTenant(tenantId: string, options?: DrainOptions): Promise<DrainResult>;
+  /**
+   * True when this process already has a follow-up drain of the tenant queued (not yet started): it
+   * will see every write accepted before it starts, so another caller need not wait for it.
+   */
+  followUpQueued(tenantId: string): boolean;
   /** Tenants with queued writes, oldest first. */
   tenantsWithPending(limit?: number): Promise<string[]>;
 }
@@ -527,7 +532,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       applied += r.applied;
       if (r.applied > 0) batches++;
       await options.onBatch?.(r);
-      // A failing callback (a job lock already lost) is its caller's business, not this drain's.
+      // A failing callback is its caller's business (the job logs a failed lock renewal), not this drain's.
       if (r.applied > 0) await Promise.all([...lane.progress].map((p) => Promise.resolve().then(p).catch(() => undefined)));
       if (r.applied === 0) return { applied, batches, remaining: false };
       if (options.shouldStop?.() || (options.budgetMs !== undefined && deps.clock() - started >= options.budgetMs)) {
@@ -569,6 +574,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       });
       return pending(run);
     },
+    followUpQueued: (tenantId) => lanes.get(tenantId)?.next != null,
     tenantsWithPending: (limit = 100) => deps.queue.tenantsWithPending(limit),
   };
 }
