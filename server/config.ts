@@ -72,7 +72,7 @@ const envSchema = z.object({
   /**
    * Embedded profile, one serving process: commit accepted writes on a thread with its own connection
    * (+~13% accepted writes/s on two cores). Off by default: the main connection's own writes (usage
-   * counters on every read and search, in-process consolidation commits) then wait for the thread's
+   * counters on every read and search, in-process consolidation commits, the job store) then wait for the thread's
    * write lock in SQLite's busy handler, which sleeps at least 1 ms on the event loop.
    */
   WRITE_QUEUE_THREAD: bool.default(false),

@@ -1,12 +1,10 @@
 import { Piscina } from 'piscina';
 import type { EnqueueRequest, EnqueueResult, WriteQueue } from '../../server/ports/write-queue.js';
 import { tsxWorkerExecArgv } from '../threads/tsx-worker.js';
+import type { Logger } from '../../server/logger.js';
 import type { EmbeddedDatabase } from './database.js';
-import { createEmbeddedWriteQueue } from './write-queue.js';
+import { createEmbeddedWriteQueue, MAX_GROUP } from './write-queue.js';
 import type { ThreadedEnqueue, ThreadedOutcome } from './write-queue-worker.js';
-
-/** The in-thread queue's largest group: one transaction per hand-over. */
-const MAX_BATCH = 256;
 
 interface Waiting extends ThreadedEnqueue {
   resolve: (r: EnqueueResult) => void;
@@ -21,7 +19,7 @@ interface Waiting extends ThreadedEnqueue {
  * Why: queueing a write is ~0.15 ms of SQLite work out of ~0.6 ms of server time, and on one process
  * the event loop's thread is the bottleneck while the second core is partly idle (+~13% accepted
  * writes/s on two cores). Why it is opt-in (`WRITE_QUEUE_THREAD`): the caller's connection still
- * writes (usage counters, consolidation), and while this thread holds the write lock such a write
+ * writes (usage counters, consolidation, the job store), and while this thread holds the write lock such a write
  * waits in SQLite's busy handler, which sleeps at least 1 ms on the caller's thread.
  *
  * Batches: while one is being committed, the writes that arrive wait and go over together as the next
@@ -37,7 +35,7 @@ export class ThreadedWriteQueue implements WriteQueue {
   private scheduled = false;
   private closed = false;
 
-  constructor(db: EmbeddedDatabase, file: string) {
+  constructor(db: EmbeddedDatabase, file: string, logger?: Pick<Logger, 'error'>) {
     this.reads = createEmbeddedWriteQueue(db);
     this.pool = new Piscina<ThreadedEnqueue[], ThreadedOutcome[]>({
       filename: new URL('./write-queue-worker.ts', import.meta.url).href,
@@ -49,9 +47,9 @@ export class ThreadedWriteQueue implements WriteQueue {
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.POSITIVE_INFINITY,
     });
-    // A task's failure reaches its callers as that task's rejection; an 'error' event from the pool
-    // itself must not take the serving process down with it.
-    this.pool.on('error', () => undefined);
+    // A task's failure reaches its callers as that task's rejection. The pool's own 'error' (a thread
+    // that failed with no task in flight) is logged: unhandled, it would take the serving process down.
+    this.pool.on('error', (err: unknown) => logger?.error({ err }, 'write-queue thread failed'));
   }
 
   enqueue(tenantId: string, request: EnqueueRequest): Promise<EnqueueResult> {
@@ -72,7 +70,7 @@ export class ThreadedWriteQueue implements WriteQueue {
   private send(): void {
     if (this.inFlight || this.waiting.length === 0) return;
     // At most one group per hand-over, so the first callers are not kept waiting for later groups.
-    const batch = this.waiting.splice(0, MAX_BATCH);
+    const batch = this.waiting.splice(0, MAX_GROUP);
     this.inFlight = this.pool
       .run(batch.map(({ tenantId, request }) => ({ tenantId, request })))
       .then(

@@ -30,7 +30,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   // is not the default). Under `serve --processes N` each process already has a core, so the setting
   // is ignored there: a thread each gave 1,397–1,868 writes/s on two, 1,454–2,081 without.
   const writeQueue =
-    config.WRITE_QUEUE_THREAD && config.HTTP_PROCESSES === 1 ? new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR)) : createEmbeddedWriteQueue(db);
+    config.WRITE_QUEUE_THREAD && config.HTTP_PROCESSES === 1 ? new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR), logger) : createEmbeddedWriteQueue(db);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
     users: createEmbeddedUsersPort(db),
