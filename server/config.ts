@@ -69,13 +69,6 @@ const envSchema = z.object({
    * quality, entities, facts) while the consolidating thread works the store; 0 analyses in line.
    */
   CONSOLIDATION_THREADS: z.coerce.number().int().min(0).max(16).default(1),
-  /**
-   * Embedded profile, one serving process: commit accepted writes on a thread with its own connection
-   * (+~13% accepted writes/s on two cores). Off by default: the main connection's own writes (usage
-   * counters on every read and search, in-process consolidation commits, the job store) then wait for the thread's
-   * write lock in SQLite's busy handler, which sleeps at least 1 ms on the event loop.
-   */
-  WRITE_QUEUE_THREAD: bool.default(false),
   LLM_URL: z.url().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -7,28 +7,12 @@ export type EmbeddedDatabase = InstanceType<typeof Database>;
 
 /**
  * Opens (or creates) the one database file of the embedded profile and brings its schema up to date.
- * WAL lets readers proceed while the single writer commits; `busy_timeout` lets another connection
- * (a separate `tenant-memory worker` process, the other processes of `serve --processes N`, the
- * optional write-queue thread) wait for the write lock instead of failing.
+ * WAL lets readers proceed while the single writer commits; `busy_timeout` lets a second process
+ * (a separate `tenant-memory worker`) wait for the write lock instead of failing.
  */
 export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
   mkdirSync(dataDir, { recursive: true });
-  const db = openEmbeddedConnection(embeddedDatabaseFile(dataDir, fileName));
-  runMigrations(db, migrations);
-  return db;
-}
-
-/** The path of the database file in a data directory. */
-export function embeddedDatabaseFile(dataDir: string, fileName = 'tenant-memory.db'): string {
-  return path.join(dataDir, fileName);
-}
-
-/**
- * One more connection to a database file whose schema is up to date (the write-queue thread's), with
- * the same settings as the first; it does not run migrations.
- */
-export function openEmbeddedConnection(file: string): EmbeddedDatabase {
-  const db = new Database(file);
+  const db = new Database(path.join(dataDir, fileName));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -46,6 +30,7 @@ export function openEmbeddedConnection(file: string): EmbeddedDatabase {
   db.pragma('wal_autocheckpoint = 10000');
   // After a checkpoint resets the WAL, truncate the file back to 64 MiB rather than keeping its peak size.
   db.pragma('journal_size_limit = 67108864');
+  runMigrations(db, migrations);
   return db;
 }
 

@@ -55,9 +55,6 @@ function headColumns(content: MemoryContent): unknown[] {
   ];
 }
 
-/** The largest group of writes committed in one transaction. */
-export const MAX_GROUP = 256;
-
 export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   const idem = db.prepare('SELECT request_hash, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
   const putIdem = db.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, response, created_at, expires_at)
@@ -232,6 +229,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   type Outcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
   let waiting: Waiting[] = [];
   let scheduled = false;
+  const MAX_GROUP = 256;
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');
   const rollbackTo = db.prepare('ROLLBACK TO w');

@@ -2,14 +2,13 @@ import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
-import { embeddedDatabaseFile, openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
 import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
-import { ThreadedWriteQueue } from '../../adapters/embedded/threaded-write-queue.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
@@ -25,12 +24,6 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   const db = openEmbeddedDatabase(config.DATA_DIR);
   // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
   const searchIndex = new EmbeddedSearchIndex(db, embedding);
-  // WRITE_QUEUE_THREAD (opt-in, one serving process): accepted writes commit on a thread with its own
-  // connection, on the core the event loop leaves partly idle (see threaded-write-queue.ts for why it
-  // is not the default). Under `serve --processes N` each process already has a core, so the setting
-  // is ignored there: a thread each gave 1,397–1,868 writes/s on two, 1,454–2,081 without.
-  const writeQueue =
-    config.WRITE_QUEUE_THREAD && config.HTTP_PROCESSES === 1 ? new ThreadedWriteQueue(db, embeddedDatabaseFile(config.DATA_DIR), logger) : createEmbeddedWriteQueue(db);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   return {
     users: createEmbeddedUsersPort(db),
@@ -47,7 +40,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       upsert: (tenantId, doc) => writeIndexRows(db, tenantId, doc),
       remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
     }),
-    writeQueue,
+    writeQueue: createEmbeddedWriteQueue(db),
     searchIndex,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
@@ -56,7 +49,6 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       db.prepare('SELECT 1').get();
     },
     async close() {
-      if (writeQueue instanceof ThreadedWriteQueue) await writeQueue.close(); // answers every write handed to its thread first
       await searchIndex.close();
       db.close();
     },

@@ -4,44 +4,35 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { describe, it } from 'vitest';
-import { embeddedDatabaseFile, openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
-import { ThreadedWriteQueue } from '../../adapters/embedded/threaded-write-queue.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
 
-/** The embedded stores over a fresh database file; writes are queued in this thread, or on the write-queue thread as served. */
-function embeddedFixture(writesOnThread: boolean) {
-  return async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'memory-contract-'));
-    const db = openEmbeddedDatabase(dir);
-    const queue = writesOnThread ? new ThreadedWriteQueue(db, embeddedDatabaseFile(dir)) : createEmbeddedWriteQueue(db);
-    return {
-      memories: createEmbeddedMemoryStore(db, {
-        upsert: (tenantId, doc) => writeIndexRows(db, tenantId, doc),
-        remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
-      }),
-      queue,
-      usage: createEmbeddedUsageStore(db),
-      idempotency: createEmbeddedIdempotencyStore(db),
-      async indexedIds(tenantId: string) {
-        return (db.prepare('SELECT memory_id FROM search_docs WHERE tenant_id = ? ORDER BY memory_id').all([tenantId]) as { memory_id: string }[]).map((r) => r.memory_id);
-      },
-      async close() {
-        if (queue instanceof ThreadedWriteQueue) await queue.close();
-        db.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+describeMemoryStoreContract('embedded (libsql)', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'memory-contract-'));
+  const db = openEmbeddedDatabase(dir);
+  return {
+    memories: createEmbeddedMemoryStore(db, {
+      upsert: (tenantId, doc) => writeIndexRows(db, tenantId, doc),
+      remove: (tenantId, memoryId) => void deleteIndexRows(db, tenantId, memoryId),
+    }),
+    queue: createEmbeddedWriteQueue(db),
+    usage: createEmbeddedUsageStore(db),
+    idempotency: createEmbeddedIdempotencyStore(db),
+    async indexedIds(tenantId) {
+      return (db.prepare('SELECT memory_id FROM search_docs WHERE tenant_id = ? ORDER BY memory_id').all([tenantId]) as { memory_id: string }[]).map((r) => r.memory_id);
+    },
+    async close() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
-}
-
-describeMemoryStoreContract('embedded (libsql)', embeddedFixture(false));
-describeMemoryStoreContract('embedded (libsql), writes committed on the write-queue thread', embeddedFixture(true));
+});
 
 // The server profile's adapters run the same suite when a MongoDB server (a replica set: the adapters
 // use transactions) is reachable; each test gets its own database.

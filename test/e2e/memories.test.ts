@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ThreadedWriteQueue } from '../../adapters/embedded/threaded-write-queue.js';
 import { createTenantMemoryClient } from '../../client/index.js';
 import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
@@ -385,32 +384,5 @@ describe('queued writes without a worker (WORKER_MODE=external)', () => {
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(31 * 86_400);
     expect((await call('GET', '/usage')).body).toMatchObject({ writes_current_period: 4, limits: { writes: 4 } });
-  });
-});
-
-describe('memory writes committed on the write-queue thread (WRITE_QUEUE_THREAD=true)', () => {
-  let threaded: TestServer | undefined;
-  afterAll(async () => {
-    await threaded?.close();
-  });
-
-  it('answers 202 once committed, reads at once, keeps If-Match and order, and consolidates', async () => {
-    threaded = await startTestServer({ WRITE_QUEUE_THREAD: 'true' });
-    expect(threaded.services.ports.writeQueue).toBeInstanceOf(ThreadedWriteQueue);
-    expect(server.services.ports.writeQueue).not.toBeInstanceOf(ThreadedWriteQueue); // the default
-    const { key: k } = await tenantWithKey(threaded.url);
-    const call = withKey(threaded.url, k);
-    const created = await call('POST', '/memories', { body: { content: 'Ravi works in Porto' } });
-    expect(created.status, created.text).toBe(202);
-    const id = created.body.memory_id as string;
-    expect((await call('GET', `/memories/${id}`)).body).toMatchObject({ content: 'Ravi works in Porto', dirty: true, pending_count: 1, version: 1 });
-    const updates = await Promise.all(['Ravi works in Braga', 'Ravi works in Faro'].map((content) => call('PUT', `/memories/${id}`, { body: { content } })));
-    expect(updates.map((u) => [u.status, u.body.version])).toEqual([
-      [202, 2],
-      [202, 3],
-    ]);
-    expect((await call('PUT', `/memories/${id}`, { body: { content: 'stale' }, headers: { 'if-match': '1' } })).status).toBe(412);
-    await waitConsolidated(threaded.url, k);
-    expect((await call('GET', `/memories/${id}`)).body).toMatchObject({ content: 'Ravi works in Faro', dirty: false, version: 3, consolidated_version: 3 });
   });
 });
