@@ -34,7 +34,7 @@ function conversationEntry(sampleId = 'conv-a'): Json {
       // Key order deliberately not numeric: session_10 comes before session_2 lexically.
       session_10_date_time: '9:05 am on 1 March, 2024',
       session_10: [{ speaker: 'Bo', dia_id: 'D10:1', text: 'I sold my bike.' }],
-      session_1_date_time: '1:56 pm on 8 May, 2023',
+      session_1_date_time: '2:17 pm on 9 May, 2023',
       session_1: [
         { speaker: 'Ada', dia_id: 'D1:1', text: 'I moved to Oslo.' },
         { speaker: 'Bo', dia_id: 'D1:2', text: 'Nice photo!', img_url: ['http://example.invalid/x.jpg'], blip_caption: 'a fjord', query: 'fjord' },
@@ -87,7 +87,7 @@ describe('evidence normalisation', () => {
 
 describe('parseSessionDate', () => {
   it('parses the LoCoMo style as UTC', () => {
-    expect(parseSessionDate('1:56 pm on 8 May, 2023')).toBe('2023-05-08T13:56:00.000Z');
+    expect(parseSessionDate('2:17 pm on 9 May, 2023')).toBe('2023-05-09T14:17:00.000Z');
     expect(parseSessionDate('12:30 am on 1 January, 2024')).toBe('2024-01-01T00:30:00.000Z');
     expect(parseSessionDate('12:30 pm on 1 January 2024')).toBe('2024-01-01T12:30:00.000Z');
   });
@@ -111,8 +111,8 @@ describe('parseDataset (valid)', () => {
       turnId: 'D1:1',
       speaker: 'Ada',
       text: 'I moved to Oslo.',
-      sessionDate: '1:56 pm on 8 May, 2023',
-      sessionTimestamp: '2023-05-08T13:56:00.000Z',
+      sessionDate: '2:17 pm on 9 May, 2023',
+      sessionTimestamp: '2023-05-09T14:17:00.000Z',
       session: 1,
     });
     expect(conv.turns[1]?.imageCaption).toBe('a fjord');
