@@ -22,6 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile } from './harness/metrics.js';
 import { generateMemories } from './memory-data.js';
+import { json, tenantKey } from './support/api.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
 import { cpuMsOf, spawnServer, type SpawnedServer } from './support/server.js';
 
@@ -43,25 +44,8 @@ const PROCESSES = Number(args.processes);
 const PROBES = Number(args.probes);
 const TARGET = 2000;
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Sign-up and an API key for a fresh tenant. */
-async function tenant(url: string): Promise<string> {
-  const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
-  const signup = await json(`${url}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'bench-password-123' }) });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const key = await json(`${url}/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${signup.body.access_token}` },
-    body: JSON.stringify({ name: 'bench', scopes: ['memories:read', 'memories:write', 'usage:read'] }),
-  });
-  if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
-  return key.body.secret as string;
-}
+/** A fresh tenant's key for the write benches. */
+const tenant = (url: string) => tenantKey(url, ['memories:read', 'memories:write', 'usage:read']);
 
 interface Run {
   perSecond: number;

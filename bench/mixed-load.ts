@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateMemories } from './memory-data.js';
+import { tenantKey } from './support/api.js';
 import { formatTable, noteIfLoaded, writeJsonResult } from './support/report.js';
 import { cpuMsOf, spawnServer, type SpawnedServer } from './support/server.js';
 
@@ -36,27 +37,6 @@ const { values: args } = parseArgs({
 const SECONDS = Number(args.seconds);
 const UNLIMITED = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function apiKey(url: string): Promise<string> {
-  const signup = await json(`${url}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `mixed-${Date.now()}@example.test`, password: 'mixed-load-password-123' }),
-  });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status}`);
-  const key = await json(`${url}/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${signup.body.access_token}` },
-    body: JSON.stringify({ name: 'mixed', scopes: ['memories:read', 'memories:write'] }),
-  });
-  if (key.status !== 201) throw new Error(`api key: ${key.status}`);
-  return key.body.secret as string;
-}
 
 interface Side {
   perSecond: number;
@@ -101,7 +81,7 @@ for (const mode of args.modes!.split(',')) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-mixed-'));
   const server = await spawnServer(dataDir, 1, { WORKER_MODE: mode, LOG_LEVEL: 'warn', PLAN_LIMITS: UNLIMITED, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' });
   try {
-    results[mode] = await measure(server, await apiKey(server.url), contents, queries);
+    results[mode] = await measure(server, await tenantKey(server.url, ['memories:read', 'memories:write']), contents, queries);
     noteIfLoaded(` (workers ${mode})`);
   } finally {
     await server.stop();
