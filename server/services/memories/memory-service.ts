@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { v7 as timeOrderedUuid } from 'uuid';
 import { AppError, notFound, validation } from '../../errors.js';
 import type {
   ContradictionPolicy,
@@ -22,6 +21,7 @@ import type { Clock } from '../clock.js';
 import { canonicalJson, type AuditService, type RequestMeta } from '../audit.js';
 import type { AuditActor } from '../../ports/audit.js';
 import type { UsageService } from '../usage.js';
+import { timeOrderedId } from '../time-ordered-id.js';
 
 /** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
 export interface MemoryCaller {
@@ -126,7 +126,7 @@ function namespaceForbidden(namespace: string): AppError {
 
 export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
   const ttl = deps.idempotencyTtlMs ?? 24 * 3600 * 1000;
-  const newId = deps.newId ?? timeOrderedUuid;
+  const newId = deps.newId ?? timeOrderedId;
 
   function assertNamespace(caller: MemoryCaller, namespace: string): void {
     if (caller.namespaces !== null && !caller.namespaces.includes(namespace)) throw namespaceForbidden(namespace);
