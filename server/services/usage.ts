@@ -6,8 +6,14 @@ import type { Clock } from './clock.js';
 
 /** The usage period of an instant: its calendar month in UTC, `YYYY-MM`. */
 export function usagePeriod(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  // Every write, read and search asks; a month's answer is kept instead of formatting a date each time.
+  if (ms >= periodCache.from && ms < periodCache.until) return periodCache.period;
+  const d = new Date(ms);
+  const period = d.toISOString().slice(0, 7);
+  periodCache = { period, from: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), until: nextPeriodStart(ms) };
+  return period;
 }
+let periodCache = { period: '', from: 0, until: 0 };
 
 /** The start (ms) of the period after the one containing `ms`. */
 export function nextPeriodStart(ms: number): number {
