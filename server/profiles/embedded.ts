@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
+import { fileChangeSignal } from '../../adapters/embedded/change-signal.js';
+import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
@@ -32,7 +35,9 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     stepUpTokens: createEmbeddedStepUpPort(db),
     breakGlass: createEmbeddedBreakGlassPort(db),
     audit: createEmbeddedAuditPort(db),
-    apiKeys: createEmbeddedApiKeyStore(db),
+    // Every X-API-Key request looks its key up: remembered per process, dropped in every process on
+    // this DATA_DIR as soon as one of them rotates or revokes a key (the signal file).
+    apiKeys: withCredentialCache(createEmbeddedApiKeyStore(db), fileChangeSignal(path.join(config.DATA_DIR, 'api-key-changes'))),
     ssoStates: createEmbeddedSsoStateStore(db),
     jobStore: { profile: 'embedded', db },
     // Consolidation commits write the search index rows in the same libsql transaction.

@@ -4,6 +4,8 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
+import { processChangeSignal } from '../../adapters/embedded/change-signal.js';
+import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { ApiKeyStore, NewApiKeyRecord } from '../../server/ports/api-keys.js';
@@ -140,6 +142,13 @@ contract('embedded (libsql)', async () => {
   const db = new Database(':memory:');
   runMigrations(db, [apiKeysMigration]);
   return { store: createEmbeddedApiKeyStore(db), close: async () => void db.close() };
+});
+
+// What the embedded profile serves: the same store behind its per-process credential cache.
+contract('embedded (libsql) behind the credential cache', async () => {
+  const db = new Database(':memory:');
+  runMigrations(db, [apiKeysMigration]);
+  return { store: withCredentialCache(createEmbeddedApiKeyStore(db), processChangeSignal()), close: async () => void db.close() };
 });
 
 const mongoUrl = process.env.MONGODB_URL;

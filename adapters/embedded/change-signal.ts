@@ -1,0 +1,39 @@
+import { appendFileSync, statSync } from 'node:fs';
+
+/**
+ * "Something changed" between processes that share one data directory (`serve --processes N`, a second
+ * service on the same DATA_DIR), for caches whose misses are cheap but whose staleness is not: a
+ * process that changes the data calls `bump()` after committing; every reader compares `stamp()` with
+ * the stamp its cache was filled under before trusting it.
+ *
+ * The signal is one file: `bump()` appends a byte, `stamp()` is its inode and size (one `stat`, ~3 µs).
+ * Size grows with every bump, so no two bumps share a stamp, which modification times (kept at the
+ * kernel's tick, several milliseconds) would not guarantee; the inode catches a file deleted and made
+ * again. The file grows by a byte per change of the data it guards (rare events: key rotations and
+ * revocations), never on reads.
+ */
+export interface ChangeSignal {
+  stamp(): string;
+  bump(): void;
+}
+
+export function fileChangeSignal(file: string): ChangeSignal {
+  return {
+    stamp() {
+      const s = statSync(file, { throwIfNoEntry: false });
+      return s ? `${s.ino}:${s.size}` : 'absent';
+    },
+    bump() {
+      appendFileSync(file, '\n');
+    },
+  };
+}
+
+/** For a database only this process can open (in memory): a counter. */
+export function processChangeSignal(): ChangeSignal {
+  let n = 0;
+  return {
+    stamp: () => String(n),
+    bump: () => void n++,
+  };
+}
