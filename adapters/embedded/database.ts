@@ -10,13 +10,16 @@ export type EmbeddedDatabase = InstanceType<typeof Database>;
  * WAL lets readers proceed while the single writer commits; `busy_timeout` lets a second process
  * (a separate `tenant-memory worker`) wait for the write lock instead of failing.
  */
+/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
 export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, fileName));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Reads: a 64 MiB page cache per connection (SQLite's default is 2 MiB, which a busy write path
   // churns through, so index pages were read again with a system call each) and the file mapped up to
   // 1 GiB, so a page outside the cache is a memory read. A candidate lookup took 64 µs with neither

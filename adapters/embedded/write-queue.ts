@@ -12,7 +12,7 @@ import {
   type WriteQueue,
   type WriteReceipt,
 } from '../../server/ports/write-queue.js';
-import type { EmbeddedDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, type EmbeddedDatabase } from './database.js';
 
 interface WriteRow {
   id: number;
@@ -55,7 +55,13 @@ function headColumns(content: MemoryContent): unknown[] {
   ];
 }
 
-export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
+export interface EmbeddedWriteQueueOptions {
+  /** How long a group waits for another connection's write lock before its writes fail (default: the connection's busy timeout). */
+  lockTimeoutMs?: number;
+}
+
+export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: EmbeddedWriteQueueOptions = {}): WriteQueue {
+  const lockTimeoutMs = options.lockTimeoutMs ?? BUSY_TIMEOUT_MS;
   const idem = db.prepare('SELECT request_hash, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
   const putIdem = db.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, response, created_at, expires_at)
     VALUES (?, ?, ?, ?, ?, ?)
@@ -215,6 +221,13 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
    * committed. Same durability as one transaction per write, a fraction of the locking and commit cost
    * under concurrency. Usage counters are written once per tenant per group.
    *
+   * Another connection may hold the file's write lock: the other process of `serve --processes 2`, or a
+   * `tenant-memory worker` committing a consolidated batch. SQLite's busy handler would wait for it by
+   * sleeping (1, 2, 5, 10… ms) on this thread, and nothing else in the process would run meanwhile: no
+   * request parsed, no read answered. So the group asks for the lock without waiting and, when it is
+   * taken, comes back a millisecond later, while new writes join the waiting group; only after
+   * `lockTimeoutMs` of that do its writes fail, as they would in the busy handler.
+   *
    * A write that throws (not a refusal such as a quota: an unexpected database error) must not take
    * the others down. The group first runs without per-write savepoints (two statements fewer per
    * write); if anything throws, that transaction rolls back whole and the group runs again with a
@@ -229,11 +242,13 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
   type Outcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
   let waiting: Waiting[] = [];
   let scheduled = false;
+  /** When the waiting group first found the write lock taken (ms), or null. */
+  let lockedOutSince: number | null = null;
   const MAX_GROUP = 256;
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');
   const rollbackTo = db.prepare('ROLLBACK TO w');
-  const flushGroup = db.transaction((group: Waiting[], isolate: boolean): Outcome[] => {
+  const applyGroup = (group: Waiting[], isolate: boolean): Outcome[] => {
     const out: Outcome[] = [];
     const tallies = new Map<string, Tally>();
     for (const w of group) {
@@ -254,35 +269,82 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase): WriteQueue {
     }
     writeTallies(tallies);
     return out;
-  });
+  };
+  /** `BEGIN IMMEDIATE` without waiting: false when another connection holds the write lock. */
+  const lockWithoutWaiting = (): boolean => {
+    // A prepared PRAGMA takes effect when prepared, not when run: these must be executed as text.
+    db.exec('PRAGMA busy_timeout = 0');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      throw error;
+    } finally {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  };
+  /** The group in one transaction; `locked`: BEGIN IMMEDIATE already succeeded. */
+  const commitGroup = (group: Waiting[], isolate: boolean, locked: boolean): Outcome[] => {
+    if (!locked) db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = applyGroup(group, isolate);
+      db.exec('COMMIT');
+      return out;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+  const schedule = (delayMs: number) => {
+    scheduled = true;
+    if (delayMs > 0) setTimeout(flush, delayMs);
+    else setImmediate(flush);
+  };
+  /** Commits one group (the oldest MAX_GROUP waiting writes); another flush follows for the rest. */
   const flush = () => {
     scheduled = false;
-    while (waiting.length > 0) {
-      const group = waiting.length > MAX_GROUP ? waiting.splice(0, MAX_GROUP) : waiting;
-      if (group === waiting) waiting = [];
-      let outcomes: Outcome[];
-      try {
-        outcomes = flushGroup.immediate(group, false);
-      } catch {
-        try {
-          outcomes = flushGroup.immediate(group, true);
-        } catch (error) {
-          for (const w of group) w.reject(error);
-          continue;
-        }
-      }
-      outcomes.forEach((o, i) => (o.ok ? group[i]!.resolve(o.result) : group[i]!.reject(o.error)));
+    if (waiting.length === 0) return;
+    let locked: boolean;
+    try {
+      locked = lockWithoutWaiting();
+    } catch (error) {
+      for (const w of waiting.splice(0)) w.reject(error);
+      return;
     }
+    if (!locked) {
+      const now = Date.now();
+      lockedOutSince ??= now;
+      if (now - lockedOutSince < lockTimeoutMs) return schedule(1);
+      // Waited as long as SQLite's busy handler would have: fail these writes as it would.
+      lockedOutSince = null;
+      const error = Object.assign(new Error(`database is locked: another connection held the write lock for over ${lockTimeoutMs} ms`), { code: 'SQLITE_BUSY' });
+      for (const w of waiting.splice(0)) w.reject(error);
+      return;
+    }
+    lockedOutSince = null;
+    const group = waiting.length > MAX_GROUP ? waiting.splice(0, MAX_GROUP) : waiting;
+    if (group === waiting) waiting = [];
+    if (waiting.length > 0) schedule(0);
+    let outcomes: Outcome[];
+    try {
+      outcomes = commitGroup(group, false, locked);
+    } catch {
+      try {
+        outcomes = commitGroup(group, true, false);
+      } catch (error) {
+        for (const w of group) w.reject(error);
+        return;
+      }
+    }
+    outcomes.forEach((o, i) => (o.ok ? group[i]!.resolve(o.result) : group[i]!.reject(o.error)));
   };
 
   return {
     enqueue(tenantId, request) {
       return new Promise<EnqueueResult>((resolve, reject) => {
         waiting.push({ tenantId, request, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        if (!scheduled) schedule(0);
       });
     },
     async peek(tenantId, limit) {
