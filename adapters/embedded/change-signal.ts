@@ -13,15 +13,21 @@ import { appendFileSync, statSync } from 'node:fs';
  * revocations), never on reads.
  */
 export interface ChangeSignal {
-  stamp(): string;
+  /** The current stamp; null when it cannot be read (then nothing may be trusted from memory). */
+  stamp(): string | null;
+  /** Throws when the change could not be signalled. */
   bump(): void;
 }
 
 export function fileChangeSignal(file: string): ChangeSignal {
   return {
     stamp() {
-      const s = statSync(file, { throwIfNoEntry: false });
-      return s ? `${s.ino}:${s.size}` : 'absent';
+      try {
+        const s = statSync(file, { throwIfNoEntry: false });
+        return s ? `${s.ino}:${s.size}` : 'absent';
+      } catch {
+        return null; // e.g. the directory became unreadable
+      }
     },
     bump() {
       appendFileSync(file, '\n');

@@ -7,6 +7,8 @@ export interface CredentialCacheOptions {
   /** Entries kept before the cache starts over (default 10,000). */
   maxEntries?: number;
   clock?: () => number;
+  /** Told when a change could not be signalled; this process then stops remembering keys. */
+  onSignalError?: (error: unknown) => void;
 }
 
 /**
@@ -21,6 +23,10 @@ export interface CredentialCacheOptions {
  * a row read across a change is dropped by the next lookup). `maxAgeMs` bounds the one case the
  * signal cannot cover: a process killed between committing a revocation and bumping the signal.
  * Unknown secrets are not remembered, so a key made in another process is found at once.
+ *
+ * When the signal fails (its file cannot be written or read), the rotation or revocation itself still
+ * stands and is answered; the process stops remembering keys, since it can no longer tell the others
+ * or hear from them reliably, and the others' entries expire within `maxAgeMs`.
  */
 export function withCredentialCache(store: ApiKeyStore, signal: ChangeSignal, options: CredentialCacheOptions = {}): ApiKeyStore {
   const maxAgeMs = options.maxAgeMs ?? 30_000;
@@ -28,10 +34,17 @@ export function withCredentialCache(store: ApiKeyStore, signal: ChangeSignal, op
   const clock = options.clock ?? Date.now;
   const entries = new Map<string, { credential: ApiKeyCredential; at: number }>();
   let filledUnder: string | null = null;
+  /** Set for good once the signal failed: every lookup then reads the store. */
+  let bypass = false;
 
   const changed = () => {
     entries.clear();
-    signal.bump();
+    try {
+      signal.bump();
+    } catch (error) {
+      bypass = true;
+      options.onSignalError?.(error);
+    }
   };
 
   return {
@@ -57,7 +70,12 @@ export function withCredentialCache(store: ApiKeyStore, signal: ChangeSignal, op
     },
 
     async findBySecretHash(secretHash) {
-      const stamp = signal.stamp();
+      const stamp = bypass ? null : signal.stamp();
+      if (stamp === null) {
+        entries.clear();
+        filledUnder = null;
+        return store.findBySecretHash(secretHash);
+      }
       if (stamp !== filledUnder) {
         entries.clear();
         filledUnder = stamp;
@@ -65,13 +83,26 @@ export function withCredentialCache(store: ApiKeyStore, signal: ChangeSignal, op
       const now = clock();
       const hit = entries.get(secretHash);
       if (hit && now - hit.at < maxAgeMs) return hit.credential;
-      const credential = await store.findBySecretHash(secretHash);
-      if (credential) {
+      const found = await store.findBySecretHash(secretHash);
+      if (!found) return null;
+      const credential = frozen(found);
+      // Kept only if nothing changed while the row was read: another lookup may have seen a newer
+      // stamp meanwhile (and emptied the cache), and this row may predate that change.
+      if (filledUnder === stamp) {
         if (entries.size >= maxEntries) entries.clear();
-        // Shared by every request of the key until dropped: nobody may change it.
-        entries.set(secretHash, { credential: Object.freeze(credential), at: now });
+        entries.set(secretHash, { credential, at: now });
       }
       return credential;
     },
   };
+}
+
+/** Shared by every request of the key until dropped: nobody may change it, nor its lists. */
+function frozen(c: ApiKeyCredential): ApiKeyCredential {
+  return Object.freeze({
+    ...c,
+    scopes: Object.freeze([...c.scopes]),
+    namespaceRestrictions: c.namespaceRestrictions && Object.freeze([...c.namespaceRestrictions]),
+    ipAllowlist: c.ipAllowlist && Object.freeze([...c.ipAllowlist]),
+  });
 }

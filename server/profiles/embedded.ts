@@ -37,7 +37,9 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     audit: createEmbeddedAuditPort(db),
     // Every X-API-Key request looks its key up: remembered per process, dropped in every process on
     // this DATA_DIR as soon as one of them rotates or revokes a key (the signal file).
-    apiKeys: withCredentialCache(createEmbeddedApiKeyStore(db), fileChangeSignal(path.join(config.DATA_DIR, 'api-key-changes'))),
+    apiKeys: withCredentialCache(createEmbeddedApiKeyStore(db), fileChangeSignal(path.join(config.DATA_DIR, 'api-key-changes')), {
+      onSignalError: (err) => logger.error({ err }, 'cannot signal an API-key change to other processes; this process stops caching keys'),
+    }),
     ssoStates: createEmbeddedSsoStateStore(db),
     jobStore: { profile: 'embedded', db },
     // Consolidation commits write the search index rows in the same libsql transaction.

@@ -13,10 +13,11 @@ import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type Ip
  * Secrets are `tmk_` + 52 lower-case base32 characters (32 random bytes, 256 bits). Only their SHA-256
  * is stored; the secret is returned once, by create and rotate. Authentication hashes the presented
  * secret, probes the unique hash index, compares the stored hash in constant time, then checks status
- * and the IP allowlist. Nothing about a key's validity is cached: every request reads the store, so a
- * rotation or revocation made by any process (several API instances, the worker) takes effect on the
- * very next request everywhere. Only derived, immutable data (a compiled IP allowlist, keyed by its
- * normalised text) is memoised.
+ * and the IP allowlist. This service caches nothing about a key's validity: it asks the store on every
+ * request, and a rotation or revocation made by any process takes effect on the very next request
+ * everywhere. (The embedded profile's store remembers lookups per process behind a change signal that
+ * keeps that promise, `adapters/embedded/credential-cache.ts`.) Only derived, immutable data (a
+ * compiled IP allowlist, keyed by its normalised text) is memoised here.
  *
  * `last_used_at` is kept off the hot path: a use is recorded when the stored value (or this process's
  * last recorded use) is at least `usageGranularityMs` old (default 60 s), and recorded uses are written

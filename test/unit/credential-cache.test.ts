@@ -98,11 +98,65 @@ describe('the credential cache of the embedded profile', () => {
     expect((await store.findBySecretHash(key.secretHash))?.status).toBe('revoked');
   });
 
-  it('hands out frozen credentials, so no request can alter what the next one sees', async () => {
+  it('hands out frozen credentials, lists included, so no request can alter what the next one sees', async () => {
     const { store } = processOnDataDir();
-    const key = await store.insert(randomUUID(), newKey());
+    const key = await store.insert(randomUUID(), { ...newKey(), namespaceRestrictions: ['a'], ipAllowlist: ['10.0.0.0/8'] });
     const found = await store.findBySecretHash(key.secretHash);
     expect(Object.isFrozen(found)).toBe(true);
+    expect(Object.isFrozen(found!.scopes)).toBe(true);
+    expect(Object.isFrozen(found!.namespaceRestrictions)).toBe(true);
+    expect(Object.isFrozen(found!.ipAllowlist)).toBe(true);
+  });
+
+  it('does not keep a row read across a change that a concurrent lookup already saw', async () => {
+    // Process A's store answers lookups of key 1 only when released, so a second lookup can run meanwhile.
+    const dbA = openEmbeddedDatabase(dir);
+    open.push(dbA);
+    const inner = createEmbeddedApiKeyStore(dbA);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let slowHash = '';
+    const slowFirst: ApiKeyStore = {
+      ...inner,
+      async findBySecretHash(h) {
+        const row = await inner.findBySecretHash(h);
+        if (h === slowHash) await gate;
+        return row;
+      },
+    };
+    const a = withCredentialCache(slowFirst, fileChangeSignal(path.join(dir, 'api-key-changes')));
+    const b = processOnDataDir();
+    const tenant = randomUUID();
+    const k1 = await b.store.insert(tenant, newKey());
+    const k2 = await b.store.insert(tenant, newKey());
+    slowHash = k1.secretHash;
+
+    const first = a.findBySecretHash(k1.secretHash); // reads k1 as active, then waits
+    await b.store.revoke(tenant, k1.id, '2030-01-02T00:00:00.000Z'); // another process revokes and signals
+    await a.findBySecretHash(k2.secretHash); // sees the new stamp and empties A's cache
+    release();
+    expect((await first)?.status).toBe('active'); // that lookup began before the revocation
+    slowHash = '';
+    expect((await a.findBySecretHash(k1.secretHash))?.status).toBe('revoked');
+  });
+
+  it('still answers a revocation whose signal cannot be written, and stops remembering keys in that process', async () => {
+    const db = openEmbeddedDatabase(dir, 'solo.db');
+    open.push(db);
+    const errors: unknown[] = [];
+    const broken = { stamp: () => 'fixed', bump: () => { throw Object.assign(new Error('read-only file system'), { code: 'EROFS' }); } };
+    const store = withCredentialCache(createEmbeddedApiKeyStore(db), broken, { onSignalError: (e) => void errors.push(e) });
+    const tenant = randomUUID();
+    const key = await store.insert(tenant, newKey());
+    await store.findBySecretHash(key.secretHash);
+    await expect(store.revoke(tenant, key.id, '2030-01-02T00:00:00.000Z')).resolves.toMatchObject({ changed: true });
+    expect(errors).toHaveLength(1);
+    expect((await store.findBySecretHash(key.secretHash))?.status).toBe('revoked');
+    // From now on every lookup reads the store: a change behind its back is seen at once.
+    const other = await store.insert(tenant, newKey());
+    await store.findBySecretHash(other.secretHash);
+    db.prepare("UPDATE api_keys SET status = 'revoked' WHERE id = ?").run([other.id]);
+    expect((await store.findBySecretHash(other.secretHash))?.status).toBe('revoked');
   });
 
   it('works for a database only this process opens, with the in-process signal', async () => {
