@@ -5,14 +5,14 @@ import { migrations, type Migration } from './migrations/index.js';
 
 export type EmbeddedDatabase = InstanceType<typeof Database>;
 
+/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
 /**
  * Opens (or creates) the one database file of the embedded profile and brings its schema up to date.
  * WAL lets readers proceed while the single writer commits; `busy_timeout` lets a second process
  * (a separate `tenant-memory worker`) wait for the write lock instead of failing.
  */
-/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 10_000;
-
 export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, fileName));

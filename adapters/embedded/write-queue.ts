@@ -278,21 +278,21 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
       db.exec('BEGIN IMMEDIATE');
       return true;
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return false;
       throw error;
     } finally {
       db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   };
-  /** The group in one transaction; `locked`: BEGIN IMMEDIATE already succeeded. */
-  const commitGroup = (group: Waiting[], isolate: boolean, locked: boolean): Outcome[] => {
-    if (!locked) db.exec('BEGIN IMMEDIATE');
+  /** The group in the transaction `lockWithoutWaiting` began. */
+  const commitGroup = (group: Waiting[], isolate: boolean): Outcome[] => {
     try {
       const out = applyGroup(group, isolate);
       db.exec('COMMIT');
       return out;
     } catch (error) {
-      db.exec('ROLLBACK');
+      // SQLite may have rolled back already (some errors end the transaction); the first error is what matters.
+      if (db.inTransaction) db.exec('ROLLBACK');
       throw error;
     }
   };
@@ -309,6 +309,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
     try {
       locked = lockWithoutWaiting();
     } catch (error) {
+      lockedOutSince = null;
       for (const w of waiting.splice(0)) w.reject(error);
       return;
     }
@@ -328,10 +329,24 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
     if (waiting.length > 0) schedule(0);
     let outcomes: Outcome[];
     try {
-      outcomes = commitGroup(group, false, locked);
+      outcomes = commitGroup(group, false);
     } catch {
+      // Replayed with a savepoint per write. Should another connection have taken the lock in between,
+      // the group goes back to the head of the queue (order kept) rather than waiting in the busy handler.
+      let relocked: boolean;
       try {
-        outcomes = commitGroup(group, true, false);
+        relocked = lockWithoutWaiting();
+      } catch (error) {
+        for (const w of group) w.reject(error);
+        return;
+      }
+      if (!relocked) {
+        waiting = [...group, ...waiting];
+        if (!scheduled) schedule(1);
+        return;
+      }
+      try {
+        outcomes = commitGroup(group, true);
       } catch (error) {
         for (const w of group) w.reject(error);
         return;
