@@ -88,7 +88,7 @@ function drive(server: SpawnedServer, request: Load, expected: number, scale = 1
 }
 
 /**
- * wrk for SECONDS × scale. It counts 2xx/3xx as success, so the caller checks the exact status another
+ * wrk for SECONDS × scale. It counts only statuses of 400 or more as errors, so the caller checks the exact status another
  * way (writes: the usage counter); any other status or socket error fails the run.
  */
 async function driveWrk(server: SpawnedServer, request: Load, expected: number, scale: number): Promise<Run> {
@@ -99,7 +99,7 @@ async function driveWrk(server: SpawnedServer, request: Load, expected: number, 
       { url: server.url + request.path, method: request.method, headers: request.headers, bodies: request.bodies },
       { connections: CONCURRENCY, seconds: Math.max(1, Math.round(SECONDS * scale)), scriptPath: path.join(dir, 'load.lua') },
     );
-    if (r.statusErrors > 0 || r.socketErrors > 0) throw new Error(`${request.method} ${request.path}: ${r.statusErrors} answers other than 2xx/3xx (expected ${expected}), ${r.socketErrors} socket errors`);
+    if (r.statusErrors > 0 || r.socketErrors > 0) throw new Error(`${request.method} ${request.path}: ${r.statusErrors} answers of 400 or more (expected ${expected}), ${r.socketErrors} socket errors`);
     const cpu1 = cpuMsOf(server.child.pid);
     return {
       perSecond: Math.round(r.requests / r.seconds),

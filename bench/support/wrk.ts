@@ -22,7 +22,7 @@ export interface WrkResult {
   /** Responses completed within the duration. */
   requests: number;
   seconds: number;
-  /** Responses whose status was not 2xx/3xx, and socket errors (connect, read, write, timeout). */
+  /** Responses with a status of 400 or more (wrk's count), and socket errors (connect, read, write, timeout). */
   statusErrors: number;
   socketErrors: number;
   p50Ms: number;
@@ -37,7 +37,12 @@ export function wrkAvailable(): boolean {
   return spawnSync('wrk', ['--version'], { stdio: 'ignore' }).error === undefined;
 }
 
-const luaString = (s: string) => JSON.stringify(s); // a JSON string literal is a valid Lua string literal for these texts
+/**
+ * A Lua string literal. JSON's escapes are Lua's (\\ \" \n \t…) except \uXXXX, which JSON.stringify
+ * emits only for control characters and lone surrogates; the texts here are headers and JSON request
+ * bodies, which contain neither raw.
+ */
+const luaString = (s: string) => JSON.stringify(s);
 
 function script(request: WrkRequest): string {
   const headers = Object.entries(request.headers ?? {})
