@@ -95,7 +95,7 @@ async function driveWrk(server: SpawnedServer, request: Load, expected: number, 
   const cpu0 = cpuMsOf(server.child.pid);
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-wrk-'));
   try {
-    const r = runWrk(
+    const r = await runWrk(
       { url: server.url + request.path, method: request.method, headers: request.headers, bodies: request.bodies },
       { connections: CONCURRENCY, seconds: Math.max(1, Math.round(SECONDS * scale)), scriptPath: path.join(dir, 'load.lua') },
     );

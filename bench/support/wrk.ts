@@ -7,15 +7,19 @@
  * wrk runs for a duration, not a request count; its Lua script supplies every request's body in turn
  * and, when it is done, prints one JSON line of totals and latency percentiles that `runWrk` parses.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 
 export interface WrkRequest {
+  /** The server's base URL plus the path of every request (unless `paths` is given). */
   url: string;
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** Request bodies, sent in turn (cycled). */
   bodies?: readonly string[];
+  /** Request paths (with their query strings), sent in turn (cycled); default: the URL's. */
+  paths?: readonly string[];
 }
 
 export interface WrkResult {
@@ -26,8 +30,11 @@ export interface WrkResult {
   statusErrors: number;
   socketErrors: number;
   p50Ms: number;
+  p95Ms: number;
   p97_5Ms: number;
   p99Ms: number;
+  meanMs: number;
+  maxMs: number;
   /** CPU the wrk process used, per completed request (ms). */
   clientCpuMsPerRequest: number;
 }
@@ -49,23 +56,30 @@ function script(request: WrkRequest): string {
     .map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`)
     .join('\n');
   const bodies = request.bodies ?? [];
+  const paths = request.paths ?? [];
+  const perRequest = bodies.length > 0 || paths.length > 0;
   return `wrk.method = ${luaString(request.method)}
 ${headers}
 local bodies = {${bodies.map(luaString).join(',\n')}}
+local paths = {${paths.map(luaString).join(',\n')}}
 local i = 0
 ${
-  bodies.length > 0
+  perRequest
     ? `request = function()
   i = i + 1
-  return wrk.format(nil, nil, nil, bodies[(i - 1) % #bodies + 1])
+  local path = nil
+  local body = nil
+  if #paths > 0 then path = paths[(i - 1) % #paths + 1] end
+  if #bodies > 0 then body = bodies[(i - 1) % #bodies + 1] end
+  return wrk.format(nil, path, nil, body)
 end`
     : ''
 }
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('WRK_RESULT {"requests":%d,"duration_us":%d,"status":%d,"socket":%d,"p50":%d,"p97_5":%d,"p99":%d}\\n',
+  io.write(string.format('WRK_RESULT {"requests":%d,"duration_us":%d,"status":%d,"socket":%d,"p50":%d,"p95":%d,"p97_5":%d,"p99":%d,"mean":%d,"max":%d}\\n',
     summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
-    latency:percentile(50), latency:percentile(97.5), latency:percentile(99)))
+    latency:percentile(50), latency:percentile(95), latency:percentile(97.5), latency:percentile(99), math.floor(latency.mean), latency.max))
 end
 `;
 }
@@ -73,17 +87,29 @@ end
 /**
  * Runs wrk (one thread, `connections` keep-alive connections) for `seconds` against `request.url`. The
  * script goes to `scriptPath`. wrk runs under a shell that reports its CPU time afterwards, read from
- * the shell's own /proc entry (children's user + system time, in clock ticks of 10 ms).
+ * the shell's own /proc entry (children's user + system time, in clock ticks of 10 ms). Asynchronous:
+ * the server under load may be in this very process.
  */
-export function runWrk(request: WrkRequest, options: { connections: number; seconds: number; scriptPath: string }): WrkResult {
+export async function runWrk(request: WrkRequest, options: { connections: number; seconds: number; scriptPath: string }): Promise<WrkResult> {
   writeFileSync(options.scriptPath, script(request));
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', options.scriptPath, request.url];
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const out = execFileSync('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const { stdout: out } = await promisify(execFile)('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], { encoding: 'utf8', maxBuffer: 16 << 20 });
   const line = out.split('\n').find((l) => l.startsWith('WRK_RESULT '));
   const stat = out.split('\n').find((l) => l.startsWith('SHELL_STAT '));
   if (!line || !stat) throw new Error(`wrk printed no result:\n${out}`);
-  const r = JSON.parse(line.slice('WRK_RESULT '.length)) as { requests: number; duration_us: number; status: number; socket: number; p50: number; p97_5: number; p99: number };
+  const r = JSON.parse(line.slice('WRK_RESULT '.length)) as {
+    requests: number;
+    duration_us: number;
+    status: number;
+    socket: number;
+    p50: number;
+    p95: number;
+    p97_5: number;
+    p99: number;
+    mean: number;
+    max: number;
+  };
   // Fields after "(comm) ": state is 0, so cutime and cstime (stat fields 16 and 17) are at 13 and 14.
   const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   const clientTicks = Number(fields[13]) + Number(fields[14]);
@@ -94,8 +120,11 @@ export function runWrk(request: WrkRequest, options: { connections: number; seco
     statusErrors: r.status,
     socketErrors: r.socket,
     p50Ms: ms(r.p50),
+    p95Ms: ms(r.p95),
     p97_5Ms: ms(r.p97_5),
     p99Ms: ms(r.p99),
+    meanMs: ms(r.mean),
+    maxMs: ms(r.max),
     clientCpuMsPerRequest: r.requests > 0 ? Math.round((clientTicks * 10 * 1000) / r.requests) / 1000 : 0,
   };
 }
