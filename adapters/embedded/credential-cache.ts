@@ -19,8 +19,9 @@ export interface CredentialCacheOptions {
  *
  * Rotation and revocation must still take effect at once, in every process on the data directory:
  * they bump the change signal after their commit, and a lookup drops everything it remembers when the
- * signal's stamp differs from the one its entries were read under (the stamp is read BEFORE the row, so
- * a row read across a change is dropped by the next lookup). `maxAgeMs` bounds the one case the
+ * signal's stamp differs from the one its entries were read under. The stamp is read before the row,
+ * and the row is kept only if no other lookup saw a newer stamp while it was being read, so a row read
+ * across a change never outlives it. `maxAgeMs` bounds the one case the
  * signal cannot cover: a process killed between committing a revocation and bumping the signal.
  * Unknown secrets are not remembered, so a key made in another process is found at once.
  *
