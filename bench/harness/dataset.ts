@@ -33,7 +33,7 @@ export interface Turn {
   turnId: string;
   speaker: string;
   text: string;
-  /** The session's `session_N_date_time` as written in the file, e.g. `1:56 pm on 8 May, 2023`. */
+  /** The session's `session_N_date_time` as written in the file, e.g. `2:17 pm on 9 May, 2023`. */
   sessionDate: string;
   /** `sessionDate` as an ISO 8601 UTC timestamp when it parses, else null (the file has no time zone). */
   sessionTimestamp: string | null;
@@ -246,7 +246,7 @@ const MONTHS = [
 ];
 
 /**
- * Parse LoCoMo's `"1:56 pm on 8 May, 2023"` into an ISO timestamp (treated as UTC, since the file has
+ * Parse LoCoMo's `"2:17 pm on 9 May, 2023"` into an ISO timestamp (treated as UTC, since the file has
  * no zone). Returns null for anything else rather than failing: the date is informative, not scored.
  */
 export function parseSessionDate(text: string): string | null {

@@ -182,7 +182,7 @@ function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => vars[key] ?? `{${key}}`);
 }
 
-/** LoCoMo's session date style: `1:56 pm on 8 May, 2023`. */
+/** LoCoMo's session date style: `2:17 pm on 9 May, 2023`. */
 function formatSessionDate(d: Date): string {
   const h24 = d.getUTCHours();
   const h12 = h24 % 12 === 0 ? 12 : h24 % 12;

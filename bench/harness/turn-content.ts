@@ -2,7 +2,7 @@ import type { Turn } from './dataset.js';
 
 /**
  * How a dialogue turn becomes a memory's content: the session date and the speaker travel with the
- * text, because questions name speakers and times ("When did Caroline go to the support group?").
+ * text, because questions name speakers and times ("When did Emma go to the woodworking class?").
  * Shared by the HTTP benchmark and the in-process retrieval-quality bench so both measure the same thing.
  */
 export function turnContent(t: Turn): string {

@@ -42,9 +42,9 @@ describe('offline detectContradiction — contradictions', () => {
     ['Alice lives in Paris and works at Globex', 'Alice works at Acme', 'alice', 'employer'],
     ['Alice moved to Berlin. She works at Acme.', 'Alice lives in Paris. She loves croissants.', 'alice', 'residence'],
     // Transcript lines: "I" is the speaker.
-    ['[1:56 pm on 8 May, 2023] Jon: I moved to Berlin', '[1:50 pm on 1 May, 2023] Jon: I live in London', 'jon', 'residence'],
-    ['Jon: My favorite color is green', 'Jon: My favourite colour is blue', 'jon', 'favorite-color'],
-    ['Jon: I moved to Berlin', 'Jon lives in London', 'jon', 'residence'],
+    ['[2:17 pm on 9 May, 2023] Peter: I moved to Berlin', '[11:05 am on 2 May, 2023] Peter: I live in London', 'peter', 'residence'],
+    ['Peter: My favorite color is green', 'Peter: My favourite colour is blue', 'peter', 'favorite-color'],
+    ['Peter: I moved to Berlin', 'Peter lives in London', 'peter', 'residence'],
     ["I'm not happy anymore", "I'm happy", 'user', 'state'],
     ['Alice is not retired', 'Alice is retired', 'alice', 'state'],
     // A label that is not a name leaves "I" as the user.
@@ -98,12 +98,12 @@ describe('offline detectContradiction — no contradiction', () => {
     ["I'm not about to quit", "I'm about to leave"],
     // Two speakers of one conversation are two subjects, and neither is the user.
     [
-      "[9:32 am on 8 February, 2023] Jon: Thanks, Gina! Your pep-talk really meant a lot. I'm not gonna give up on my dreams - my dance studio needs the hard work I'm putting in.",
-      "[12:48 am on 1 February, 2023] Gina: Thanks. Your support means a lot. I'm sure with my hard work and effort, I can make a special shopping experience for my customers. It's tough but I'm up for the challenge!",
+      "[7:40 am on 3 March, 2023] Peter: Thanks, Susan! Your advice helped a lot. I'm not gonna give up on the bakery - it needs every early morning I can give it.",
+      "[10:15 pm on 27 February, 2023] Susan: Cheers, that was kind of you. I'm sure the repair shop will find its regulars if I keep at it. It's tough but I'm up for the challenge!",
     ],
-    ['Gina: I moved to Berlin', 'Jon: I live in London'],
-    ['Gina: My favorite color is green', 'Jon: My favourite colour is blue'],
-    ['Gina: I moved to Berlin', 'I live in London'],
+    ['Susan: I moved to Berlin', 'Peter: I live in London'],
+    ['Susan: My favorite color is green', 'Peter: My favourite colour is blue'],
+    ['Susan: I moved to Berlin', 'I live in London'],
   ])('%j vs %j', (newer, older) => {
     expect(check(newer, older)).toEqual({ contradicts: false, detector: 'offline' });
   });

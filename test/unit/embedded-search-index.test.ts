@@ -34,7 +34,7 @@ const q = (text: string) => ({ text, vector: e.embedOne(text), mode: 'hybrid' as
 
 describe('query text', () => {
   it('drops stop-words, dedupes, and quotes every term', () => {
-    expect(queryTerms('What did Caroline research about the Research?')).toEqual(['caroline', 'research']);
+    expect(queryTerms('What did Emma research about the Research?')).toEqual(['emma', 'research']);
     expect(queryTerms('what is it')).toEqual(['what', 'is', 'it']);
     expect(buildFtsQuery('NEAR(a "b") AND -c* zebra')).toBe('"near" OR "zebra"');
     expect(buildFtsQuery('!!!')).toBeNull();

@@ -17,7 +17,7 @@ describe('tenantFilter', () => {
       { kind: 'all' },
       { kind: 'entity' },
       { memoryId: 'm' },
-      { entity: 'melanie' },
+      { entity: 'sarah' },
       ...filterSets.map((filters) => ({ filters })),
     ];
     for (const scope of scopes) {
@@ -55,8 +55,8 @@ describe('tenantFilter', () => {
       must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'memory_id', match: { value: 'm-1' } }],
     });
     expect(tenantFilter('t1', { kind: 'all' })).toEqual({ must: [TENANT] });
-    expect(tenantFilter('t1', { entity: 'pottery class' })).toEqual({
-      must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'pottery class' } }],
+    expect(tenantFilter('t1', { entity: 'woodworking class' })).toEqual({
+      must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'woodworking class' } }],
     });
     expect(tenantFilter('t1')).toEqual({ must: [TENANT, { key: 'kind', match: { value: 'memory' } }] });
   });

@@ -202,8 +202,8 @@ describe('memoryPoint', () => {
     memoryId: 'm-1',
     namespace: 'work',
     agentId: 'agent-7',
-    title: 'Pottery',
-    content: 'Melanie signed up for a pottery class.',
+    title: 'Woodworking',
+    content: 'Sarah signed up for a woodworking class.',
     tags: ['hobby'],
     status: 'archived',
     injectionFlagged: true,
@@ -211,9 +211,9 @@ describe('memoryPoint', () => {
     createdAt: '2025-01-02T03:04:05.000Z',
     vector: VECTOR,
     entities: [
-      { key: 'melanie', name: 'Melanie', type: 'person' },
+      { key: 'sarah', name: 'Sarah', type: 'person' },
       { key: '', name: '', type: 'thing' },
-      { key: 'melanie', name: 'melanie', type: 'person' },
+      { key: 'sarah', name: 'sarah', type: 'person' },
       ...Array.from({ length: 20 }, (_, i) => ({ key: `e${i}`, name: `E${i}`, type: 'thing' as const })),
     ],
   };
@@ -231,7 +231,7 @@ describe('memoryPoint', () => {
       injection_flagged: true,
       quality: 1,
       created_at: '2025-01-02T03:04:05.000Z',
-      entities: ['melanie', ...Array.from({ length: 15 }, (_, i) => `e${i}`)],
+      entities: ['sarah', ...Array.from({ length: 15 }, (_, i) => `e${i}`)],
     });
     expect(JSON.stringify(p)).not.toContain('pottery class');
     const v = p.vector as Record<string, unknown>;
@@ -251,13 +251,13 @@ describe('memoryPoint', () => {
 describe('graph channel parity with the embedded index', () => {
   it('derives the same query keys and memory scores from the same counts', async () => {
     const notes = [
-      'Melanie signed up for a pottery class at the community studio in Boston.',
-      'Melanie and Caroline went hiking near Boston in May 2023.',
-      'Caroline painted a sunset; Melanie loved the painting.',
-      'The pottery class made ceramic bowls for Caroline.',
-      'Jon opened a dance studio in Boston.',
-      'Jon and Gina talked about the dance studio and the pottery class.',
-      'Gina lost her job and started an online clothing store.',
+      'Sarah signed up for a woodworking class at the community workshop in Lisbon.',
+      'Sarah and Emma went sailing near Lisbon in May 2023.',
+      'Emma sketched a lighthouse; Sarah loved the sketch.',
+      'The woodworking class made oak stools for Emma.',
+      'Peter opened a bakery in Lisbon.',
+      'Peter and Susan talked about the bakery and the woodworking class.',
+      'Susan changed careers and started a bicycle repair shop.',
     ];
     const docs = notes.map((content, i) => ({ id: `n${i}`, content, keys: documentEntityKeys(extractEntities(content)) }));
     const db = new Database(':memory:');
@@ -283,7 +283,7 @@ describe('graph channel parity with the embedded index', () => {
       }
     }
     let compared = 0;
-    for (const text of ['What did Melanie do in Boston?', 'pottery class', 'Who runs the dance studio?', 'Caroline painting', 'online store']) {
+    for (const text of ['What did Sarah do in Lisbon?', 'woodworking class', 'Who runs the bakery?', 'lighthouse sketch', 'repair shop']) {
       const keys = graphQueryKeys(text);
       const seeds = keys.filter((k) => df.has(k)).map((k) => ({ key: k, df: df.get(k)! }));
       const neighbors = new Map(
@@ -324,8 +324,8 @@ describe('graph channel parity with the embedded index', () => {
   });
 
   it('forms query keys from entities, singular terms and adjacent pairs', () => {
-    const keys = graphQueryKeys('Where are the pottery classes of Melanie?');
-    expect(keys).toEqual(expect.arrayContaining(['melanie', 'pottery', 'class', 'pottery class']));
+    const keys = graphQueryKeys('Where are the woodworking classes of Sarah?');
+    expect(keys).toEqual(expect.arrayContaining(['sarah', 'woodworking', 'class', 'woodworking class']));
     expect(keys).not.toContain('');
     expect(querySparseVector('the')).not.toBeNull();
   });

@@ -66,7 +66,7 @@ describe('documentSparseVector', () => {
   const weights = DEFAULT_KEYWORD;
 
   it('is deterministic, sorted, without duplicate indices', () => {
-    const doc = { title: 'Pottery class', content: 'Glazed bowls in pottery class; the kiln fired the bowls.', tags: ['hobby', 'pottery'] };
+    const doc = { title: 'Pottery class', content: 'Glazed bowls in woodworking class; the kiln fired the bowls.', tags: ['hobby', 'woodworking'] };
     const a = documentSparseVector(doc, weights)!;
     const b = documentSparseVector({ ...doc, tags: [...doc.tags] }, weights)!;
     expect(a).toEqual(b);
@@ -110,9 +110,9 @@ describe('querySparseVector', () => {
 
 describe('entity vectors', () => {
   it('marks each entity key once; weighted queries keep positive weights only', () => {
-    expect(entitySparseVector(['melanie', 'pottery class', 'melanie'])!.values).toEqual([1, 1]);
+    expect(entitySparseVector(['sarah', 'woodworking class', 'sarah'])!.values).toEqual([1, 1]);
     expect(entitySparseVector([])).toBeNull();
-    const w = weightedEntityVector(new Map([['melanie', 2.5], ['x', 0], ['pottery', 0.25]]))!;
+    const w = weightedEntityVector(new Map([['sarah', 2.5], ['x', 0], ['woodworking', 0.25]]))!;
     expect(w.indices).toHaveLength(2);
     expect(w.values.reduce((a, b) => a + b, 0)).toBeCloseTo(2.75, 12);
   });
@@ -128,8 +128,8 @@ describe('BM25 parity with the embedded keyword channel', () => {
       createdAt: '2025-01-01T00:00:00.000Z', vector: null, entities: [],
     };
     const docs: IndexedMemory[] = [
-      { ...base, memoryId: 'a', title: 'Pottery class', content: 'Signed up for a pottery class at the studio; the kiln is hot.', tags: ['hobby'] },
-      { ...base, memoryId: 'b', title: '', content: 'Glazed three ceramic bowls and fired them in the kiln.', tags: ['pottery', 'kiln'] },
+      { ...base, memoryId: 'a', title: 'Pottery class', content: 'Signed up for a woodworking class at the studio; the kiln is hot.', tags: ['hobby'] },
+      { ...base, memoryId: 'b', title: '', content: 'Glazed three ceramic bowls and fired them in the kiln.', tags: ['woodworking', 'kiln'] },
       { ...base, memoryId: 'c', title: 'Telescopes', content: 'Watched Jupiter through the telescope; telescopes everywhere, running late.', tags: [] },
       { ...base, memoryId: 'd', title: 'Budget', content: 'Opened a savings account and runs a monthly budget spreadsheet for the studio.', tags: ['finance'] },
       { ...base, memoryId: 'e', title: 'Café notes', content: 'A naïve résumé written at the café near the running track.', tags: ['cafe'] },
@@ -138,7 +138,7 @@ describe('BM25 parity with the embedded keyword channel', () => {
     for (const d of docs) await index.upsert('t', d);
     // Another tenant's rows must not move tenant t's statistics: the embedded index keeps one FTS5
     // table per tenant, so N, n and avgdl below are t's alone.
-    await index.upsert('u', { ...base, memoryId: 'z', title: 'Kiln', content: 'kiln kiln pottery', tags: [] });
+    await index.upsert('u', { ...base, memoryId: 'z', title: 'Kiln', content: 'kiln kiln woodworking', tags: [] });
 
     const all = [...docs];
     const lengths = all.map((d) => tokenize(d.title).length + tokenize(d.content).length + tokenize(d.tags.join(' ')).length);
@@ -149,7 +149,7 @@ describe('BM25 parity with the embedded keyword channel', () => {
       const x = Math.log((all.length - n + 0.5) / (n + 0.5));
       return x <= 0 ? 1e-6 : x;
     };
-    for (const text of ['pottery kiln', 'telescopes running', 'the studio budget', 'cafe resume', 'bread', 'runs']) {
+    for (const text of ['woodworking kiln', 'telescopes running', 'the studio budget', 'cafe resume', 'bread', 'runs']) {
       const q = querySparseVector(text)!;
       const expected = new Map<string, number>();
       docs.forEach((d, i) => {

@@ -131,7 +131,7 @@ const doc = (over: Partial<IndexedMemory> = {}): IndexedMemory => ({
   namespace: 'default',
   agentId: null,
   title: '',
-  content: 'Melanie went to Boston.',
+  content: 'Sarah went to Lisbon.',
   tags: [],
   status: 'active',
   injectionFlagged: false,
@@ -139,8 +139,8 @@ const doc = (over: Partial<IndexedMemory> = {}): IndexedMemory => ({
   createdAt: '2025-01-01T00:00:00.000Z',
   vector: new Float32Array([1, 0, 0, 0]),
   entities: [
-    { key: 'melanie', name: 'Melanie', type: 'person' },
-    { key: 'boston', name: 'Boston', type: 'place' },
+    { key: 'sarah', name: 'Sarah', type: 'person' },
+    { key: 'lisbon', name: 'Lisbon', type: 'place' },
   ],
   ...over,
 });
@@ -214,7 +214,7 @@ describe('start-up', () => {
     const index = await open({ logger: { warn: (_o, msg) => warnings.push(msg) } });
     expect(warnings.join()).toMatch(/older than 1\.17/);
     const from = fake.requests.length;
-    await index.search('t1', { text: 'boston trip', vector: new Float32Array([0, 1, 0, 0]), mode: 'hybrid', limit: 5, filters: { namespaces: null } });
+    await index.search('t1', { text: 'lisbon trip', vector: new Float32Array([0, 1, 0, 0]), mode: 'hybrid', limit: 5, filters: { namespaces: null } });
     expect(fake.requests.slice(from).find((r) => r.path.endsWith('/points/query'))!.body.query).toEqual({ fusion: 'rrf' });
   });
 });
@@ -253,18 +253,18 @@ describe('writes', () => {
     expect(upsert!.query.get('wait')).toBe('true');
     expect(upsert!.body.points).toHaveLength(1);
     expect(upsert!.body.points[0].id).toBe(memoryPointId('t1', 'm1'));
-    expect(upsert!.body.points[0].payload).toMatchObject({ kind: 'memory', tenant_id: 't1', memory_id: 'm1', entities: ['melanie', 'boston'] });
+    expect(upsert!.body.points[0].payload).toMatchObject({ kind: 'memory', tenant_id: 't1', memory_id: 'm1', entities: ['sarah', 'lisbon'] });
     expect(Object.keys(upsert!.body.points[0].vector).sort()).toEqual(['dense', 'entities', 'text']);
     expect([countA!.body, countB!.body]).toEqual(
       expect.arrayContaining([
-        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'melanie' } }] }, exact: true },
-        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'boston' } }] }, exact: true },
+        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] }, exact: true },
+        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'lisbon' } }] }, exact: true },
       ]),
     );
     expect(stats!.body.points).toEqual(
       expect.arrayContaining([
-        { id: entityPointId('t1', 'melanie'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'melanie', df: 1 } },
-        { id: entityPointId('t1', 'boston'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'boston', df: 1 } },
+        { id: entityPointId('t1', 'sarah'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'sarah', df: 1 } },
+        { id: entityPointId('t1', 'lisbon'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'lisbon', df: 1 } },
       ]),
     );
   });
@@ -274,7 +274,7 @@ describe('writes', () => {
     const index = await open();
     fake.override = (r) => {
       if (r.method === 'POST' && r.path.endsWith('/points') && r.body.ids[0] === memoryPointId('t1', 'm1')) {
-        return { result: [{ id: memoryPointId('t1', 'm1'), payload: { kind: 'memory', tenant_id: 't1', entities: ['melanie', 'paris'] } }] };
+        return { result: [{ id: memoryPointId('t1', 'm1'), payload: { kind: 'memory', tenant_id: 't1', entities: ['sarah', 'paris'] } }] };
       }
       if (r.path.endsWith('/points/count')) return { result: { count: r.body.filter.must[2].match.value === 'paris' ? 0 : 3 } };
       return undefined;
@@ -282,11 +282,11 @@ describe('writes', () => {
     const from = fake.requests.length;
     await index.upsert('t1', doc());
     const counted = fake.requests.slice(from).filter((r) => r.path.endsWith('/count')).map((r) => r.body.filter.must[2].match.value);
-    expect(counted.sort()).toEqual(['boston', 'paris']);
+    expect(counted.sort()).toEqual(['lisbon', 'paris']);
     const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
     expect(del.body).toEqual({ points: [entityPointId('t1', 'paris')] });
     const stats = fake.requests.slice(from).filter((r) => r.method === 'PUT').at(-1)!;
-    expect(stats.body.points).toEqual([{ id: entityPointId('t1', 'boston'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'boston', df: 3 } }]);
+    expect(stats.body.points).toEqual([{ id: entityPointId('t1', 'lisbon'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'lisbon', df: 3 } }]);
   });
 
   it('removes a memory by filter (tenant + memory id) and the whole tenant by tenant filter', async () => {
@@ -319,7 +319,7 @@ describe('search', () => {
     fake = new FakeQdrant();
     const index = await open();
     const stats = new Map(
-      [['melanie', 2], ['boston', 4]].map(([key, df]) => [
+      [['sarah', 2], ['lisbon', 4]].map(([key, df]) => [
         entityPointId('t1', key as string),
         { id: entityPointId('t1', key as string), payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df } },
       ]),
@@ -329,7 +329,7 @@ describe('search', () => {
         return { result: (r.body.ids as string[]).flatMap((id) => (stats.has(id) ? [stats.get(id)] : [])) };
       }
       if (r.path.endsWith('/points/count')) return { result: { count: 10 } };
-      if (r.path.endsWith('/facet')) return { result: { hits: [{ value: 'melanie', count: 2 }, { value: 'boston', count: 1 }] } };
+      if (r.path.endsWith('/facet')) return { result: { hits: [{ value: 'sarah', count: 2 }, { value: 'lisbon', count: 1 }] } };
       if (r.path.endsWith('/points/query')) {
         return {
           result: {
@@ -344,7 +344,7 @@ describe('search', () => {
     };
     const from = fake.requests.length;
     const res = await index.search('t1', {
-      text: 'Where did Melanie go?',
+      text: 'Where did Sarah go?',
       vector: new Float32Array([0, 1, 0, 0]),
       mode: 'hybrid+graph',
       limit: 5,
@@ -358,7 +358,7 @@ describe('search', () => {
     const facet = sent.find((r) => r.path.endsWith('/facet'))!;
     expect(facet.body).toEqual({
       key: 'entities',
-      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'melanie' } }] },
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] },
       limit: 101,
       exact: true,
     });
@@ -366,7 +366,7 @@ describe('search', () => {
     expect(query.prefetch.map((p: { using: string }) => p.using)).toEqual(['text', 'dense', 'entities']);
     const w = DEFAULT_FUSION.weights['hybrid+graph'];
     expect(query.query).toEqual({ rrf: { k: 61, weights: [w.keyword, w.dense, w.graph] } });
-    // melanie: ln(1 + 10/2); boston (1 hop): 0.5 · 1/√(2·4) · ln(1 + 10/4).
+    // sarah: ln(1 + 10/2); lisbon (1 hop): 0.5 · 1/√(2·4) · ln(1 + 10/4).
     const graph = query.prefetch[2].query as { indices: number[]; values: number[] };
     expect(graph.values.slice().sort((a: number, b: number) => b - a)).toEqual([
       expect.closeTo(Math.log(6), 6),
@@ -412,7 +412,7 @@ describe('failures', () => {
   it('maps 5xx and timeouts to DEPENDENCY_UNAVAILABLE, leaves request bugs (400) alone', async () => {
     fake = new FakeQdrant();
     const index = await open({ timeoutMs: 300 });
-    const q = { text: 'boston', vector: null, mode: 'hybrid' as const, limit: 5, filters: { namespaces: null } };
+    const q = { text: 'lisbon', vector: null, mode: 'hybrid' as const, limit: 5, filters: { namespaces: null } };
     fake.override = (r) => (r.path.endsWith('/points/query') ? { status: 503, raw: { status: { error: 'overloaded' } } } : undefined);
     await expect(index.search('t1', q)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     fake.override = (r) => (r.path.endsWith('/points/query') ? { hang: true } : undefined);

@@ -66,7 +66,7 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
       'two  spaces,\ttabs\nand newlines',
       'naïve café — ﬁnance\u00a0(NBSP and a ligature NFKC rewrites)',
       'emoji 🙂🙂 and 中文 and Ünïcödé',
-      '[2023-05-08 13:56] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.',
+      '[2023-05-09 14:17] Emma: I went to a woodworking class yesterday and it was so calming.',
       // Pieces without a score (":", ":)", "://") win only after the start of a text in the library.
       'Thanks :) see you',
       'sad :( today',

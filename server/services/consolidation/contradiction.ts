@@ -23,7 +23,7 @@
  *      "Alice visited Rome" / "Alice visited Paris" is no contradiction).
  * The subject is the text before the predicate, with auxiliaries, negations and adverbs peeled off
  * its end; compromise then picks the proper noun (the last person name, else the last proper noun),
- * "I"/"me" → "user" (or the speaker of a transcript line such as "[time] Jon: I moved…", when the
+ * "I"/"me" → "user" (or the speaker of a transcript line such as "[time] Peter: I moved…", when the
  * label is a person's name), "the user" → "user", he/she/they → the previous named subject of the same text, else the
  * head noun. Place, organisation and person values must be proper names (capitalised) — "lives in a
  * flat" is not a residence. Values are compared after normalisation; one value contained in the
@@ -174,7 +174,7 @@ function isName(t: TermJson): boolean {
 interface SubjectContext {
   lastNamed: string | null;
   tag?: Tagger;
-  /** Who "I" is: the speaker of a transcript line ("Jon: I moved…"), otherwise the user. */
+  /** Who "I" is: the speaker of a transcript line ("Peter: I moved…"), otherwise the user. */
   self?: string;
 }
 
@@ -592,8 +592,8 @@ const SPEAKER_LABEL = /^\s*(?:\[[^\]\n]{1,80}\]\s*)?(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}
 
 /**
  * The speaker of a transcript line, when its label is a person's name. Agents often store chat turns
- * as memories; without this, every speaker's "I" was the same "user", so "Gina: I'm up for the
- * challenge" and "Jon: I'm not gonna give up" contradicted each other. A label that is not a name
+ * as memories; without this, every speaker's "I" was the same "user", so "Susan: I'm up for the
+ * challenge" and "Peter: I'm not gonna give up" contradicted each other. A label that is not a name
  * ("Note: I moved to Berlin") leaves "I" as the user.
  */
 function transcriptSpeaker(text: string, tag: Tagger): { name: string; labelLength: number } | null {

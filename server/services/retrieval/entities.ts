@@ -4,7 +4,7 @@ import type { EntityType, ExtractedEntity } from '../../ports/search-index.js';
 /**
  * Offline entity extraction for the knowledge-graph retrieval channel: people, places, organisations,
  * things (noun phrases and their nouns) and absolute dates, with normalised keys so that the same
- * entity written differently ("Melanie's", "melanie") gets one key. Pure: no I/O, no state.
+ * entity written differently ("Sarah's", "sarah") gets one key. Pure: no I/O, no state.
  *
  * Built on compromise's part-of-speech tags (one parse per text, a few milliseconds per sentence).
  */
