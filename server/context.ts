@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from './logger.js';
 import type { Services } from './container.js';
 import { clientAddress, requestOrigin, type TrustFn } from './http/client-address.js';
 import { localsOf } from './http/locals.js';
@@ -22,8 +21,6 @@ export interface RequestContext {
    */
   origin(): string | null;
   services: Services;
-  /** The request's logger (redacting, the request id bound), made on first use: most requests never log. */
-  log(): Logger;
   /** A procedure may set the REST status (201, 202) and extra headers; /trpc always answers 200. */
   response: { status?: number; headers: Record<string, string> };
 }
@@ -31,7 +28,6 @@ export interface RequestContext {
 export function createRequestContext(services: Services, req: IncomingMessage, res: ServerResponse, trust: TrustFn): RequestContext {
   const locals = localsOf(res);
   let params: URLSearchParams | undefined;
-  let log: Logger | undefined;
   return {
     requestId: locals.requestId,
     ip: normaliseIp(clientAddress(req, trust)),
@@ -46,7 +42,6 @@ export function createRequestContext(services: Services, req: IncomingMessage, r
     },
     origin: () => requestOrigin(req, trust),
     services,
-    log: () => (log ??= services.logger.child({ reqId: locals.requestId })),
     response: { headers: {} },
   };
 }

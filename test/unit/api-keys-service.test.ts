@@ -290,7 +290,6 @@ describe('requireScope over the real authenticator', () => {
       query: () => undefined,
       origin: () => null,
       services: { apiKeyAuth: service } as unknown as Services,
-      log: () => undefined as unknown as ReturnType<RequestContext['log']>,
       response: { headers: {} },
     } satisfies RequestContext;
     return createCallerFactory(probe)(ctx);

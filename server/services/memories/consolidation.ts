@@ -101,8 +101,6 @@ export interface DrainResult {
 export interface DrainOptions {
   /** Stop after this many milliseconds (checked between batches). Default: until empty. */
   budgetMs?: number;
-  /** Called after each batch this call's own drain ran (its result). */
-  onBatch?: (result: BatchResult) => Promise<void> | void;
   /** Stop early when this returns true (checked between batches). */
   shouldStop?: () => boolean;
   /**
@@ -536,7 +534,6 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       const r = await consolidateBatch(tenantId);
       applied += r.applied;
       if (r.applied > 0) batches++;
-      await options.onBatch?.(r);
       // A failing callback is its caller's business (the job logs a failed lock renewal), not this drain's.
       if (r.applied > 0) await Promise.all([...lane.progress].map((p) => Promise.resolve().then(p).catch(() => undefined)));
       if (r.applied === 0) return { applied, batches, remaining: false };
