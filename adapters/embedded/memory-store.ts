@@ -27,7 +27,7 @@ export interface EmbeddedIndexWriter {
 }
 
 /** Columns of `memories` as stored. */
-export interface MemoryRow {
+interface MemoryRow {
   id: string;
   tenant_id: string;
   namespace: string;
@@ -66,7 +66,7 @@ const MEMORY_COLUMN_NAMES = [
   'contradiction_policy', 'conflicts_with', 'superseded_by', 'merged_into', 'injection_flagged', 'injection_score',
   'injection_patterns', 'quality', 'fingerprint', 'size_bytes', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof MemoryRow)[];
-export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
+const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
 
 /**
  * A memory row read as an array (`.raw(true)`), MEMORY_COLUMNS in order. libsql builds a row object
@@ -76,7 +76,7 @@ export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
 type RowOf<Names extends readonly (keyof MemoryRow)[]> = { -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never };
 type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
 
-export function toMemoryRecord(row: unknown[]): MemoryRecord {
+function toMemoryRecord(row: unknown[]): MemoryRecord {
   const [
     id, tenantId, namespace, agentId, type, title, content, tags, metadata, writerSensitivity,
     sensitivity, sensitivityReasons, status, headVersion, committedVersion, pendingCount, contradictionStatus,
