@@ -18,6 +18,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.js';
+import { UNLIMITED_PLAN_LIMITS } from './support/server.js';
 import { createContainer, type Services } from '../server/container.js';
 import { createLogger } from '../server/logger.js';
 import { createConsolidationService } from '../server/services/memories/consolidation.js';
@@ -75,8 +76,7 @@ async function pipeline(services: Services) {
 }
 
 function configFor(dataDir: string) {
-  const unlimited = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
-  return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', EMBEDDINGS_PROVIDER: 'hash', WORKER_MODE: 'external', PLAN_LIMITS: unlimited, NODE_ENV: 'production' });
+  return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', EMBEDDINGS_PROVIDER: 'hash', WORKER_MODE: 'external', PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production' });
 }
 
 /** Child mode: wait for "go" on stdin, drain the given tenants, print {applied, batches, cpuMs, start, end}. */

@@ -32,8 +32,8 @@ import { percentile } from './harness/metrics.js';
 import { generateMemories } from './memory-data.js';
 import { json, tenantKey } from './support/api.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
-import { cpuMsOf, spawnServer, type SpawnedServer } from './support/server.js';
-import { runWrk, wrkAvailable } from './support/wrk.js';
+import { cpuMsOf, spawnServer, UNLIMITED_PLAN_LIMITS, type SpawnedServer } from './support/server.js';
+import { pickClient, runWrk } from './support/wrk.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,9 +54,7 @@ const CONCURRENCY = Number(args.concurrency);
 const PROCESSES = Number(args.processes);
 const PROBES = Number(args.probes);
 const TARGET = 2000;
-const CLIENT = args.client ?? (wrkAvailable() ? 'wrk' : 'autocannon');
-if (CLIENT !== 'wrk' && CLIENT !== 'autocannon') throw new Error(`--client must be wrk or autocannon, not ${CLIENT}`);
-if (CLIENT === 'wrk' && !wrkAvailable()) throw new Error('--client wrk: no wrk on PATH (apt-get install wrk)');
+const CLIENT = pickClient(args.client, 'autocannon');
 const SECONDS = Number(args.seconds);
 
 /** A fresh tenant's key for the write benches. */
@@ -93,26 +91,21 @@ function drive(server: SpawnedServer, request: Load, expected: number, scale = 1
  */
 async function driveWrk(server: SpawnedServer, request: Load, expected: number, scale: number): Promise<Run> {
   const cpu0 = cpuMsOf(server.child.pid);
-  const dir = mkdtempSync(path.join(tmpdir(), 'tm-wrk-'));
-  try {
-    const r = await runWrk(
-      { url: server.url + request.path, method: request.method, headers: request.headers, bodies: request.bodies },
-      { connections: CONCURRENCY, seconds: Math.max(1, Math.round(SECONDS * scale)), scriptPath: path.join(dir, 'load.lua') },
-    );
-    if (r.statusErrors > 0 || r.socketErrors > 0) throw new Error(`${request.method} ${request.path}: ${r.statusErrors} answers of 400 or more (expected ${expected}), ${r.socketErrors} socket errors`);
-    const cpu1 = cpuMsOf(server.child.pid);
-    return {
-      perSecond: Math.round(r.requests / r.seconds),
-      p50: r.p50Ms,
-      p97_5: r.p97_5Ms,
-      p99: r.p99Ms,
-      serverCpuMs: cpu0 !== null && cpu1 !== null ? Math.round(((cpu1 - cpu0) / r.requests) * 100) / 100 : null,
-      clientCpuMs: r.clientCpuMsPerRequest,
-      requests: r.requests,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const r = await runWrk(
+    { url: server.url + request.path, method: request.method, headers: request.headers, bodies: request.bodies },
+    { connections: CONCURRENCY, seconds: Math.max(1, Math.round(SECONDS * scale)) },
+  );
+  if (r.statusErrors > 0 || r.socketErrors > 0) throw new Error(`${request.method} ${request.path}: ${r.statusErrors} answers of 400 or more (expected ${expected}), ${r.socketErrors} socket errors`);
+  const cpu1 = cpuMsOf(server.child.pid);
+  return {
+    perSecond: Math.round(r.requests / r.seconds),
+    p50: r.p50Ms,
+    p97_5: r.p97_5Ms,
+    p99: r.p99Ms,
+    serverCpuMs: cpu0 !== null && cpu1 !== null ? Math.round(((cpu1 - cpu0) / r.requests) * 100) / 100 : null,
+    clientCpuMs: r.clientCpuMsPerRequest,
+    requests: r.requests,
+  };
 }
 
 /** `n` requests by autocannon, in this process (its CPU is this process's during the run). */
@@ -221,10 +214,9 @@ async function timeToSearchable(url: string, key: string, contents: string[]): P
 
 async function main() {
   const contents = generateMemories(5000, 3).map((m) => m.content);
-  const unlimited = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
   // The served default model (static USE-lite + lexical features, well under a millisecond per text)
   // unless told otherwise; `--embedder hash` isolates the pipeline from embedding.
-  const base = { LOG_LEVEL: args['log-level']!, EMBEDDINGS_PROVIDER: args.embedder!, PLAN_LIMITS: unlimited, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' };
+  const base = { LOG_LEVEL: args['log-level']!, EMBEDDINGS_PROVIDER: args.embedder!, PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' };
   const rows: Record<string, unknown>[] = [];
   const result: Record<string, unknown> = {
     bench: 'memory-writes',

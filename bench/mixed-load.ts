@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { generateMemories } from './memory-data.js';
 import { tenantKey } from './support/api.js';
 import { formatTable, noteIfLoaded, writeJsonResult } from './support/report.js';
-import { cpuMsOf, spawnServer, type SpawnedServer } from './support/server.js';
+import { cpuMsOf, spawnServer, UNLIMITED_PLAN_LIMITS, type SpawnedServer } from './support/server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +35,6 @@ const { values: args } = parseArgs({
   },
 });
 const SECONDS = Number(args.seconds);
-const UNLIMITED = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
 
 
 interface Side {
@@ -79,7 +78,7 @@ const queries = contents.slice(0, 300).map((c) => c.split(' ').slice(2, 5).join(
 const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 for (const mode of args.modes!.split(',')) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-mixed-'));
-  const server = await spawnServer(dataDir, 1, { WORKER_MODE: mode, LOG_LEVEL: 'warn', PLAN_LIMITS: UNLIMITED, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' });
+  const server = await spawnServer(dataDir, 1, { WORKER_MODE: mode, LOG_LEVEL: 'warn', PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' });
   try {
     results[mode] = await measure(server, await tenantKey(server.url, ['memories:read', 'memories:write']), contents, queries);
     noteIfLoaded(` (workers ${mode})`);

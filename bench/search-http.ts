@@ -65,7 +65,7 @@ import { generateTenant, queriesFor, rng } from './support/corpus.js';
 import { latencyStats, type LatencyStats } from './support/stats.js';
 import { cpuMsOf, spawnServer } from './support/server.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
-import { runWrk, wrkAvailable } from './support/wrk.js';
+import { pickClient, runWrk } from './support/wrk.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
 // The served index's dimension: the default local model's (static USE-lite + hashed lexical features).
@@ -111,9 +111,7 @@ const PROFILE_REQUESTS = Number(opt['profile-requests']);
 const RECALL_QUERIES = Number(opt['recall-queries']);
 const MAX_LOAD_MINUTES = Number(opt['max-load-minutes']);
 const PROCESSES = Number(opt.processes);
-const CLIENT = opt.client ?? (wrkAvailable() ? 'wrk' : 'node');
-if (CLIENT !== 'wrk' && CLIENT !== 'node') throw new Error(`--client must be wrk or node, not ${CLIENT}`);
-if (CLIENT === 'wrk' && !wrkAvailable()) throw new Error('--client wrk: no wrk on PATH (apt-get install wrk)');
+const CLIENT = pickClient(opt.client, 'node');
 const WRK_SECONDS = Number(opt.seconds);
 
 const la = () => loadavg().map((x) => Number(x.toFixed(2)));
@@ -428,26 +426,21 @@ async function measure(gen: LoadGenerator, b: Bench, t: Tenant, others: string):
 
 /** `CONCURRENCY` wrk connections over `paths` (cycled) for WRK_SECONDS; the server's CPU per request. */
 async function wrkPass(target: Target, t: Tenant, paths: string[], before: number[]): Promise<ModeRun> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'search-wrk-'));
-  try {
-    const c0 = target.cpuMs();
-    const r = await runWrk(
-      { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths },
-      { connections: CONCURRENCY, seconds: WRK_SECONDS, scriptPath: path.join(dir, 'search.lua') },
-    );
-    const cpuMs = target.cpuMs() - c0;
-    return {
-      latency: { p50: r.p50Ms, p95: r.p95Ms, p99: r.p99Ms, mean: r.meanMs, max: r.maxMs },
-      reqPerSecond: r.requests / r.seconds,
-      cpuMsPerRequest: cpuMs / Math.max(1, r.requests),
-      requests: r.requests,
-      errors: r.statusErrors + r.socketErrors,
-      loadavgBefore: before,
-      loadavgAfter: la(),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const c0 = target.cpuMs();
+  const r = await runWrk(
+    { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths },
+    { connections: CONCURRENCY, seconds: WRK_SECONDS },
+  );
+  const cpuMs = target.cpuMs() - c0;
+  return {
+    latency: { p50: r.p50Ms, p95: r.p95Ms, p99: r.p99Ms, mean: r.meanMs, max: r.maxMs },
+    reqPerSecond: r.requests / r.seconds,
+    cpuMsPerRequest: cpuMs / Math.max(1, r.requests),
+    requests: r.requests,
+    errors: r.statusErrors + r.socketErrors,
+    loadavgBefore: before,
+    loadavgAfter: la(),
+  };
 }
 
 async function measureOn(gen: LoadGenerator, target: Target, t: Tenant, others: string): Promise<Run> {

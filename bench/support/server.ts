@@ -3,6 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+/** PLAN_LIMITS for a bench server: the free plan without limits, so a load run is never refused with 429. */
+export const UNLIMITED_PLAN_LIMITS = JSON.stringify({ free: { writes: null, reads: null, searches: null, storage_bytes: null } });
+
 /** A TCP port free on 127.0.0.1 right now (the OS picks it; there is a small race until it is reused). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

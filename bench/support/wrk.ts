@@ -9,7 +9,9 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 export interface WrkRequest {
   /** The server's base URL plus the path of every request (unless `paths` is given). */
@@ -42,6 +44,18 @@ export interface WrkResult {
 /** True when a `wrk` binary is on PATH. */
 export function wrkAvailable(): boolean {
   return spawnSync('wrk', ['--version'], { stdio: 'ignore' }).error === undefined;
+}
+
+/**
+ * The load client a bench uses: `requested` (its `--client`) when given, else wrk when installed,
+ * else `fallback`. Refuses an unknown name, or wrk when it is not on PATH.
+ */
+export function pickClient<F extends string>(requested: string | undefined, fallback: F): 'wrk' | F {
+  const installed = wrkAvailable();
+  const client = requested ?? (installed ? 'wrk' : fallback);
+  if (client !== 'wrk' && client !== fallback) throw new Error(`--client must be wrk or ${fallback}, not ${client}`);
+  if (client === 'wrk' && !installed) throw new Error('--client wrk: no wrk on PATH (apt-get install wrk)');
+  return client as 'wrk' | F;
 }
 
 /**
@@ -85,16 +99,23 @@ end
 }
 
 /**
- * Runs wrk (one thread, `connections` keep-alive connections) for `seconds` against `request.url`. The
- * script goes to `scriptPath`. wrk runs under a shell that reports its CPU time afterwards, read from
+ * Runs wrk (one thread, `connections` keep-alive connections) for `seconds` against `request.url`, its
+ * Lua script in a temporary directory. wrk runs under a shell that reports its CPU time afterwards, read from
  * the shell's own /proc entry (children's user + system time, in clock ticks of 10 ms). Asynchronous:
  * the server under load may be in this very process.
  */
-export async function runWrk(request: WrkRequest, options: { connections: number; seconds: number; scriptPath: string }): Promise<WrkResult> {
-  writeFileSync(options.scriptPath, script(request));
-  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', options.scriptPath, request.url];
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const { stdout: out } = await promisify(execFile)('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], { encoding: 'utf8', maxBuffer: 16 << 20 });
+export async function runWrk(request: WrkRequest, options: { connections: number; seconds: number }): Promise<WrkResult> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-wrk-'));
+  let out: string;
+  try {
+    const scriptPath = path.join(dir, 'load.lua');
+    writeFileSync(scriptPath, script(request));
+    const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', scriptPath, request.url];
+    const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    ({ stdout: out } = await promisify(execFile)('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], { encoding: 'utf8', maxBuffer: 16 << 20 }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   const line = out.split('\n').find((l) => l.startsWith('WRK_RESULT '));
   const stat = out.split('\n').find((l) => l.startsWith('SHELL_STAT '));
   if (!line || !stat) throw new Error(`wrk printed no result:\n${out}`);
