@@ -12,6 +12,7 @@ import {
 } from './search/rows.js';
 import { TenantCache, type RowFilter } from './search/tenant-cache.js';
 import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 import {
   SEARCH_MODES,
   type IndexInfo,
@@ -138,6 +139,8 @@ export interface SearchTuning {
   exact?: boolean;
   /** IVF cells probed, instead of the configured number. */
   probes?: number;
+  /** Answer the keyword channel from the FTS5 table even when the in-memory keyword index is complete (parity tests, benchmarks). */
+  fts5?: boolean;
 }
 
 export type ChannelName = 'keyword' | 'dense' | 'graph';
@@ -149,9 +152,9 @@ interface Normalised {
 }
 
 /**
- * The search index of the embedded profile: BM25 over one FTS5 table per tenant, dense vectors (a full int8 scan of an
- * in-process per-tenant cache, or IVF above a threshold) and an entity graph, on the same libsql database as the
- * rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
+ * The search index of the embedded profile: BM25 over one FTS5 table per tenant (answered from the in-process
+ * tenant cache's postings, which score identically), dense vectors (a full int8 scan of that cache, or IVF above a
+ * threshold) and an entity graph, on the same libsql database as the rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
  */
 export class EmbeddedSearchIndex implements SearchIndex {
   private readonly info: IndexInfo;
@@ -238,7 +241,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
       const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
-      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(c, query.text, depth, f) });
+      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(c, query.text, depth, f, tuning.fts5) });
       if (w.dense > 0 && query.vector) {
         channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes) });
       }
@@ -261,7 +264,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const depth = Math.max(this.candidateDepth, (query.offset ?? 0) + query.limit);
     const hits =
       channel === 'keyword'
-        ? this.keywordChannel(c, query.text, depth, f)
+        ? this.keywordChannel(c, query.text, depth, f, tuning.fts5)
         : channel === 'dense'
           ? query.vector
             ? this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes)
@@ -274,9 +277,25 @@ export class EmbeddedSearchIndex implements SearchIndex {
     return preparedStatement(this.db, sql);
   }
 
-  // ---- keyword channel: BM25 over the tenant's own FTS5 table -------------------------------------
+  // ---- keyword channel: BM25, in memory or over the tenant's own FTS5 table ------------------------
 
-  private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
+  private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised, fts5 = false): ChannelHit[] {
+    if (!fts5 && c.keywordComplete) return this.keywordInMemory(c, text, depth, f);
+    return this.keywordFts5(c, text, depth, f);
+  }
+
+  /** The same BM25 as FTS5's bm25() with the same weights, over the cache's postings; filtered exactly. */
+  private keywordInMemory(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
+    const k = this.keyword;
+    const scores = c.keywordScores(queryTerms(text).map(porterStem), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
+    const hits: ChannelHit[] = [];
+    for (const [key, score] of scores) if (c.acceptsDoc(key, f.filter)) hits.push({ key, score });
+    hits.sort((a, b) => b.score - a.score || a.key - b.key);
+    if (hits.length > depth) hits.length = depth;
+    return hits;
+  }
+
+  private keywordFts5(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
     const table = ftsTable(this.db, c.tenantId, false);
     if (!table) return [];
     const match = buildFtsQuery(text);

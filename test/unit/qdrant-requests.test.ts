@@ -2,6 +2,7 @@ import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
+import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
 import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD, EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
 import { documentEntityKeys, graphQueryKeys, graphWeights } from '../../adapters/qdrant/graph.js';
 import { memoryPointId } from '../../adapters/qdrant/ids.js';
@@ -261,7 +262,7 @@ describe('graph channel parity with the embedded index', () => {
     ];
     const docs = notes.map((content, i) => ({ id: `n${i}`, content, keys: documentEntityKeys(extractEntities(content)) }));
     const db = new Database(':memory:');
-    runMigrations(db, [searchIndexMigration]);
+    runMigrations(db, [searchIndexMigration, searchTermsMigration]);
     const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: 4 });
     for (const d of docs) {
       await index.upsert('t', {

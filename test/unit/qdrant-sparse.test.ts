@@ -3,6 +3,7 @@ import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
+import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
 import { DEFAULT_KEYWORD, EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
 import { tokenize } from '../../adapters/embedded/search/query-text.js';
 import {
@@ -121,7 +122,7 @@ describe('entity vectors', () => {
 describe('BM25 parity with the embedded keyword channel', () => {
   it('reproduces FTS5 bm25() scores exactly given FTS5 IDF and average length', async () => {
     const db = new Database(':memory:');
-    runMigrations(db, [searchIndexMigration]);
+    runMigrations(db, [searchIndexMigration, searchTermsMigration]);
     const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: 4 });
     const base: Omit<IndexedMemory, 'memoryId' | 'title' | 'content' | 'tags'> = {
       namespace: 'default', agentId: null, status: 'active', injectionFlagged: false, quality: 1,

@@ -6,6 +6,7 @@ import { memoriesMigration } from './0010_memories.js';
 import { memorySubjectsMigration } from './0011_memory_subjects.js';
 import { agendaJobsMigration } from './0020_agenda_jobs.js';
 import { searchIndexMigration } from './0030_search_index.js';
+import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
 
 /** One schema step. `up` is SQL, or a function for steps that need logic; it runs inside a transaction. */
@@ -18,4 +19,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, rateLimitsMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];

@@ -1,4 +1,5 @@
-import { TopK, dot, type RowFilter, type TenantCache } from './tenant-cache.js';
+import { dot, type RowFilter, type TenantCache } from './tenant-cache.js';
+import { TopK } from './top-k.js';
 
 /**
  * Inverted-file (IVF) approximate nearest-neighbour index over one tenant's cache (`tenant-cache.ts`).

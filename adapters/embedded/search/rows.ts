@@ -1,5 +1,6 @@
 import { forgetStatementsNaming, preparedStatement } from '../statement-cache.js';
 import type { EmbeddedDatabase } from '../database.js';
+import { countTerms, encodeTermCounts } from './term-counts.js';
 import {
   EmbeddingModelMismatchError,
   type IndexInfo,
@@ -55,11 +56,11 @@ function statements(db: EmbeddedDatabase): Statements {
     bumpTenantCount: db.prepare('UPDATE search_tenants SET doc_count = doc_count + ? WHERE tenant_id = ?'),
     findDoc: db.prepare('SELECT doc_id FROM search_docs WHERE tenant_id = ? AND memory_id = ?'),
     insertDoc: db.prepare(
-      `INSERT INTO search_docs (tenant_id, memory_id, namespace, agent_id, status, injection_flagged, quality, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO search_docs (tenant_id, memory_id, namespace, agent_id, status, injection_flagged, quality, created_at, terms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     updateDoc: db.prepare(
-      `UPDATE search_docs SET namespace = ?, agent_id = ?, status = ?, injection_flagged = ?, quality = ?, created_at = ?
+      `UPDATE search_docs SET namespace = ?, agent_id = ?, status = ?, injection_flagged = ?, quality = ?, created_at = ?, terms = ?
        WHERE doc_id = ?`,
     ),
     deleteDoc: db.prepare('DELETE FROM search_docs WHERE doc_id = ?'),
@@ -205,8 +206,8 @@ function linkEntities(s: Statements, tenantId: string, docId: number, doc: Index
 }
 
 /**
- * Inserts or replaces every index row of one memory: filter columns, FTS text, vector, entity links and
- * co-occurrence edges, plus a change-log entry. Synchronous; safe inside the caller's transaction.
+ * Inserts or replaces every index row of one memory: filter columns and term counts, FTS text, vector,
+ * entity links and co-occurrence edges, plus a change-log entry. Synchronous; safe inside the caller's transaction.
  * Throws when the vector's length differs from the recorded dimension.
  */
 export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: IndexedMemory): void {
@@ -226,15 +227,18 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
   const table = fts(db, ftsTable(db, tenantId, true)!);
   const flagged = doc.injectionFlagged ? 1 : 0;
   const quality = Number.isFinite(doc.quality) ? Math.min(1, Math.max(0, doc.quality)) : 0;
+  const terms = encodeTermCounts(countTerms(doc));
   const existing = s.findDoc.get([tenantId, doc.memoryId]) as { doc_id: number } | undefined;
   let docId: number;
   if (existing) {
     docId = existing.doc_id;
-    s.updateDoc.run([doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, docId]);
+    s.updateDoc.run([doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, terms, docId]);
     table.remove.run([docId]);
     unlinkEntities(s, docId);
   } else {
-    docId = Number(s.insertDoc.run([tenantId, doc.memoryId, doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt]).lastInsertRowid);
+    docId = Number(
+      s.insertDoc.run([tenantId, doc.memoryId, doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, terms]).lastInsertRowid,
+    );
     s.bumpTenantCount.run([1, tenantId]);
   }
   table.insert.run([docId, doc.title, doc.content, doc.tags.join(' ')]);

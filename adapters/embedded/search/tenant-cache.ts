@@ -2,20 +2,22 @@ import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
 import { preparedStatement } from '../statement-cache.js';
 import { Int8Matrix } from './int8-scan.js';
+import { KeywordPostings, type ColumnWeights } from './keyword-postings.js';
 import { NamespaceTimeline } from './namespace-timeline.js';
+import { TopK } from './top-k.js';
 import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
 export { dot } from './vector-rows.js';
 
-
 /**
  * In-process copy of one tenant's index documents, kept current from the `search_changes` log: every
  * document's vector (`VectorRows`: int8 rows block-major in WebAssembly memory for the SIMD scan, or a row-major
- * array; row i = document i) and the attributes a search needs besides (filter fields, memory id,
- * quality, write time, and each namespace's documents in write order). A search reads them here instead
- * of a row per candidate through libsql. The database stays the source of truth; a cache never answers
- * with a row the log says is gone: before every search it applies the entries written since its last look
- * (by this or any other process), and a search sees the tenant as of that look.
+ * array; row i = document i), its keyword terms (`KeywordPostings`) and the attributes a search needs
+ * besides (filter fields, memory id, quality, write time, and each namespace's documents in write order).
+ * A search reads them here instead of a row per candidate through libsql. The database stays the source
+ * of truth; a cache never answers with a row the log says is gone: before every search it applies the
+ * entries written since its last look (by this or any other process), and a search sees the tenant as of
+ * that look.
  */
 
 const STATUS_CODE: Record<MemoryStatus, number> = { active: 0, archived: 1, superseded: 2 };
@@ -37,10 +39,11 @@ interface DocRow {
   injection_flagged: number;
   quality: number;
   created_at: string;
+  terms: string | null;
   vector: ArrayBuffer | Uint8Array | null;
 }
 
-const DOC_COLUMNS = 'd.doc_id, d.memory_id, d.namespace, d.agent_id, d.status, d.injection_flagged, d.quality, d.created_at, v.vector';
+const DOC_COLUMNS = 'd.doc_id, d.memory_id, d.namespace, d.agent_id, d.status, d.injection_flagged, d.quality, d.created_at, d.terms, v.vector';
 
 export class TenantCache {
   readonly tenantId: string;
@@ -67,6 +70,7 @@ export class TenantCache {
   /** int8 rows in WebAssembly memory, scanned with SIMD, when the dimension allows it; else a float array. */
   private readonly rows: VectorRows;
   private readonly zeroRow: Uint8Array;
+  private readonly keyword = new KeywordPostings();
 
   /** Documents holding a vector of this index's dimension (the dense channel's rows). */
   vectorCount = 0;
@@ -84,7 +88,20 @@ export class TenantCache {
 
   /** Approximate: the rows' storage, the typed columns, ~160 bytes of strings and map entries per document. */
   get bytes(): number {
-    return this.rows.bytes + this.capacity * 23 + this.size * 160 + 1024;
+    return this.rows.bytes + this.keyword.bytes + this.capacity * 23 + this.size * 160 + 1024;
+  }
+
+  /**
+   * Whether the in-memory keyword index holds every document (false while any was indexed without its
+   * term counts, i.e. before they were stored: the keyword channel then asks the FTS5 table).
+   */
+  get keywordComplete(): boolean {
+    return this.keyword.docCount === this.size;
+  }
+
+  /** BM25 of every held document matching any of the stems (see `KeywordPostings.score`). */
+  keywordScores(stems: readonly string[], weights: ColumnWeights): Map<number, number> {
+    return this.keyword.score(stems, weights);
   }
 
   /** Whether row i holds a vector. */
@@ -155,11 +172,13 @@ export class TenantCache {
     this.namespace[i] = row.namespace;
     this.agent[i] = row.agent_id;
     this.memoryId[i] = row.memory_id;
+    if (row.terms === null || !this.keyword.setEncoded(row.doc_id, row.terms)) this.keyword.remove(row.doc_id);
   }
 
   private drop(docId: number): void {
     const i = this.position.get(docId);
     if (i === undefined) return;
+    this.keyword.remove(docId);
     this.leave(this.namespace[i]!, docId, this.createdAt[i]!);
     this.vectorCount -= this.hasVector[i]!;
     const last = this.size - 1;
@@ -193,6 +212,7 @@ export class TenantCache {
     this.capacity = 0;
     this.position.clear();
     this.timelines.clear();
+    this.keyword.clear();
     this.namespace = [];
     this.agent = [];
     this.memoryId = [];
@@ -344,62 +364,4 @@ function resized<T extends Int32Array | Uint8Array | Float32Array | Float64Array
   const out = new (a.constructor as new (n: number) => T)(capacity);
   out.set(a.subarray(0, used));
   return out;
-}
-
-/** Bounded min-heap keeping the k largest (id, score) pairs. */
-export class TopK {
-  private ids: number[] = [];
-  private scores: number[] = [];
-  constructor(private readonly k: number) {}
-
-  push(id: number, score: number): void {
-    if (this.k <= 0) return;
-    const n = this.ids.length;
-    if (n < this.k) {
-      this.ids.push(id);
-      this.scores.push(score);
-      this.up(n);
-    } else if (score > this.scores[0]!) {
-      this.ids[0] = id;
-      this.scores[0] = score;
-      this.down(0);
-    }
-  }
-
-  get minScore(): number {
-    return this.ids.length < this.k ? -Infinity : this.scores[0]!;
-  }
-
-  sorted(): [number, number][] {
-    const out: [number, number][] = this.ids.map((id, i) => [id, this.scores[i]!]);
-    return out.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.scores[p]! <= this.scores[i]!) break;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-
-  private down(i: number): void {
-    const n = this.ids.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < n && this.scores[l]! < this.scores[m]!) m = l;
-      if (r < n && this.scores[r]! < this.scores[m]!) m = r;
-      if (m === i) return;
-      this.swap(i, m);
-      i = m;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.ids[a], this.ids[b]] = [this.ids[b]!, this.ids[a]!];
-    [this.scores[a], this.scores[b]] = [this.scores[b]!, this.scores[a]!];
-  }
 }
