@@ -1,13 +1,14 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { queryTerms, tokenize } from '../embedded/search/query-text.js';
+import { queryTerms } from '../embedded/search/query-text.js';
+import { countTerms, weightedFrequency } from '../embedded/search/term-counts.js';
 import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 
 /**
  * Client-side BM25 sparse vectors for Qdrant, built to score like the embedded index's FTS5 `bm25()`.
  *
- * Terms: the embedded index's own tokenizer (`tokenize`: NFKD, diacritics removed, lower case,
- * letter/digit runs) and query-term selection (`queryTerms`: stop-words dropped, de-duplicated, at most
- * 32), then the FTS5 Porter stemmer. A term's index is the 32-bit FNV-1a hash of its UTF-8 stem, so
+ * Terms: the embedded index's own term counts for documents (`countTerms`: NFKD, diacritics removed,
+ * lower case, letter/digit runs, the FTS5 Porter stemmer) and its query-term selection (`queryTerms`:
+ * stop-words dropped, de-duplicated, at most 32, then stemmed alike). A term's index is the 32-bit FNV-1a hash of its UTF-8 stem, so
  * ids are stable across processes and versions without a vocabulary (two stems sharing a hash, about
  * one pair in 10^5 for a 1,000-stem vocabulary, add up into one dimension).
  *
@@ -15,16 +16,15 @@ import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
  *   f·(k1 + 1) / (f + k1·(1 − b + b·|D| / avgdl)),
  * where f is the column-weighted frequency (title ×2, content ×1, tags ×1.5, as the embedded index's
  * `bm25(search_fts, 2, 1, 1.5)`) and |D| the document's token count (stop-words included, as FTS5
- * counts them). k1 = 1.2 and b = 0.75 are
- * FTS5's own constants. FTS5 uses the live average length;
- * a sparse vector cannot change once written, so avgdl is a fixed expectation, 64 tokens: memories are
- * short (a chat turn or a fact is 10–60 tokens; LoCoMo turns average about 25), and a value near the
- * real mean only matters for how much longer-than-average memories are damped.
+ * counts them). k1 = 1.2 and b = 0.75 are FTS5's own constants. The embedded index uses the live
+ * average length; a sparse vector cannot change once written, so avgdl is a fixed expectation, 64
+ * tokens: memories are short (a chat turn or a fact is 10–60 tokens; LoCoMo turns average about 25),
+ * and a value near the real mean only matters for how much longer-than-average memories are damped.
  *
  * Query values: 1 per query term, summed when two terms share a stem (FTS5 scores each quoted term of
  * the OR query as its own phrase, so "runs running" counts "run" twice). The IDF factor is applied by
  * Qdrant (`modifier: idf`): ln(1 + (N − n + 0.5) / (n + 0.5)) over the whole collection, whereas the
- * embedded index keeps one FTS5 table per tenant, so its IDF is the tenant's own; FTS5 uses
+ * embedded index scores per tenant, so its IDF is the tenant's own; it uses, as FTS5 does,
  * ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6. Rankings are therefore close, not identical.
  */
 
@@ -71,30 +71,18 @@ export function toSparse(values: Map<number, number>): SparseVector | null {
   return { indices: entries.map(([i]) => i), values: entries.map(([, v]) => v) };
 }
 
-function addStems(text: string, weight: number, freq: Map<string, number>): number {
-  const tokens = tokenize(text);
-  for (const t of tokens) {
-    const stem = porterStem(t);
-    freq.set(stem, (freq.get(stem) ?? 0) + weight);
-  }
-  return tokens.length;
-}
-
 /** The `text` vector of a memory (null when it has no token at all). */
 export function documentSparseVector(
   doc: { title: string; content: string; tags: readonly string[] },
   weights: ColumnWeights,
   bm25: Bm25Params = DEFAULT_BM25,
 ): SparseVector | null {
-  const freq = new Map<string, number>();
-  let length = 0;
-  length += addStems(doc.title, weights.titleWeight, freq);
-  length += addStems(doc.content, weights.contentWeight, freq);
-  length += addStems(doc.tags.join(' '), weights.tagsWeight, freq);
+  const { length, counts } = countTerms(doc);
   if (length === 0) return null;
   const norm = bm25.k1 * (1 - bm25.b + (bm25.b * length) / bm25.avgDocLength);
   const values = new Map<number, number>();
-  for (const [stem, f] of freq) {
+  for (const [stem, packed] of counts) {
+    const f = weightedFrequency(packed, weights.titleWeight, weights.contentWeight, weights.tagsWeight);
     if (f <= 0) continue;
     const idx = termIndex(stem);
     values.set(idx, (values.get(idx) ?? 0) + (f * (bm25.k1 + 1)) / (f + norm));
