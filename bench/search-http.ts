@@ -63,7 +63,7 @@ import type { IndexedMemory, SearchMode } from '../server/ports/search-index.js'
 import { percentile } from './harness/metrics.js';
 import { generateTenant, queriesFor, rng } from './support/corpus.js';
 import { latencyStats, type LatencyStats } from './support/stats.js';
-import { cpuMsOf, spawnServer } from './support/server.js';
+import { cpuMsOf, spawnServer, UNLIMITED_PLAN_LIMITS } from './support/server.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
 import { pickClient, runWrk } from './support/wrk.js';
 
@@ -248,6 +248,7 @@ async function startBenchServer(): Promise<Bench> {
     HOST: '127.0.0.1',
     EMBEDDINGS_PROVIDER: 'local',
     SIGNUP_RATE_LIMIT: '0', // every tenant is signed up from loopback
+    PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, // a run makes more searches than the free plan's month allows
   });
   // Request logs are produced (pino-http, as in production) and discarded.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
@@ -406,6 +407,7 @@ async function measure(gen: LoadGenerator, b: Bench, t: Tenant, others: string):
       LOG_LEVEL: opt['log-level']!,
       EMBEDDINGS_PROVIDER: 'local',
       WORKER_MODE: 'external', // nothing is queued; the bench's own server holds the data
+      PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
     });
     try {
       const target: Target = {
