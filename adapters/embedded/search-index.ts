@@ -11,6 +11,7 @@ import {
   writeIndexRows,
 } from './search/rows.js';
 import { TenantCache, type RowFilter } from './search/tenant-cache.js';
+import { TopK } from './search/top-k.js';
 import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
 import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 import {
@@ -288,11 +289,13 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private keywordInMemory(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
     const k = this.keyword;
     const scores = c.keywordScores(queryTerms(text).map(porterStem), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
-    const hits: ChannelHit[] = [];
-    for (const [key, score] of scores) if (c.acceptsDoc(key, f.filter)) hits.push({ key, score });
-    hits.sort((a, b) => b.score - a.score || a.key - b.key);
-    if (hits.length > depth) hits.length = depth;
-    return hits;
+    // At 100k memories a query matches thousands: the filter runs only for those that could still rank.
+    const top = new TopK(depth);
+    for (const [key, score] of scores) {
+      if (score < top.minScore || !c.acceptsDoc(key, f.filter)) continue;
+      top.push(key, score);
+    }
+    return top.sorted().map(([key, score]) => ({ key, score }));
   }
 
   private keywordFts5(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
@@ -519,10 +522,13 @@ function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit:
  */
 function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
   if (!(weight > 0) || fused.size === 0) return fused;
-  const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, adj.candidates);
+  const best = new TopK(adj.candidates);
+  for (const [docId, score] of fused) best.push(docId, score);
+  const top = best.sorted();
   const bonus = new Map<number, number>();
+  const accepts = (docId: number) => c.acceptsDoc(docId, f.filter);
   for (const [docId, score] of top) {
-    const { before, after } = c.adjacent(docId, f.filter, adj.windowMs);
+    const { before, after } = c.adjacent(docId, adj.windowMs, accepts);
     for (const n of [before, after]) {
       if (n === null) continue;
       const b = weight * score;
