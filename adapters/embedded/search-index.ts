@@ -140,7 +140,7 @@ export interface SearchTuning {
   exact?: boolean;
   /** IVF cells probed, instead of the configured number. */
   probes?: number;
-  /** Answer the keyword channel from the FTS5 table even when the in-memory keyword index is complete (parity tests, benchmarks). */
+  /** Answer the keyword channel from the FTS5 table even when the in-memory postings are complete (parity tests). */
   fts5?: boolean;
 }
 
@@ -155,7 +155,8 @@ interface Normalised {
 /**
  * The search index of the embedded profile: BM25 over one FTS5 table per tenant (answered from the in-process
  * tenant cache's postings, which score identically), dense vectors (a full int8 scan of that cache, or IVF above a
- * threshold) and an entity graph, on the same libsql database as the rest of the embedded profile. See docs in the port and in `search/rows.ts` for transactional writes.
+ * threshold) and an entity graph, on the same libsql database as the rest of the embedded profile. See docs in the
+ * port and in `search/rows.ts` for transactional writes.
  */
 export class EmbeddedSearchIndex implements SearchIndex {
   private readonly info: IndexInfo;

@@ -207,8 +207,8 @@ function linkEntities(s: Statements, tenantId: string, docId: number, doc: Index
 
 /**
  * Inserts or replaces every index row of one memory: filter columns and term counts, FTS text, vector,
- * entity links and co-occurrence edges, plus a change-log entry. Synchronous; safe inside the caller's transaction.
- * Throws when the vector's length differs from the recorded dimension.
+ * entity links and co-occurrence edges, plus a change-log entry. Synchronous; safe inside the caller's
+ * transaction. Throws when the vector's length differs from the recorded dimension.
  */
 export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: IndexedMemory): void {
   const s = statements(db);
