@@ -2,7 +2,7 @@ import type { EmbeddedDatabase } from './database.js';
 import { preparedStatement, type Statement } from './statement-cache.js';
 import { fuse, type Channel, type ChannelHit, type FusionMethod } from './search/fusion.js';
 import { IvfIndex, type IvfOptions } from './search/ivf.js';
-import { buildFtsQuery, queryTerms } from './search/query-text.js';
+import { buildFtsQuery, queryStems, queryTerms } from './search/query-text.js';
 import {
   deleteIndexRows,
   deleteTenantRows,
@@ -13,7 +13,6 @@ import {
 import { TenantCache, type RowFilter } from './search/tenant-cache.js';
 import { TopK } from './search/top-k.js';
 import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
-import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 import {
   SEARCH_MODES,
   type IndexInfo,
@@ -289,7 +288,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   /** The same BM25 as FTS5's bm25() with the same weights, over the cache's postings; filtered exactly. */
   private keywordInMemory(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
     const k = this.keyword;
-    const scores = c.keywordScores(queryTerms(text).map(porterStem), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
+    const scores = c.keywordScores(queryStems(text), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
     // At 100k memories a query matches thousands: the filter runs only for those that could still rank.
     const top = new TopK(depth);
     for (const [key, score] of scores) {

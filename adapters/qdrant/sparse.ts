@@ -1,7 +1,6 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { queryTerms } from '../embedded/search/query-text.js';
+import { queryStems } from '../embedded/search/query-text.js';
 import { countTerms, weightedFrequency } from '../embedded/search/term-counts.js';
-import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
 
 /**
  * Client-side BM25 sparse vectors for Qdrant, built to score like the embedded index's FTS5 `bm25()`.
@@ -93,8 +92,8 @@ export function documentSparseVector(
 /** The `text` query vector (null when the text has no searchable term). */
 export function querySparseVector(text: string): SparseVector | null {
   const values = new Map<number, number>();
-  for (const term of queryTerms(text)) {
-    const idx = termIndex(porterStem(term));
+  for (const stem of queryStems(text)) {
+    const idx = termIndex(stem);
     values.set(idx, (values.get(idx) ?? 0) + 1);
   }
   return toSparse(values);

@@ -8,26 +8,13 @@ import { fuse, rrf, weightedFusion } from '../../adapters/embedded/search/fusion
 import { buildFtsQuery, queryTerms } from '../../adapters/embedded/search/query-text.js';
 import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
 import type { IndexedMemory } from '../../server/ports/search-index.js';
+import { indexedMemory } from '../support/indexed-memory.js';
 
 const e = new HashingEmbedder(128);
 const info = { model: e.model, dimension: 128 };
 
 function doc(id: string, content: string, extra: Partial<IndexedMemory> = {}): IndexedMemory {
-  return {
-    memoryId: id,
-    namespace: 'default',
-    agentId: null,
-    title: '',
-    content,
-    tags: [],
-    status: 'active',
-    injectionFlagged: false,
-    quality: 1,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    vector: e.embedOne(content),
-    entities: [],
-    ...extra,
-  };
+  return indexedMemory(id, content, { vector: e.embedOne(content), ...extra });
 }
 
 const q = (text: string) => ({ text, vector: e.embedOne(text), mode: 'hybrid' as const, limit: 10, filters: { namespaces: null } });

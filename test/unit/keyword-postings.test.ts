@@ -3,26 +3,9 @@ import { openInMemoryDatabase, type EmbeddedDatabase } from '../../adapters/embe
 import { EmbeddedSearchIndex, type SearchTuning } from '../../adapters/embedded/search-index.js';
 import { countTerms, decodeTermCounts, encodeTermCounts, packCounts, weightedFrequency } from '../../adapters/embedded/search/term-counts.js';
 import type { IndexedMemory, SearchFilters } from '../../server/ports/search-index.js';
+import { indexedMemory as doc } from '../support/indexed-memory.js';
 
 const info = { model: 'none', dimension: 16 };
-
-function doc(memoryId: string, content: string, extra: Partial<IndexedMemory> = {}): IndexedMemory {
-  return {
-    memoryId,
-    namespace: 'default',
-    agentId: null,
-    title: '',
-    content,
-    tags: [],
-    status: 'active',
-    injectionFlagged: false,
-    quality: 1,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    vector: null,
-    entities: [],
-    ...extra,
-  };
-}
 
 /** A corpus with titles and tags (weighted columns), repeats, stems, diacritics, digits and an empty memory. */
 function corpus(): IndexedMemory[] {

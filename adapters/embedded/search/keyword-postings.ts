@@ -67,10 +67,6 @@ class PostingList {
   get n(): number {
     return this.docs.length;
   }
-
-  get bytes(): number {
-    return this.docs.length * 28 + 96;
-  }
 }
 
 export interface ColumnWeights {
@@ -82,22 +78,22 @@ export interface ColumnWeights {
 export class KeywordPostings {
   private readonly termIds = new Map<string, number>();
   private readonly lists: PostingList[] = [];
-  /** Per document, the term ids it is listed under (to unlist it), and its token count. */
-  private readonly docTerms = new Map<number, Int32Array>();
-  private readonly lengthOf = new Map<number, number>();
+  /** Per document, the term ids it is listed under (to unlist it) and its token count. */
+  private readonly docs = new Map<number, { termIds: Int32Array; length: number }>();
   /** Tokens over every listed document (the average length's numerator). */
   private totalTokens = 0;
   private postings = 0;
 
   get docCount(): number {
-    return this.docTerms.size;
+    return this.docs.size;
   }
 
-  /** Approximate memory held, for the cache budget. */
+  /**
+   * Approximate memory held, for the cache budget (read for every cached tenant when one is loaded, so
+   * from counters: a posting is three array slots and a term id, a stem its list and map entry).
+   */
   get bytes(): number {
-    let listBytes = 0;
-    for (const l of this.lists) listBytes += l.bytes;
-    return listBytes + this.postings * 4 + this.docTerms.size * 96 + this.termIds.size * 64;
+    return this.postings * 16 + this.docs.size * 96 + this.termIds.size * 160;
   }
 
   /** Lists a document (replacing what it held before). */
@@ -125,20 +121,18 @@ export class KeywordPostings {
   }
 
   remove(docId: number): void {
-    const ids = this.docTerms.get(docId);
-    if (!ids) return;
-    for (const id of ids) this.lists[id]!.remove(docId);
-    this.docTerms.delete(docId);
-    this.totalTokens -= this.lengthOf.get(docId)!;
-    this.lengthOf.delete(docId);
-    this.postings -= ids.length;
+    const doc = this.docs.get(docId);
+    if (!doc) return;
+    for (const id of doc.termIds) this.lists[id]!.remove(docId);
+    this.docs.delete(docId);
+    this.totalTokens -= doc.length;
+    this.postings -= doc.termIds.length;
   }
 
   clear(): void {
     this.termIds.clear();
     this.lists.length = 0;
-    this.docTerms.clear();
-    this.lengthOf.clear();
+    this.docs.clear();
     this.totalTokens = 0;
     this.postings = 0;
   }
@@ -149,7 +143,7 @@ export class KeywordPostings {
    */
   score(stems: readonly string[], w: ColumnWeights): Map<number, number> {
     const out = new Map<number, number>();
-    const n = this.docTerms.size;
+    const n = this.docs.size;
     if (n === 0) return out;
     const avgdl = this.totalTokens / n;
     for (const stem of stems) {
@@ -182,10 +176,9 @@ export class KeywordPostings {
     return id;
   }
 
-  private listed(docId: number, ids: Int32Array, length: number): void {
-    this.docTerms.set(docId, ids);
-    this.lengthOf.set(docId, length);
+  private listed(docId: number, termIds: Int32Array, length: number): void {
+    this.docs.set(docId, { termIds, length });
     this.totalTokens += length;
-    this.postings += ids.length;
+    this.postings += termIds.length;
   }
 }

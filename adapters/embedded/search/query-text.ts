@@ -1,3 +1,5 @@
+import { porterStem } from '../../../server/services/retrieval/porter-stemmer.js';
+
 /**
  * Turning user text into a safe FTS5 query. User text never reaches FTS5 syntax: it is split into
  * letter/digit runs (the same split the `unicode61` tokenizer makes), stop-words are dropped, and every
@@ -41,6 +43,11 @@ export function queryTerms(text: string, maxTerms = 32): string[] {
   const content = tokens.filter((t) => !STOP_WORDS.has(t) && !(t.length === 1 && !/\p{N}/u.test(t)));
   const chosen = content.length > 0 ? content : tokens;
   return [...new Set(chosen)].slice(0, maxTerms);
+}
+
+/** The query's terms (`queryTerms`) as the keyword index holds them: through the FTS5 Porter stemmer. */
+export function queryStems(text: string, maxTerms = 32): string[] {
+  return queryTerms(text, maxTerms).map(porterStem);
 }
 
 /** Quotes one term as an FTS5 string (doubling any embedded quote, although tokens contain none). */

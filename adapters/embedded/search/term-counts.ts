@@ -32,24 +32,21 @@ export function weightedFrequency(packed: number, wTitle: number, wContent: numb
   return (packed & TITLE_MAX) * wTitle + ((packed >>> 10) & FIELD_MAX) * wContent + ((packed >>> 21) & FIELD_MAX) * wTags;
 }
 
-const COLUMN_UNIT = [1, 0x400, 0x200000] as const;
-const COLUMN_MAX = [TITLE_MAX, FIELD_MAX, FIELD_MAX] as const;
-
 export function countTerms(doc: { title: string; content: string; tags: readonly string[] }): TermCounts {
-  const counts = new Map<string, number>();
+  const perColumn = new Map<string, [number, number, number]>();
   let length = 0;
   const columns = [doc.title, doc.content, doc.tags.join(' ')];
   for (let c = 0; c < 3; c++) {
-    const unit = COLUMN_UNIT[c]!;
-    const max = COLUMN_MAX[c]!;
     for (const token of tokenize(columns[c]!)) {
       length++;
       const stem = porterStem(token);
-      const packed = counts.get(stem) ?? 0;
-      // This column's field, unless it is at its cap.
-      if (Math.floor(packed / unit) % (max + 1) < max) counts.set(stem, packed + unit);
+      let n = perColumn.get(stem);
+      if (!n) perColumn.set(stem, (n = [0, 0, 0]));
+      n[c]!++;
     }
   }
+  const counts = new Map<string, number>();
+  for (const [stem, [title, content, tags]] of perColumn) counts.set(stem, packCounts(title, content, tags));
   return { length, counts };
 }
 
