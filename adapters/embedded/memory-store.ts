@@ -6,6 +6,7 @@ import {
   type ConsolidationPlan,
   type ContradictionPolicy,
   type MemoryCandidate,
+  type MemoryHitRecord,
   type MemoryListQuery,
   type MemoryRecord,
   type MemorySettings,
@@ -115,6 +116,28 @@ function toMemoryRecord(row: unknown[]): MemoryRecord {
   };
 }
 
+/** The columns a search hit reads (`MemoryHitRecord`), in this order. */
+const HIT_COLUMN_NAMES = [
+  'id', 'namespace', 'agent_id', 'title', 'content', 'tags', 'metadata', 'head_version', 'committed_version', 'created_at',
+] as const satisfies readonly (keyof MemoryRow)[];
+const HIT_COLUMNS = HIT_COLUMN_NAMES.join(', ');
+
+function toHitRecord(row: unknown[]): MemoryHitRecord {
+  const [id, namespace, agentId, title, content, tags, metadata, headVersion, committedVersion, createdAt] = row as RowOf<typeof HIT_COLUMN_NAMES>;
+  return {
+    id,
+    namespace,
+    agentId,
+    title,
+    content,
+    tags: JSON.parse(tags) as string[],
+    metadata: JSON.parse(metadata) as MemoryRecord['metadata'],
+    version: headVersion,
+    committedVersion,
+    createdAt,
+  };
+}
+
 interface VersionRow {
   memory_id: string;
   version: number;
@@ -208,6 +231,9 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   // index over every memory of the tenant (O(tenant size) per search result page).
   const getManyStmt = db
     .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))`)
+    .raw(true);
+  const getHitsStmt = db
+    .prepare(`SELECT ${HIT_COLUMNS} FROM memories WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))`)
     .raw(true);
   const versions = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? ORDER BY version`);
   const version = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
@@ -381,6 +407,11 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     async get(tenantId, memoryId) {
       const row = get.get([tenantId, memoryId]) as unknown[] | undefined;
       return row ? toMemoryRecord(row) : null;
+    },
+
+    async getHits(tenantId, memoryIds) {
+      if (memoryIds.length === 0) return [];
+      return (getHitsStmt.all([tenantId, JSON.stringify(memoryIds)]) as unknown[][]).map(toHitRecord);
     },
 
     async getMany(tenantId, memoryIds) {

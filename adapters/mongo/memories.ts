@@ -129,6 +129,11 @@ function toRecord(d: MemoryDoc): MemoryRecord {
   return { ...rest, id: _id, version: headVersion, committedVersion };
 }
 
+/** The fields `getHits` reads. */
+const HIT_PROJECTION = {
+  namespace: 1, agentId: 1, title: 1, content: 1, tags: 1, metadata: 1, headVersion: 1, committedVersion: 1, createdAt: 1,
+} as const;
+
 function toVersion(d: VersionDoc): MemoryVersionRecord {
   const { _id, tenantId: _t, ...rest } = d;
   return rest;
@@ -267,6 +272,25 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
     async getMany(tenantId, memoryIds) {
       if (memoryIds.length === 0) return [];
       return (await memories.find({ tenantId, _id: { $in: [...memoryIds] } }).toArray()).map(toRecord);
+    },
+
+    async getHits(tenantId, memoryIds) {
+      if (memoryIds.length === 0) return [];
+      const found = await memories
+        .find({ tenantId, _id: { $in: [...memoryIds] } }, { projection: HIT_PROJECTION })
+        .toArray();
+      return found.map((d) => ({
+        id: d._id,
+        namespace: d.namespace,
+        agentId: d.agentId,
+        title: d.title,
+        content: d.content,
+        tags: d.tags,
+        metadata: d.metadata,
+        version: d.headVersion,
+        committedVersion: d.committedVersion,
+        createdAt: d.createdAt,
+      }));
     },
 
     async list(tenantId, q) {

@@ -159,6 +159,33 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(usage).toMatchObject({ writes: 1, memoryCount: 1, pendingWrites: 1, storageBytes: memorySizeBytes(content('Alice lives in Paris', { title: 't', tags: ['a'] })) });
     });
 
+    it('reads search hits as the same fields of the full records, for the ids the tenant has', async () => {
+      const a = await create(tenant, 'kiln firing schedule', { content: content('kiln firing schedule', { title: 'kiln', tags: ['pottery', 'heat'] }) });
+      const b = await create(tenant, 'ferry timetable');
+      if (a.kind !== 'accepted' || b.kind !== 'accepted') throw new Error('not accepted');
+      const ids = [a.receipt.memoryId, b.receipt.memoryId, randomUUID()];
+      const full = new Map((await f.memories.getMany(tenant, ids)).map((m) => [m.id, m]));
+      const hits = await f.memories.getHits(tenant, ids);
+      expect(hits.map((h) => h.id).sort()).toEqual([a.receipt.memoryId, b.receipt.memoryId].sort());
+      for (const h of hits) {
+        const m = full.get(h.id)!;
+        expect(h).toEqual({
+          id: m.id,
+          namespace: m.namespace,
+          agentId: m.agentId,
+          title: m.title,
+          content: m.content,
+          tags: m.tags,
+          metadata: m.metadata,
+          version: m.version,
+          committedVersion: m.committedVersion,
+          createdAt: m.createdAt,
+        });
+      }
+      expect(hits.find((h) => h.id === a.receipt.memoryId)).toMatchObject({ title: 'kiln', tags: ['pottery', 'heat'], version: 1 });
+      expect(await f.memories.getHits(tenant, [])).toEqual([]);
+    });
+
     it('shows an unclassified memory as high sensitivity until consolidated when the writer gave none', async () => {
       const r = await create(tenant, 'card 4111 1111 1111 1111');
       if (r.kind !== 'accepted') throw new Error(r.kind);
@@ -171,6 +198,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       const other = randomUUID();
       expect(await f.memories.get(other, r.receipt.memoryId)).toBeNull();
       expect(await f.memories.getMany(other, [r.receipt.memoryId])).toEqual([]);
+      expect(await f.memories.getHits(other, [r.receipt.memoryId])).toEqual([]);
       expect((await update(other, r.receipt.memoryId, 'hijack')).kind).toBe('not_found');
       expect(await f.memories.delete(other, r.receipt.memoryId)).toBe(false);
       expect(await f.memories.listVersions(other, r.receipt.memoryId)).toEqual([]);

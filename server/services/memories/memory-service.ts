@@ -6,6 +6,7 @@ import type {
   MemoryListQuery,
   MemoryMetadata,
   MemoryPage,
+  MemoryHitRecord,
   MemoryRecord,
   MemorySettings,
   MemoryStatus,
@@ -62,7 +63,7 @@ export interface MemoryListFilters {
 
 /** A search hit resolved to the memory it names (the seam for the retrieval issue's search route). */
 export interface ResolvedHit {
-  memory: MemoryRecord;
+  memory: MemoryHitRecord;
   score: number;
 }
 
@@ -132,7 +133,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     if (caller.namespaces !== null && !caller.namespaces.includes(namespace)) throw namespaceForbidden(namespace);
   }
 
-  function visible(caller: MemoryCaller, m: MemoryRecord | null): m is MemoryRecord {
+  function visible<M extends Pick<MemoryRecord, 'namespace'>>(caller: MemoryCaller, m: M | null): m is M {
     return m !== null && (caller.namespaces === null || caller.namespaces.includes(m.namespace));
   }
 
@@ -287,7 +288,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     },
 
     async resolveHits(caller, hits) {
-      const found = await deps.memories.getMany(
+      const found = await deps.memories.getHits(
         caller.tenantId,
         hits.map((h) => h.memoryId),
       );

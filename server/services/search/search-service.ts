@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Embedder } from '../../ports/embedder.js';
-import type { MemoryRecord } from '../../ports/memories.js';
+import type { MemoryHitRecord } from '../../ports/memories.js';
 import type { SearchIndex, SearchMode } from '../../ports/search-index.js';
 import type { MemoryCaller, MemoryService } from '../memories/memory-service.js';
 import type { UsageService } from '../usage.js';
@@ -24,7 +24,7 @@ export interface SearchParams {
 }
 
 export interface SearchHitView {
-  memory: MemoryRecord;
+  memory: MemoryHitRecord;
   /** The consolidated title, content and tags that were indexed (a pending update is not shown). */
   title: string;
   content: string;
@@ -76,7 +76,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
   }
 
-  async function consolidatedView(caller: MemoryCaller, memory: MemoryRecord) {
+  async function consolidatedView(caller: MemoryCaller, memory: MemoryHitRecord) {
     if (memory.version === memory.committedVersion) return { title: memory.title, content: memory.content, tags: memory.tags };
     const committed = await deps.memories.version(caller, memory.id, memory.committedVersion);
     return { title: committed.title, content: committed.content, tags: committed.tags };
