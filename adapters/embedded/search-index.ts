@@ -119,6 +119,17 @@ export interface EmbeddedSearchIndexOptions {
    */
   annThreshold?: number;
   ivf?: Partial<IvfOptions>;
+  /**
+   * A tenant with more vectors than this (up to `annThreshold`) is scanned in two steps: a binary first
+   * pass estimates the query's dense groups from each row's signs (`Int8Matrix.firstPass`), then the
+   * `firstPassCandidates` best rows (at least 4 × the channel's depth) are scored exactly. Default
+   * 50,000: below it the full int8 scan is cheap (~0.4 ms at 10k), above it the semantic part of every row
+   * is most of the scan's memory traffic. Recall against the full scan: `bench/search-http.ts` reports it
+   * (at 100k on the synthetic corpus, 1,000 candidates: see README).
+   */
+  firstPassThreshold?: number;
+  /** Rows scored exactly after the binary first pass (default 1,000). */
+  firstPassCandidates?: number;
   /** Memory budget of the in-process tenant caches, in bytes (least recently used tenants go first). */
   vectorCacheBytes?: number;
   /**
@@ -135,7 +146,7 @@ export interface SearchTuning {
   fusion?: FusionConfig;
   graph?: GraphConfig;
   context?: ContextConfig;
-  /** Force the full dense scan (every row scored) even above the ANN threshold (to measure ANN recall). */
+  /** Force the full dense scan (every row scored exactly) above the first-pass and ANN thresholds (to measure their recall). */
   exact?: boolean;
   /** IVF cells probed, instead of the configured number. */
   probes?: number;
@@ -164,6 +175,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly context: ContextConfig;
   private readonly keyword: KeywordConfig;
   private readonly annThreshold: number;
+  private readonly firstPassThreshold: number;
+  private readonly firstPassCandidates: number;
   private readonly ivfOptions: Partial<IvfOptions>;
   private readonly cacheBytes: number;
   private readonly maxCachedTenants: number;
@@ -182,6 +195,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
     this.context = options.context ?? DEFAULT_CONTEXT;
     this.keyword = options.keyword ?? DEFAULT_KEYWORD;
     this.annThreshold = options.annThreshold ?? 200_000;
+    this.firstPassThreshold = options.firstPassThreshold ?? 50_000;
+    this.firstPassCandidates = options.firstPassCandidates ?? 1000;
     this.ivfOptions = options.ivf ?? {};
     this.cacheBytes = options.vectorCacheBytes ?? 1024 * 1024 * 1024;
     this.maxCachedTenants = Math.max(1, options.maxCachedTenants ?? 2_000);
@@ -374,6 +389,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
         this.ivfs.set(c.tenantId, ivf);
       }
       hits = ivf.search(q, depth, f.filter, probes) ?? c.fullScan(q, depth, f.filter);
+    } else if (!exact && c.vectorCount > this.firstPassThreshold) {
+      hits = c.firstPassScan(q, depth, f.filter, Math.max(this.firstPassCandidates, 4 * depth));
     } else {
       hits = c.fullScan(q, depth, f.filter);
     }

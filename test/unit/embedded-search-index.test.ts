@@ -134,6 +134,40 @@ describe('approximate (IVF) dense search', () => {
   });
 });
 
+describe('binary first pass of the dense channel', () => {
+  it('keeps the full scan\'s results when every row is rescored, comes close with fewer, scores exactly and respects filters', async () => {
+    const dim = 256; // one dense group: estimated from the signs
+    const { rand, centres, unit } = clusteredSpace(dim, 11);
+    const docs: IndexedMemory[] = [];
+    for (let i = 0; i < 3000; i++) {
+      docs.push({ ...doc(`m${i}`, `doc ${i}`), namespace: i % 2 ? 'odd' : 'even', vector: unit(centres[i % 20]!.map((x) => x + rand() * 0.6)) });
+    }
+    const queries = Array.from({ length: 30 }, (_, k) => unit(centres[k % 20]!.map((x) => x + rand() * 0.6)));
+    const dense = async (index: EmbeddedSearchIndex, vector: Float32Array, exact = false) =>
+      (await index.channelSearch('t', 'dense', { text: '', vector, mode: 'vector-only', limit: 10, filters: { namespaces: ['odd'] } }, { exact })).hits;
+    for (const [candidates, minOverlap] of [[5000, 1], [400, 0.9]] as const) {
+      const db = openInMemoryDatabase();
+      const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { firstPassThreshold: 1000, firstPassCandidates: candidates });
+      await index.upsertMany('t', docs);
+      let overlap = 0;
+      for (const v of queries) {
+        const approx = await dense(index, v);
+        const exact = await dense(index, v, true);
+        expect(approx.every((h) => Number(h.memoryId.slice(1)) % 2 === 1)).toBe(true);
+        if (minOverlap === 1) expect(approx.map((h) => h.memoryId)).toEqual(exact.map((h) => h.memoryId));
+        for (const h of approx) {
+          const same = exact.find((e) => e.memoryId === h.memoryId);
+          if (same) expect(h.score).toBeCloseTo(same.score, 5);
+        }
+        overlap += approx.filter((h) => exact.some((e) => e.memoryId === h.memoryId)).length / exact.length;
+      }
+      expect(overlap / queries.length).toBeGreaterThanOrEqual(minOverlap);
+      await index.close();
+      db.close();
+    }
+  });
+});
+
 describe('approximate (IVF) dense search during a reindex', () => {
   it('indexes only memories with a vector, counts only them against the threshold, and files a late vector in its own cell', async () => {
     const db = openInMemoryDatabase();

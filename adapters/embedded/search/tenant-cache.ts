@@ -5,6 +5,7 @@ import { Int8Matrix } from './int8-scan.js';
 import { KeywordPostings, type ColumnWeights } from './keyword-postings.js';
 import { NamespaceTimeline } from './namespace-timeline.js';
 import { TopK } from './top-k.js';
+import { topRows } from './top-rows.js';
 import { RowMajorRows, type VectorRows } from './vector-rows.js';
 
 export { dot } from './vector-rows.js';
@@ -315,18 +316,34 @@ export class TenantCache {
 
   /** Cosine (dot product of unit vectors, rows as stored) over every row passing the filter; best `k` first. */
   fullScan(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
-    const top = new TopK(k);
     const scores = this.rows.scan(q, this.size);
-    // Once the heap is full, a row can only enter above its minimum: the filter is checked for those
-    // few rows, not for all (at 100k rows the filter on every row cost more than half the scan).
-    let floor = -Infinity;
-    for (let i = 0; i < this.size; i++) {
-      const score = scores[i]!;
-      if (score <= floor || !this.acceptsVector(i, f)) continue;
-      top.push(i, score);
-      floor = top.minScore;
-    }
+    const top = new TopK(k);
+    for (const i of this.best(scores, k, f)) top.push(i, scores[i]!);
     return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+  }
+
+  /**
+   * The best `k` rows passing the filter, scored exactly, among the `candidates` best by the int8 rows'
+   * binary first pass (`Int8Matrix.firstPass`); the full scan when the rows are not int8 or the query has
+   * no group dense enough to estimate. Which rows reach the exact step is approximate; their scores and
+   * order are exact.
+   */
+  firstPassScan(q: Float32Array, k: number, f: RowFilter, candidates: number): { docId: number; score: number }[] {
+    const matrix = this.rows;
+    if (!(matrix instanceof Int8Matrix) || candidates <= k) return this.fullScan(q, k, f);
+    const { exact, first } = matrix.firstPass(q, this.size);
+    const rows = this.best(first ?? exact, first ? candidates : k, f);
+    const rest = first ? matrix.exactOfEstimated(rows) : null;
+    const top = new TopK(k);
+    for (let j = 0; j < rows.length; j++) top.push(rows[j]!, exact[rows[j]!]! + (rest ? rest[j]! : 0));
+    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+  }
+
+  /** The `count` best rows by `scores` (a view the rows returned) that hold a vector and pass the filter. */
+  private best(scores: Float32Array, count: number, f: RowFilter): Int32Array {
+    const accepts = (i: number) => this.acceptsVector(i, f);
+    const matrix = this.rows;
+    return matrix instanceof Int8Matrix ? topRows(scores, count, accepts, (t) => matrix.rowsAbove(scores, t)) : topRows(scores, count, accepts);
   }
 
   /** Scores the given rows (for approximate indexes). */
