@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Int8Matrix } from '../../adapters/embedded/search/int8-scan.js';
+import { Int8Matrix, SIGN_QUERY_STEPS } from '../../adapters/embedded/search/int8-scan.js';
 
 // 320 dimensions: a first group of 256 where the query is dense (estimated from the rows' signs) and a
 // second of 64 where it has one non-zero block (scanned exactly).
@@ -28,7 +28,7 @@ function referenceEstimate(m: Int8Matrix, r: number, q: Float32Array): number {
     lo = Math.min(lo, q[j]!);
     hi = Math.max(hi, q[j]!);
   }
-  const delta = (hi - lo) / 15;
+  const delta = (hi - lo) / SIGN_QUERY_STEPS;
   let magnitude = 0;
   let sum = 0;
   for (let j = 0; j < 256; j++) {

@@ -69,6 +69,8 @@ export const F32X4_SPLAT = simd(0x13);
 export const F32X4_MUL = simd(0xe6);
 export const F32X4_ADD = simd(0xe4);
 export const i32x4Extract = (lane: number) => simd(0x1b, lane);
+/** i8x16.shuffle by 32-bit lanes: lanes 0–3 of the first operand, 4–7 of the second. */
+export const shuffle32 = (lanes: [number, number, number, number]) => simd(0x0d, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]));
 export const f32x4Extract = (lane: number) => simd(0x1f, lane);
 
 // ---- module -------------------------------------------------------------------------------------------
