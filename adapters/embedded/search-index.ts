@@ -397,6 +397,14 @@ export class EmbeddedSearchIndex implements SearchIndex {
     return hits.map((h) => ({ key: h.docId, score: h.score }));
   }
 
+  /** Which dense search a tenant's queries get now (benchmarks report the recall of the approximate ones). */
+  denseStrategy(tenantId: string): 'full scan' | 'binary first pass' | 'ivf' {
+    const c = this.cache(tenantId);
+    if (c.vectorCount > this.annThreshold && this.ivfs.get(tenantId)?.ready) return 'ivf';
+    if (c.vectorCount > this.firstPassThreshold && c.usesSimd) return 'binary first pass';
+    return 'full scan';
+  }
+
   /** Tenants whose cache this process holds (tests of the eviction). */
   get cachedTenantCount(): number {
     return this.caches.size;
