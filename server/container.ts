@@ -32,6 +32,7 @@ import { createSsoService, type SsoService } from './services/sso.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
+import { batchedUsageStore } from './services/usage-batching.js';
 
 export interface HealthReport {
   ok: boolean;
@@ -233,8 +234,12 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
   });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
   const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
+  // Reads and searches are counted in batches far from a plan's limit (see usage-batching.ts).
+  const usageCounts = batchedUsageStore(ports.usage, {
+    onError: (err) => logger.warn({ err }, 'usage counts could not be written; they are kept for the next flush'),
+  });
   const usage = createUsageService({
-    store: ports.usage,
+    store: usageCounts,
     limits: config.PLAN_LIMITS,
     planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
     clock: now,
@@ -308,6 +313,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
       await jobs.stop(); // running jobs finish before the stores close
       await analyzer.close?.();
       await apiKeys.close(); // writes pending last_used_at values
+      await usageCounts.close(); // writes pending read and search counts
       await ports.close();
     },
   };

@@ -8,14 +8,17 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
   const consume: Record<UsageCounter, ReturnType<EmbeddedDatabase['prepare']>> = {
     reads: db.prepare(`INSERT INTO usage_periods (tenant_id, period, reads) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
-      ON CONFLICT (tenant_id, period) DO UPDATE SET reads = reads + excluded.reads WHERE ?4 IS NULL OR reads + excluded.reads <= ?4`),
+      ON CONFLICT (tenant_id, period) DO UPDATE SET reads = reads + excluded.reads WHERE ?4 IS NULL OR reads + excluded.reads <= ?4
+      RETURNING reads AS value`),
     searches: db.prepare(`INSERT INTO usage_periods (tenant_id, period, searches) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
-      ON CONFLICT (tenant_id, period) DO UPDATE SET searches = searches + excluded.searches WHERE ?4 IS NULL OR searches + excluded.searches <= ?4`),
+      ON CONFLICT (tenant_id, period) DO UPDATE SET searches = searches + excluded.searches WHERE ?4 IS NULL OR searches + excluded.searches <= ?4
+      RETURNING searches AS value`),
   };
 
   return {
     async consume(tenantId, period, counter, limit, by = 1) {
-      return consume[counter].run([tenantId, period, by, limit]).changes === 1;
+      const row = consume[counter].get([tenantId, period, by, limit]) as { value: number } | undefined;
+      return row ? row.value : null;
     },
     async snapshot(tenantId, period) {
       const c = (counters.get([tenantId, period]) as { writes: number; reads: number; searches: number } | undefined) ?? { writes: 0, reads: 0, searches: 0 };

@@ -601,14 +601,18 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
   const usage: UsageStore = {
     async consume(tenantId, period, counter: UsageCounter, limit, by = 1) {
       const id = `${tenantId}:${period}`;
-      if (limit !== null && by > limit) return false;
+      if (limit !== null && by > limit) return null;
       const filter: Filter<UsagePeriodDoc> = limit === null ? { _id: id } : { _id: id, [counter]: { $lte: limit - by } };
       try {
-        const res = await periods.updateOne(filter, { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } }, { upsert: true });
-        return res.matchedCount + res.upsertedCount === 1;
+        const after = await periods.findOneAndUpdate(
+          filter,
+          { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } },
+          { upsert: true, returnDocument: 'after', projection: { [counter]: 1 } },
+        );
+        return after ? (after[counter] ?? by) : null;
       } catch (err) {
         // The counter exists but is at its limit: the upsert tried to insert a duplicate _id.
-        if (isDuplicateKey(err)) return false;
+        if (isDuplicateKey(err)) return null;
         throw err;
       }
     },

@@ -21,8 +21,8 @@ export interface UsageSnapshot {
 export interface UsageStore {
   /**
    * Adds `by` to the tenant's counter for the period unless the result would exceed `limit`
-   * (null = unlimited). Atomic check-and-increment; true when counted.
+   * (null = unlimited). Atomic check-and-increment: the counter's new value when counted, null when not.
    */
-  consume(tenantId: string, period: string, counter: UsageCounter, limit: number | null, by?: number): Promise<boolean>;
+  consume(tenantId: string, period: string, counter: UsageCounter, limit: number | null, by?: number): Promise<number | null>;
   snapshot(tenantId: string, period: string): Promise<UsageSnapshot>;
 }

@@ -97,8 +97,8 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
 
   async function consume(tenantId: string, counter: 'reads' | 'searches') {
     const { limits } = await planOf(tenantId);
-    const ok = await deps.store.consume(tenantId, usagePeriod(deps.clock()), counter, limits[counter]);
-    if (!ok) throw quotaExceeded(counter);
+    const counted = await deps.store.consume(tenantId, usagePeriod(deps.clock()), counter, limits[counter]);
+    if (counted === null) throw quotaExceeded(counter);
   }
 
   return {

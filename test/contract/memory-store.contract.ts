@@ -478,12 +478,14 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
     });
 
     it('counts reads and searches against limits atomically', async () => {
-      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(true);
-      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(true);
-      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(false);
-      expect(await f.usage.consume(tenant, PERIOD, 'searches', null, 3)).toBe(true);
-      expect(await f.usage.consume(tenant, PERIOD, 'searches', 0)).toBe(false);
-      expect(await f.usage.snapshot(tenant, PERIOD)).toMatchObject({ reads: 2, searches: 3, writes: 0 });
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(1);
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(2);
+      expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBeNull();
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', null, 3)).toBe(3);
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', 0)).toBeNull();
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', 5, 3)).toBeNull(); // 3 + 3 > 5
+      expect(await f.usage.consume(tenant, PERIOD, 'searches', 5, 2)).toBe(5);
+      expect(await f.usage.snapshot(tenant, PERIOD)).toMatchObject({ reads: 2, searches: 5, writes: 0 });
       expect(await f.usage.snapshot(tenant, '2030-02')).toMatchObject({ reads: 0, searches: 0 });
     });
 
