@@ -602,14 +602,16 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
     async consume(tenantId, period, counter: UsageCounter, limit, by = 1) {
       const id = `${tenantId}:${period}`;
       if (limit !== null && by > limit) return null;
-      const filter: Filter<UsagePeriodDoc> = limit === null ? { _id: id } : { _id: id, [counter]: { $lte: limit - by } };
+      // `$lte` never matches a missing field: a period made by the other counter's first request has none of this one.
+      const filter: Filter<UsagePeriodDoc> =
+        limit === null ? { _id: id } : { _id: id, $or: [{ [counter]: { $lte: limit - by } }, { [counter]: { $exists: false } }] };
       try {
         const after = await periods.findOneAndUpdate(
           filter,
           { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } },
           { upsert: true, returnDocument: 'after', projection: { [counter]: 1 } },
         );
-        return after ? (after[counter] ?? by) : null;
+        return after ? after[counter] : null;
       } catch (err) {
         // The counter exists but is at its limit: the upsert tried to insert a duplicate _id.
         if (isDuplicateKey(err)) return null;

@@ -489,6 +489,12 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.usage.snapshot(tenant, '2030-02')).toMatchObject({ reads: 0, searches: 0 });
     });
 
+    it('counts a limited counter in a period first made by the other counter', async () => {
+      expect(await f.usage.consume(tenant, '2030-03', 'reads', 10)).toBe(1);
+      expect(await f.usage.consume(tenant, '2030-03', 'searches', 10)).toBe(1);
+      expect(await f.usage.consume(tenant, '2030-03', 'searches', 10)).toBe(2);
+    });
+
     it('keeps the tenant memory settings', async () => {
       expect(await f.memories.getSettings(tenant)).toEqual({ contradictionPolicy: 'NEWER_WINS', updatedAt: null });
       await f.memories.putSettings(tenant, { contradictionPolicy: 'FLAG' }, AT);
