@@ -313,7 +313,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
       await jobs.stop(); // running jobs finish before the stores close
       await analyzer.close?.();
       await apiKeys.close(); // writes pending last_used_at values
-      await usageCounts.close(); // writes pending read and search counts
+      await usageCounts.close(); // writes pending read and search counts (failures are logged, not thrown)
       await ports.close();
     },
   };

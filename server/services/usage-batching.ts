@@ -1,9 +1,9 @@
 import type { UsageCounter, UsageStore } from '../ports/usage.js';
 
 /**
- * Counts reads and searches in the process and adds them to the store in batches, while the tenant is
- * far from its plan's limit; near it (or unlimited-but-unknown) every request is counted in the store
- * as before. Why: every search paid a write transaction for its counter (~0.1 ms in the embedded
+ * Counts reads and searches in the process and adds them to the store in batches while the tenant is
+ * unlimited or far from its plan's limit; near it, and before this process has seen the count, every
+ * request is counted in the store as before. Why: every search paid a write transaction for its counter (~0.1 ms in the embedded
  * profile), and with `serve --processes N` each such commit by one process made the others' next read
  * start from a reset SQLite page cache.
  *
@@ -12,8 +12,9 @@ import type { UsageCounter, UsageStore } from '../ports/usage.js';
  * by every flush) plus its own unflushed requests: other processes' traffic since that flush is not
  * seen, so a limit could be passed only if they made more than `exactWithin` requests in that window.
  * A batch is flushed after `maxPending` requests or `flushMs`, before a snapshot of the tenant (so a
- * process reads its own counts), and on close; a crash loses at most the unflushed counts (an
- * undercount, never a refused request that should have passed).
+ * process reads its own counts; another process's are up to `flushMs` or `maxPending` behind), and on
+ * close; a crash loses at most the unflushed counts (an undercount, never a refused request that should
+ * have passed). A counted request is answered with this process's estimate of the counter.
  */
 export interface UsageBatchingOptions {
   /** Requests counted in memory before they are written (default 64). */
@@ -22,7 +23,7 @@ export interface UsageBatchingOptions {
   flushMs?: number;
   /** Distance to a limit below which every request is counted in the store (default 1,000). */
   exactWithin?: number;
-  /** Told when a background flush fails (its counts are kept and retried). */
+  /** Told when a flush fails (its counts are kept and retried on the next one). */
   onError?: (err: unknown) => void;
 }
 
@@ -49,41 +50,44 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
   const exactWithin = options.exactWithin ?? 1000;
   const entries = new Map<string, Entry>();
   let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+  /** The background flush under way, if any (close waits for it). */
+  let flushing: Promise<void> = Promise.resolve();
 
   const keyOf = (tenantId: string, period: string, counter: UsageCounter) => `${tenantId}\u0000${period}\u0000${counter}`;
+  const report = (err: unknown) => options.onError?.(err);
 
+  /** Adds an entry's pending count to the store; on failure the count is kept for the next flush. */
   async function write(e: Entry): Promise<void> {
     if (e.pending === 0) return;
     const by = e.pending;
     e.pending = 0;
     try {
-      e.known = await inner.consume(e.tenantId, e.period, e.counter, null, by);
+      const value = await inner.consume(e.tenantId, e.period, e.counter, null, by);
+      // Writes can finish out of order; the count only grows.
+      e.known = Math.max(e.known ?? 0, value ?? 0);
     } catch (err) {
-      e.pending += by; // kept for the next flush
+      e.pending += by;
+      schedule();
       throw err;
     }
   }
 
+  /** Writes every pending count; failures are reported, not thrown (their counts stay pending). */
   async function flushAll(): Promise<void> {
     const now = Date.now();
-    const failures: unknown[] = [];
     for (const [key, e] of entries) {
-      await write(e).catch((err: unknown) => failures.push(err));
+      await write(e).catch(report);
       // Idle entries go, so the map holds only tenants in use.
       if (e.pending === 0 && now - e.lastUsed > 60_000) entries.delete(key);
     }
-    if (failures.length > 0) throw failures[0];
   }
 
   function schedule(): void {
-    if (timer) return;
+    if (timer || closed) return;
     timer = setTimeout(() => {
       timer = null;
-      flushAll()
-        .catch((err: unknown) => options.onError?.(err))
-        .finally(() => {
-          if ([...entries.values()].some((e) => e.pending > 0)) schedule();
-        });
+      flushing = flushing.then(flushAll);
     }, flushMs);
     timer.unref();
   }
@@ -97,16 +101,17 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
         entries.set(key, e);
       }
       e.lastUsed = Date.now();
-      const far = limit === null || (e.known !== null && e.known + e.pending + by <= limit - exactWithin);
+      const far = !closed && (limit === null || (e.known !== null && e.known + e.pending + by <= limit - exactWithin));
       if (!far) {
         await write(e);
         const value = await inner.consume(tenantId, period, counter, limit, by);
-        if (value !== null) e.known = value;
+        if (value !== null) e.known = Math.max(e.known ?? 0, value);
         return value;
       }
+      // Counted in memory: the value returned is this process's estimate of the counter.
       e.pending += by;
       const estimate = (e.known ?? 0) + e.pending;
-      if (e.pending >= maxPending) await write(e);
+      if (e.pending >= maxPending) await write(e).catch(report);
       else schedule();
       return estimate;
     },
@@ -116,11 +121,16 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
       return inner.snapshot(tenantId, period);
     },
 
-    flush: flushAll,
+    async flush() {
+      await flushing;
+      await flushAll();
+    },
 
     async close() {
+      closed = true;
       if (timer) clearTimeout(timer);
       timer = null;
+      await flushing;
       await flushAll();
     },
   };
