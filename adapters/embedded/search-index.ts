@@ -400,7 +400,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   /** Which dense search a tenant's queries get now (benchmarks report the recall of the approximate ones). */
   denseStrategy(tenantId: string): 'full scan' | 'binary first pass' | 'ivf' {
     const c = this.cache(tenantId);
-    if (c.vectorCount > this.annThreshold && this.ivfs.get(tenantId)?.ready) return 'ivf';
+    if (c.vectorCount > this.annThreshold) return this.ivfs.get(tenantId)?.ready ? 'ivf' : 'full scan';
     if (c.vectorCount > this.firstPassThreshold && c.usesSimd) return 'binary first pass';
     return 'full scan';
   }

@@ -11,7 +11,6 @@ export class DimensionPostings {
   private readonly rows: Int32Array[];
   private readonly values: Int8Array[];
   private readonly counts: Int32Array;
-  private entries = 0;
 
   constructor(dims: number) {
     this.rows = Array.from({ length: dims }, () => new Int32Array(4));
@@ -24,10 +23,6 @@ export class DimensionPostings {
     let b = this.counts.byteLength;
     for (const r of this.rows) b += r.byteLength * 1.25;
     return b;
-  }
-
-  get size(): number {
-    return this.entries;
   }
 
   add(d: number, row: number, value: number): void {
@@ -43,7 +38,6 @@ export class DimensionPostings {
     this.rows[d]![n] = row;
     this.values[d]![n] = value;
     this.counts[d] = n + 1;
-    this.entries++;
   }
 
   /** Removes row's entry in dimension d (order within a list is not kept). */
@@ -54,7 +48,6 @@ export class DimensionPostings {
     this.rows[d]![at] = this.rows[d]![last]!;
     this.values[d]![at] = this.values[d]![last]!;
     this.counts[d] = last;
-    this.entries--;
   }
 
   /** Row `from`'s entry in dimension d now belongs to row `to`. */

@@ -317,9 +317,10 @@ export class TenantCache {
   /** Cosine (dot product of unit vectors, rows as stored) over every row passing the filter; best `k` first. */
   fullScan(q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
     const scores = this.rows.scan(q, this.size);
+    // Ranked by document id on ties, not by row: rows are in different orders in different processes.
     const top = new TopK(k);
-    for (const i of this.best(scores, k, f)) top.push(i, scores[i]!);
-    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+    for (const i of this.best(scores, k, f)) top.push(this.docIds[i]!, scores[i]!);
+    return top.sorted().map(([docId, score]) => ({ docId, score }));
   }
 
   /**
@@ -335,15 +336,16 @@ export class TenantCache {
     const rows = this.best(first ?? exact, first ? candidates : k, f);
     const rest = first ? matrix.exactOfEstimated(rows) : null;
     const top = new TopK(k);
-    for (let j = 0; j < rows.length; j++) top.push(rows[j]!, exact[rows[j]!]! + (rest ? rest[j]! : 0));
-    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+    for (let j = 0; j < rows.length; j++) top.push(this.docIds[rows[j]!]!, exact[rows[j]!]! + (rest ? rest[j]! : 0));
+    return top.sorted().map(([docId, score]) => ({ docId, score }));
   }
 
   /** The `count` best rows by `scores` (a view the rows returned) that hold a vector and pass the filter. */
   private best(scores: Float32Array, count: number, f: RowFilter): Int32Array {
     const accepts = (i: number) => this.acceptsVector(i, f);
     const matrix = this.rows;
-    return matrix instanceof Int8Matrix ? topRows(scores, count, accepts, (t) => matrix.rowsAbove(scores, t)) : topRows(scores, count, accepts);
+    const above = matrix instanceof Int8Matrix ? (t: number) => matrix.rowsAbove(scores, t) : undefined;
+    return topRows(scores, count, accepts, above, this.docIds);
   }
 
   /** Scores the given rows (for approximate indexes). */
@@ -351,9 +353,9 @@ export class TenantCache {
     const top = new TopK(k);
     for (const i of rows) {
       if (i >= this.size || !this.acceptsVector(i, f)) continue;
-      top.push(i, this.rows.dot(i, q));
+      top.push(this.docIds[i]!, this.rows.dot(i, q));
     }
-    return top.sorted().map(([i, score]) => ({ docId: this.docIds[i]!, score }));
+    return top.sorted().map(([docId, score]) => ({ docId, score }));
   }
 
   /** A copy of row i's vector. */

@@ -1,6 +1,7 @@
 /**
- * The `count` best rows of a dense scan that `accepts` takes (higher score first, ties by lower row), in
- * ascending row order: the candidate step of the dense channel, a hundred or a thousand rows out of up
+ * The `count` best rows of a dense scan that `accepts` takes (higher score first, ties by the lower
+ * `keys[row]`: the document id, so two processes whose rows are in different orders agree; by the lower
+ * row without keys), in no particular order: the candidate step of the dense channel, a hundred or a thousand rows out of up
  * to a few hundred thousand.
  *
  * A bounded heap took ~1.2 ms for a thousand of 100k rows (thousands of pushes while its floor rises),
@@ -15,6 +16,7 @@ export function topRows(
   count: number,
   accepts: (row: number) => boolean,
   above: (threshold: number) => ArrayLike<number> = (threshold) => rowsAtLeast(scores, threshold),
+  keys?: Int32Array,
 ): Int32Array {
   const threshold = sampledThreshold(scores, count);
   let found = accepted(scores, above(threshold), accepts);
@@ -22,24 +24,17 @@ export function topRows(
   const { rows, values } = found;
   if (rows.length <= count) return rows;
   const cut = kthLargest(values.slice(), count);
-  // Fewer than `count` score over the cut; ties at the cut fill the rest, lower rows first.
-  let ties = count - countOver(values, cut);
+  // Fewer than `count` score over the cut; ties at the cut fill the rest, lowest keys first.
   const out = new Int32Array(count);
   let kept = 0;
+  const tied: number[] = [];
   for (let j = 0; j < rows.length; j++) {
     if (values[j]! > cut) out[kept++] = rows[j]!;
-    else if (values[j] === cut && ties > 0) {
-      out[kept++] = rows[j]!;
-      ties--;
-    }
+    else if (values[j] === cut) tied.push(rows[j]!);
   }
+  if (keys) tied.sort((a, b) => keys[a]! - keys[b]!);
+  for (let j = 0; kept < count; j++) out[kept++] = tied[j]!;
   return out;
-}
-
-function countOver(values: Float64Array, cut: number): number {
-  let n = 0;
-  for (let j = 0; j < values.length; j++) if (values[j]! > cut) n++;
-  return n;
 }
 
 /** The rows of `scores` at or over `threshold`, ascending (the JavaScript `above`). */
