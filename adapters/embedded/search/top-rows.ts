@@ -1,8 +1,8 @@
 /**
- * The `count` best rows of a dense scan that `accepts` takes (higher score first, ties by the lower
- * `keys[row]`: the document id, so two processes whose rows are in different orders agree; by the lower
- * row without keys), in no particular order: the candidate step of the dense channel, a hundred or a thousand rows out of up
- * to a few hundred thousand.
+ * The `count` best rows of a dense scan that `accepts` takes, in no particular order: higher score first,
+ * ties by the lower `keys[row]` (the document id, so two processes whose rows are in different orders
+ * agree) or, without keys, by the lower row. The candidate step of the dense channel: a hundred or a
+ * thousand rows out of up to a few hundred thousand.
  *
  * A bounded heap took ~1.2 ms for a thousand of 100k rows (thousands of pushes while its floor rises),
  * and a typed array's native sort ~70 ns an element. Instead a strided sample sets a threshold that about
