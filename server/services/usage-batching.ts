@@ -38,8 +38,6 @@ interface Entry {
 }
 
 export interface BatchedUsageStore extends UsageStore {
-  /** Writes every pending count. */
-  flush(): Promise<void>;
   /** Stops the timer and writes every pending count. */
   close(): Promise<void>;
 }
@@ -119,11 +117,6 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
     async snapshot(tenantId, period) {
       for (const e of entries.values()) if (e.tenantId === tenantId && e.period === period) await write(e);
       return inner.snapshot(tenantId, period);
-    },
-
-    async flush() {
-      await flushing;
-      await flushAll();
     },
 
     async close() {

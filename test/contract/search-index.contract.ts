@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
 import { extractEntities } from '../../server/services/retrieval/entities.js';
+import { indexedMemory } from '../support/indexed-memory.js';
 import {
   SEARCH_MODES,
   type IndexInfo,
@@ -53,21 +54,10 @@ const TOPICS: Record<string, string[]> = {
   ],
 };
 
+/** A memory as consolidation indexes it (quality 0.8, extracted entities); without `vector`, `put` embeds it. */
 function memory(id: string, content: string, extra: Partial<IndexedMemory> = {}): Omit<IndexedMemory, 'vector'> & { vector?: Float32Array | null } {
-  return {
-    memoryId: id,
-    namespace: 'default',
-    agentId: null,
-    title: '',
-    content,
-    tags: [],
-    status: 'active',
-    injectionFlagged: false,
-    quality: 0.8,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    entities: extractEntities(content),
-    ...extra,
-  };
+  const { vector: _none, ...doc } = indexedMemory(id, content, { quality: 0.8, entities: extractEntities(content), ...extra });
+  return extra.vector === undefined ? doc : { ...doc, vector: extra.vector };
 }
 
 async function put(index: SearchIndex, tenant: string, doc: ReturnType<typeof memory>): Promise<void> {

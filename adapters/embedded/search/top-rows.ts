@@ -38,7 +38,7 @@ export function topRows(
 }
 
 /** The rows of `scores` at or over `threshold`, ascending (the JavaScript `above`). */
-export function rowsAtLeast(scores: Float32Array, threshold: number): Int32Array {
+function rowsAtLeast(scores: Float32Array, threshold: number): Int32Array {
   let rows = new Int32Array(256);
   let size = 0;
   for (let i = 0; i < scores.length; i++) {
