@@ -258,7 +258,10 @@ describe('SIMD dense scan', () => {
     const dense = Float32Array.from({ length: dim }, (_, j) => ((j % 7) - 3) / 10);
     // Only one block of the second group is non-zero: the kernel reads that block alone.
     const sparse = Float32Array.from({ length: dim }, (_, j) => (j >= 272 && j < 288 ? (j % 5) - 2 : 0));
-    for (const q of [dense, sparse]) {
+    // The kernel reads up to three blocks of a group together: five blocks of the first group (three, then
+    // two) and two of the second take its other paths.
+    const mixed = Float32Array.from({ length: dim }, (_, j) => (j < 80 || (j >= 288 && j < 320) ? Math.cos(j) / 10 : 0));
+    for (const q of [dense, sparse, mixed]) {
       const scores = Array.from(int8.scan(q, rows));
       const plainScores = Array.from(plain.scan(q, rows));
       for (const r of [0, 9, 10, 255, 256, 999, 1000]) {

@@ -39,9 +39,10 @@ export const f32Load = (offset: number) => [0x2a, 2, ...uleb(offset)];
 export const f32Store = (offset: number) => [0x38, 2, ...uleb(offset)];
 export const i32Store = (offset: number) => [0x36, 2, ...uleb(offset)];
 export const I32_ADD = 0x6a, I32_SUB = 0x6b, I32_AND = 0x71, I32_SHL = 0x74, I32_SHR_U = 0x76;
-export const I32_GE_U = 0x4f, I32_LT_U = 0x49;
+export const I32_GE_U = 0x4f, I32_LE_U = 0x4d, I32_LT_U = 0x49;
 export const F32_ADD = 0x92, F32_MUL = 0x94, F32_CONVERT_I32_S = 0xb2, F32_GE = 0x60;
-export const IF = [0x04, 0x40]; // if (no result) … END
+export const IF = [0x04, 0x40]; // if (no result) … [ELSE …] END
+export const ELSE = 0x05;
 export const SELECT = 0x1b;
 export const BR_IF_OUT = [0x0d, 1]; // br_if to the end of the enclosing `block` of a LOOP
 export const LOOP = [0x02, 0x40, 0x03, 0x40]; // block { loop {
