@@ -27,41 +27,37 @@ export interface LibraryTokenizer {
 
 const BOUNDARY = '\u2581';
 
-interface Candidate {
-  length: number;
-  score: number;
-  index: number;
-}
-
 export function encodePieces(tokenizer: LibraryTokenizer, text: string): number[] {
   const vocabulary = tokenizer.vocabulary;
   const normalized = text.normalize('NFKC');
   if (normalized.length === 0) return [];
   const symbols = Array.from(BOUNDARY + normalized.replace(/ /g, BOUNDARY));
   const n = symbols.length;
-  const endingAt: Candidate[][] = Array.from({ length: n + 1 }, () => []);
+  // The library's Viterbi, relaxed forwards: every candidate ending at a position starts before it, so
+  // visiting starts in ascending order reaches each end's candidates in the library's order (start
+  // ascending) with the best score of their start already final. No per-position candidate lists.
+  const best = new Float64Array(n + 1);
+  const words = new Int32Array(n + 1);
   const root = tokenizer.trie.root;
   for (let start = 0; start < n; start++) {
+    const before = best[start]!;
     let node = root.children[symbols[start]!];
     let found = false;
     for (let at = start; at < n && node; at++) {
       if (node.end) {
-        endingAt[at + 1]!.push({ length: at + 1 - start, score: node.word[1] ?? 0, index: node.word[2] });
+        const score = (node.word[1] ?? 0) + before;
+        if (best[at + 1] === 0 || score >= best[at + 1]!) {
+          best[at + 1] = score;
+          words[at + 1] = node.word[2];
+        }
         found = true;
       }
       node = at + 1 < n ? node.children[symbols[at + 1]!] : undefined;
     }
-    if (!found) endingAt[start + 1]!.push({ length: 1, score: 0, index: 0 });
-  }
-  const best = new Array<number>(n + 1).fill(0);
-  const words = new Array<number>(n + 1).fill(0);
-  for (let end = 0; end <= n; end++) {
-    for (const c of endingAt[end]!) {
-      const score = c.score + best[end - c.length]!;
-      if (best[end] === 0 || score >= best[end]!) {
-        best[end] = score;
-        words[end] = c.index;
-      }
+    // No piece starts here: the unknown piece (id 0, score 0) for this one symbol.
+    if (!found && (best[start + 1] === 0 || before >= best[start + 1]!)) {
+      best[start + 1] = before;
+      words[start + 1] = 0;
     }
   }
   const reversed: number[] = [];
