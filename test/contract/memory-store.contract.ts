@@ -161,7 +161,11 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
 
     it('reads search hits as the same fields of the full records, for the ids the tenant has', async () => {
       const a = await create(tenant, 'kiln firing schedule', { content: content('kiln firing schedule', { title: 'kiln', tags: ['pottery', 'heat'] }) });
-      const b = await create(tenant, 'ferry timetable');
+      // Text and metadata that JSON must escape or nest come back as written.
+      const awkward = 'a "quoted" \\ back\nslash, tab\t, emoji 🙂, 中文, \u2028 and \u0001';
+      const b = await create(tenant, awkward, {
+        content: content(awkward, { title: '{"not": json}', tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { nested: { list: [1, 2.5, null, 'z'] }, flag: true } }),
+      });
       if (a.kind !== 'accepted' || b.kind !== 'accepted') throw new Error('not accepted');
       const ids = [a.receipt.memoryId, b.receipt.memoryId, randomUUID()];
       const full = new Map((await f.memories.getMany(tenant, ids)).map((m) => [m.id, m]));
@@ -183,6 +187,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
         });
       }
       expect(hits.find((h) => h.id === a.receipt.memoryId)).toMatchObject({ title: 'kiln', tags: ['pottery', 'heat'], version: 1 });
+      expect(hits.find((h) => h.id === b.receipt.memoryId)).toMatchObject({ content: awkward, tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { nested: { list: [1, 2.5, null, 'z'] }, flag: true } });
       expect(await f.memories.getHits(tenant, [])).toEqual([]);
     });
 
