@@ -164,7 +164,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       // Text and metadata that JSON must escape or nest come back as written.
       const awkward = 'a "quoted" \\ back\nslash, tab\t, emoji 🙂, 中文, \u2028 and \u0001';
       const b = await create(tenant, awkward, {
-        content: content(awkward, { title: '{"not": json}', tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { nested: { list: [1, 2.5, null, 'z'] }, flag: true } }),
+        content: content(awkward, { title: '{"not": json}', tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true } }),
       });
       if (a.kind !== 'accepted' || b.kind !== 'accepted') throw new Error('not accepted');
       const ids = [a.receipt.memoryId, b.receipt.memoryId, randomUUID()];
@@ -187,7 +187,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
         });
       }
       expect(hits.find((h) => h.id === a.receipt.memoryId)).toMatchObject({ title: 'kiln', tags: ['pottery', 'heat'], version: 1 });
-      expect(hits.find((h) => h.id === b.receipt.memoryId)).toMatchObject({ content: awkward, tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { nested: { list: [1, 2.5, null, 'z'] }, flag: true } });
+      expect(hits.find((h) => h.id === b.receipt.memoryId)).toMatchObject({ content: awkward, tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true } });
       expect(await f.memories.getHits(tenant, [])).toEqual([]);
     });
 
