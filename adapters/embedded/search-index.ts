@@ -525,20 +525,64 @@ export class EmbeddedSearchIndex implements SearchIndex {
 /**
  * The fused candidates in final order: those of at least `minQuality` first (a soft threshold), then by
  * score, ties by memory id. Candidates the cache does not hold (written after its sync) are left out.
+ * Only the first offset + limit are put in order when they are few (a page of 10 among ~200 candidates:
+ * a sorted array of ten that most candidates fail to enter at its first comparison, instead of sorting
+ * them all); deep pages sort everything.
  */
 function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
   const threshold = minQuality ?? 0;
-  const ranked: { memoryId: string; score: number; ok: number }[] = [];
+  const keep = offset + limit;
+  if (keep > SORTED_PAGE_MAX) return rankAll(c, fused, offset, limit, threshold);
+  const page: Ranked[] = [];
+  let total = 0;
+  for (const [docId, score] of fused) {
+    const i = c.rowOf(docId);
+    if (i === undefined) continue;
+    total++;
+    if (keep === 0) continue;
+    const ok = c.qualityAt(i) >= threshold ? 1 : 0;
+    if (page.length === keep) {
+      const last = page[keep - 1]!;
+      // Most candidates stop here, before their memory id is even read.
+      if (ok < last.ok || (ok === last.ok && score < last.score)) continue;
+    }
+    const entry: Ranked = { memoryId: c.memoryIdAt(i), score, ok };
+    if (page.length === keep) {
+      if (rankedBefore(page[keep - 1]!, entry)) continue;
+      page.pop();
+    }
+    let at = page.length;
+    while (at > 0 && rankedBefore(entry, page[at - 1]!)) at--;
+    page.splice(at, 0, entry);
+  }
+  return { hits: page.slice(offset).map(({ memoryId, score }) => ({ memoryId, score })), total };
+}
+
+/** Past this many ranked results (offset + limit) every candidate is sorted instead (insertion costs O(page)). */
+const SORTED_PAGE_MAX = 64;
+
+function rankAll(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, threshold: number): SearchResult {
+  const ranked: Ranked[] = [];
   for (const [docId, score] of fused) {
     const i = c.rowOf(docId);
     if (i === undefined) continue;
     ranked.push({ memoryId: c.memoryIdAt(i), score, ok: c.qualityAt(i) >= threshold ? 1 : 0 });
   }
-  ranked.sort((a, b) => b.ok - a.ok || b.score - a.score || (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
-  return {
-    hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })),
-    total: ranked.length,
-  };
+  ranked.sort((a, b) => (rankedBefore(a, b) ? -1 : rankedBefore(b, a) ? 1 : 0));
+  return { hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })), total: ranked.length };
+}
+
+interface Ranked {
+  memoryId: string;
+  score: number;
+  ok: number;
+}
+
+/** The final order: passing the quality threshold, then score, then memory id. */
+function rankedBefore(a: Ranked, b: Ranked): boolean {
+  if (a.ok !== b.ok) return a.ok > b.ok;
+  if (a.score !== b.score) return a.score > b.score;
+  return a.memoryId < b.memoryId;
 }
 
 /**

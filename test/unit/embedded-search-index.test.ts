@@ -406,3 +406,30 @@ describe('reads answered from the tenant cache', () => {
     db.close();
   });
 });
+
+describe('final ranking', () => {
+  it('orders a short page as the full sort of every candidate does: quality threshold, score, then memory id, ties included', async () => {
+    const db = openInMemoryDatabase();
+    const index = new EmbeddedSearchIndex(db, info);
+    // Many memories with the same text score the same in every channel: only the memory id orders them.
+    const docs: IndexedMemory[] = [];
+    for (let i = 0; i < 120; i++) {
+      const text = i % 3 === 0 ? 'harbour lighthouse keeper' : i % 3 === 1 ? 'harbour ferry timetable' : `lighthouse lamp ${i}`;
+      docs.push(doc(`m-${String((i * 37) % 120).padStart(3, '0')}`, text, { quality: (i % 4) / 4 }));
+    }
+    await index.upsertMany('t', docs);
+    for (const query of ['harbour lighthouse', 'ferry', 'lamp 7']) {
+      for (const minQuality of [undefined, 0.5]) {
+        const base = q(query);
+        const filters = { ...base.filters, ...(minQuality !== undefined ? { minQuality } : {}) };
+        // 100 results are ranked by sorting every candidate; 10 (at offsets 0 and 20) by the short page.
+        const all = await index.search('t', { ...base, limit: 100, filters });
+        for (const offset of [0, 20]) {
+          const page = await index.search('t', { ...base, limit: 10, offset, filters });
+          expect(page.total).toBe(all.total);
+          expect(page.hits).toEqual(all.hits.slice(offset, offset + 10));
+        }
+      }
+    }
+  });
+});
