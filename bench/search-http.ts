@@ -8,7 +8,7 @@
  *   npm run bench:search-http -- [--quick] [--requests 600] [--concurrency 8] [--neighbors 20]
  *                                [--neighbor-size N] [--small 10000] [--large 100000] [--max-load-minutes 30]
  *                                [--profile-requests 60] [--clustered-recall | --skip-clustered-recall]
- *                                [--processes N] [--client wrk|node] [--seconds 10]
+ *                                [--processes N] [--client wrk|node] [--seconds 10] [--warmup-seconds 20]
  *                                [--json bench/results/search-http.json]
  *
  * ANN recall: when the large tenant is above the index's ANN threshold (its dense channel is IVF), recall
@@ -41,7 +41,11 @@
  *    also reported on a clustered synthetic set (see `annRecall`).
  *  - The timed load comes from `wrk` (`--client wrk`, the default when it is on PATH: `apt-get install
  *    wrk`), `--concurrency` connections for `--seconds` per mode over the same queries: a C client
- *    spends ~0.03 ms of CPU per request on the two cores it shares with the server. The result lists
+ *    spends ~0.03 ms of CPU per request on the two cores it shares with the server. Before the first
+ *    mode of each server, wrk loads it for `--warmup-seconds` with other queries of every mode, not
+ *    timed: a server just started (each of `--processes N` loads the tenant's cache on its first
+ *    search, and V8 is still compiling) spent 10-20% more CPU per search over the next 10-20 seconds than
+ *    afterwards, and the first mode measured paid for it alone. The result lists
  *    (alone vs beside other tenants, one process vs N) always come from the Node load generator, a
  *    worker thread (8 loops, one keep-alive `http.Agent` each) that costs ~0.4 ms per request; with
  *    `--client node` its pass is also the timed one.
@@ -101,6 +105,8 @@ const { values: opt } = parseArgs({
     client: { type: 'string' },
     /** With `--client wrk`: seconds of load per mode. */
     seconds: { type: 'string', default: '10' },
+    /** With `--client wrk`: seconds of untimed load (every mode) on each server before its first mode. */
+    'warmup-seconds': { type: 'string', default: '20' },
     json: { type: 'string', default: path.join('bench', 'results', 'search-http.json') },
   },
 });
@@ -116,6 +122,7 @@ const MAX_LOAD_MINUTES = Number(opt['max-load-minutes']);
 const PROCESSES = Number(opt.processes);
 const CLIENT = pickClient(opt.client, 'node');
 const WRK_SECONDS = Number(opt.seconds);
+const WRK_WARMUP_SECONDS = Number(opt['warmup-seconds']);
 
 const la = () => loadavg().map((x) => Number(x.toFixed(2)));
 const fmtLa = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
@@ -450,6 +457,14 @@ async function wrkPass(target: Target, t: Tenant, paths: string[], before: numbe
 
 async function measureOn(gen: LoadGenerator, target: Target, t: Tenant, others: string): Promise<Run> {
   const run: Run = { label: `${t.label} ${others}${target.suffix}`, tenant: t.label, size: t.size, others: `${others}${target.suffix}`, modes: {}, lists: {} };
+  if (CLIENT === 'wrk' && WRK_WARMUP_SECONDS > 0) {
+    // Untimed: the warm-up queries (not the timed ones) in every mode, interleaved.
+    const paths = WARMUP_QUERIES.flatMap((q) => MODES.map((mode) => searchPath(q, mode)));
+    await runWrk(
+      { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths },
+      { connections: CONCURRENCY, seconds: WRK_WARMUP_SECONDS },
+    );
+  }
   for (const mode of MODES) {
     const paths = QUERIES.slice(0, REQUESTS).map((q) => searchPath(q, mode));
     const warm = WARMUP_QUERIES.map((q) => searchPath(q, mode));
@@ -727,7 +742,7 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     loadavgAtStart: la(),
-    options: { client: CLIENT, ...(CLIENT === 'wrk' ? { wrkSeconds: WRK_SECONDS } : {}), quick: opt.quick, requests: REQUESTS, warmup: WARMUP, concurrency: CONCURRENCY, k: K, neighbors: NEIGHBORS, small: SMALL, large: LARGE, profileRequests: PROFILE_REQUESTS, logLevel: opt['log-level'] },
+    options: { client: CLIENT, ...(CLIENT === 'wrk' ? { wrkSeconds: WRK_SECONDS, wrkWarmupSeconds: WRK_WARMUP_SECONDS } : {}), quick: opt.quick, requests: REQUESTS, warmup: WARMUP, concurrency: CONCURRENCY, k: K, neighbors: NEIGHBORS, small: SMALL, large: LARGE, profileRequests: PROFILE_REQUESTS, logLevel: opt['log-level'] },
     corpus:
       'bench/support/corpus.ts: 12-31 Zipf words from a 20k syllable vocabulary, 2-5 synthetic entities, 10% in namespace notes; ' +
       `vectors: the local model's own (${localModel.model}, ${DIM} dims); ` +
