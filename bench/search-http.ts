@@ -72,7 +72,7 @@ import { generateTenant, queriesFor, rng } from './support/corpus.js';
 import { latencyStats, type LatencyStats } from './support/stats.js';
 import { cpuMsOf, spawnServer, UNLIMITED_PLAN_LIMITS } from './support/server.js';
 import { benchMemoryId, loadConsolidatedMemories } from './support/memory-loader.js';
-import { pickClient, runWrk } from './support/wrk.js';
+import { pickClient, runWrk, type WrkRequest } from './support/wrk.js';
 
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
 // The served index's dimension: the default local model's (static USE-lite + hashed lexical features).
@@ -436,13 +436,15 @@ async function measure(gen: LoadGenerator, b: Bench, t: Tenant, others: string):
   return runs;
 }
 
+/** wrk's requests: GET `paths` (cycled) on the target with the tenant's search key. */
+function searchRequests(target: Target, t: Tenant, paths: string[]): WrkRequest {
+  return { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths };
+}
+
 /** `CONCURRENCY` wrk connections over `paths` (cycled) for WRK_SECONDS; the server's CPU per request. */
 async function wrkPass(target: Target, t: Tenant, paths: string[], before: number[]): Promise<ModeRun> {
   const c0 = target.cpuMs();
-  const r = await runWrk(
-    { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths },
-    { connections: CONCURRENCY, seconds: WRK_SECONDS },
-  );
+  const r = await runWrk(searchRequests(target, t, paths), { connections: CONCURRENCY, seconds: WRK_SECONDS });
   const cpuMs = target.cpuMs() - c0;
   return {
     latency: { p50: r.p50Ms, p95: r.p95Ms, p99: r.p99Ms, mean: r.meanMs, max: r.maxMs },
@@ -460,10 +462,7 @@ async function measureOn(gen: LoadGenerator, target: Target, t: Tenant, others: 
   if (CLIENT === 'wrk' && WRK_WARMUP_SECONDS > 0) {
     // Untimed: the warm-up queries (not the timed ones) in every mode, interleaved.
     const paths = WARMUP_QUERIES.flatMap((q) => MODES.map((mode) => searchPath(q, mode)));
-    await runWrk(
-      { url: `http://127.0.0.1:${target.port}/`, method: 'GET', headers: { 'x-api-key': t.key!, accept: 'application/json' }, paths },
-      { connections: CONCURRENCY, seconds: WRK_WARMUP_SECONDS },
-    );
+    await runWrk(searchRequests(target, t, paths), { connections: CONCURRENCY, seconds: WRK_WARMUP_SECONDS });
   }
   for (const mode of MODES) {
     const paths = QUERIES.slice(0, REQUESTS).map((q) => searchPath(q, mode));
