@@ -6,9 +6,10 @@
  * Every dialogue turn becomes one memory exactly as the HTTP benchmark writes it (content from
  * `harness/turn-content.ts`: `[session date] speaker: text`, plus a shared image's caption; no title;
  * the vector embeds the content and the entities come from it, as consolidation does), with created_at
- * the session time plus the turn's position; one tenant per conversation; every question of categories 1-4 is searched in its own tenant and
- * scored against its evidence turns: recall@10, MRR and nDCG@10 per mode, with plain BM25 (the keyword
- * channel alone) as the baseline.
+ * the session time plus the turn's position. By default the conversations share one tenant, one
+ * namespace each, as the HTTP benchmark writes them; every question of categories 1-4 is searched in its
+ * conversation's namespace and scored against its evidence turns: recall@10, MRR and nDCG@10 per mode,
+ * with plain BM25 over the turns as the baseline.
  *
  * Options:
  *   --embedder local|use-lite|hash   query and memory embeddings (default local: USE-lite distilled to
@@ -17,6 +18,9 @@
  *                           weights) and, for the default local model, its lexical share with the
  *                           vector-only context weight, with leave-one-conversation-out selection,
  *                           to choose defaults
+ *   --layout namespaces|tenants  namespaces (default): one tenant, a namespace per conversation, so BM25's
+ *                           and the graph's statistics span every conversation, as over HTTP; tenants: a
+ *                           tenant per conversation (statistics of that conversation alone)
  *   --json FILE             write the results as JSON
  *   --no-cache              do not reuse embeddings cached under the OS temp directory
  *
@@ -29,10 +33,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
-import { DEFAULT_CONTEXT, DEFAULT_FUSION, EmbeddedSearchIndex, type FusionConfig, type SearchTuning } from '../adapters/embedded/search-index.js';
+import {
+  DEFAULT_CONTEXT,
+  DEFAULT_FUSION,
+  EmbeddedSearchIndex,
+  type ChannelName,
+  type FusionConfig,
+  type SearchTuning,
+} from '../adapters/embedded/search-index.js';
 import { createEmbedder, LexicalAugmentedEmbedder } from '../adapters/embeddings/index.js';
 import type { Embedder } from '../server/ports/embedder.js';
-import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
+import type { IndexedMemory, SearchFilters, SearchMode, SearchQuery, SearchResult } from '../server/ports/search-index.js';
 import { extractEntities } from '../server/services/retrieval/entities.js';
 import { loadDataset, type Conversation, type Turn } from './harness/dataset.js';
 import { turnContent } from './harness/turn-content.js';
@@ -48,6 +59,39 @@ interface Scores {
 }
 
 type Runner = (conv: Conversation, question: string, vector: Float32Array) => Promise<string[]>;
+
+/**
+ * Where a conversation's turns are written and searched. The layouts score differently because the
+ * index's statistics are per tenant: over HTTP every conversation is in the benchmark's one tenant.
+ */
+interface Placement {
+  tenantOf(conv: Conversation): string;
+  namespaceOf(conv: Conversation): string;
+  /** Memory ids are unique per tenant; turn ids (`D1:3`) repeat across conversations. */
+  memoryIdOf(conv: Conversation, turnId: string): string;
+  turnIdOf(memoryId: string): string;
+  filters(conv: Conversation): SearchFilters;
+}
+
+function placementFor(layout: string): Placement {
+  if (layout === 'tenants') {
+    return {
+      tenantOf: (conv) => conv.sampleId,
+      namespaceOf: () => 'default',
+      memoryIdOf: (_conv, turnId) => turnId,
+      turnIdOf: (memoryId) => memoryId,
+      filters: () => ({ namespaces: null }),
+    };
+  }
+  if (layout !== 'namespaces') throw new Error(`--layout must be namespaces or tenants, not "${layout}"`);
+  return {
+    tenantOf: () => 'locomo',
+    namespaceOf: (conv) => conv.sampleId,
+    memoryIdOf: (conv, turnId) => `${conv.sampleId}/${turnId}`,
+    turnIdOf: (memoryId) => memoryId.slice(memoryId.indexOf('/') + 1),
+    filters: (conv) => ({ namespaces: [conv.sampleId] }),
+  };
+}
 
 
 function turnCreatedAt(t: Turn, index: number): string {
@@ -78,11 +122,12 @@ async function embedCached(embedder: Embedder, texts: string[], useCache: boolea
   return out;
 }
 
-/** Writes every turn of every conversation into `index` (one tenant per conversation). */
+/** Writes every turn of every conversation into `index`, where `placement` puts it. */
 async function ingest(
   index: EmbeddedSearchIndex,
   conversations: Conversation[],
   embed: (texts: string[]) => Promise<Float32Array[]>,
+  placement: Placement,
 ): Promise<{ turns: number; embedMs: number; entityMs: number }> {
   let turns = 0;
   let embedMs = 0;
@@ -94,8 +139,8 @@ async function ingest(
     embedMs += performance.now() - te;
     const tx = performance.now();
     const docs: IndexedMemory[] = conv.turns.map((t, i) => ({
-      memoryId: t.turnId,
-      namespace: 'default',
+      memoryId: placement.memoryIdOf(conv, t.turnId),
+      namespace: placement.namespaceOf(conv),
       agentId: null,
       title: '',
       content: contents[i]!,
@@ -108,7 +153,7 @@ async function ingest(
       entities: extractEntities(`\n${contents[i]!}`),
     }));
     entityMs += performance.now() - tx;
-    await index.upsertMany(conv.sampleId, docs);
+    await index.upsertMany(placement.tenantOf(conv), docs);
     turns += docs.length;
   }
   return { turns, embedMs, entityMs };
@@ -129,12 +174,14 @@ async function main(): Promise<void> {
       embedder: { type: 'string', default: 'local' },
       sweep: { type: 'boolean', default: false },
       json: { type: 'string' },
+      layout: { type: 'string', default: 'namespaces' },
       'no-cache': { type: 'boolean', default: false },
     },
   });
   if (!values.dataset) throw new Error('--dataset FILE is required (a LoCoMo-format JSON file)');
   const provider = values.embedder === 'hash' || values.embedder === 'use-lite' ? values.embedder : 'local';
   const useCache = !values['no-cache'];
+  const placement = placementFor(values.layout);
   const dataset = await loadDataset(values.dataset);
   const embedder = createEmbedder({ provider, dimension: 512 });
   await embedder.init();
@@ -143,7 +190,7 @@ async function main(): Promise<void> {
   const index = new EmbeddedSearchIndex(db, { model: embedder.model, dimension: embedder.dimension });
 
   const t0 = performance.now();
-  const { turns, embedMs, entityMs } = await ingest(index, dataset.conversations, (texts) => embedCached(embedder, texts, useCache));
+  const { turns, embedMs, entityMs } = await ingest(index, dataset.conversations, (texts) => embedCached(embedder, texts, useCache), placement);
   const ingestMs = performance.now() - t0;
 
   // Plain BM25: FTS5 with its default tokenizer (unicode61: no stemming), every query token OR-ed,
@@ -165,24 +212,25 @@ async function main(): Promise<void> {
   const questions = dataset.conversations.flatMap((c) => c.questions.map((q) => ({ conv: c, q })));
   const qVectors = await embedCached(embedder, questions.map((x) => x.q.question), useCache);
 
-  const query = (text: string, vector: Float32Array, mode: SearchMode): SearchQuery => ({
+  const query = (conv: Conversation, text: string, vector: Float32Array, mode: SearchMode): SearchQuery => ({
     text,
     vector,
     mode,
     limit: K,
-    filters: { namespaces: null },
+    filters: placement.filters(conv),
   });
+  const turnIds = (result: SearchResult) => result.hits.map((h) => placement.turnIdOf(h.memoryId));
+  const modeRunner = (mode: SearchMode): Runner => async (conv, text, vector) =>
+    turnIds(await index.search(placement.tenantOf(conv), query(conv, text, vector, mode)));
+  const channelRunner = (channel: ChannelName, mode: SearchMode): Runner => async (conv, text, vector) =>
+    turnIds(await index.channelSearch(placement.tenantOf(conv), channel, query(conv, text, vector, mode)));
   const runners: Record<string, Runner> = {
     'plain BM25 (baseline)': async (conv, text) => plainBm25(conv, text),
-    'keyword channel': async (conv, text, vector) =>
-      (await index.channelSearch(conv.sampleId, 'keyword', query(text, vector, 'hybrid'))).hits.map((h) => h.memoryId),
-    'vector-only': async (conv, text, vector) =>
-      (await index.search(conv.sampleId, query(text, vector, 'vector-only'))).hits.map((h) => h.memoryId),
-    hybrid: async (conv, text, vector) => (await index.search(conv.sampleId, query(text, vector, 'hybrid'))).hits.map((h) => h.memoryId),
-    'hybrid+graph': async (conv, text, vector) =>
-      (await index.search(conv.sampleId, query(text, vector, 'hybrid+graph'))).hits.map((h) => h.memoryId),
-    'graph channel alone': async (conv, text, vector) =>
-      (await index.channelSearch(conv.sampleId, 'graph', query(text, vector, 'hybrid+graph'))).hits.map((h) => h.memoryId),
+    'keyword channel': channelRunner('keyword', 'hybrid'),
+    'vector-only': modeRunner('vector-only'),
+    hybrid: modeRunner('hybrid'),
+    'hybrid+graph': modeRunner('hybrid+graph'),
+    'graph channel alone': channelRunner('graph', 'hybrid+graph'),
   };
 
   /** Per-question scores of one runner, grouped by conversation. */
@@ -215,7 +263,7 @@ async function main(): Promise<void> {
 
   console.log(`dataset: ${dataset.source}`);
   console.log(
-    `conversations ${dataset.conversations.length}, turns ${turns}, questions (categories 1-4) ${questions.length}; ` +
+    `conversations ${dataset.conversations.length} (layout ${values.layout}), turns ${turns}, questions (categories 1-4) ${questions.length}; ` +
       `embedder ${embedder.model}; ingest ${(ingestMs / 1000).toFixed(1)} s (embedding ${(embedMs / 1000).toFixed(1)} s, entities ${(entityMs / 1000).toFixed(1)} s)`,
   );
   console.log('');
@@ -256,14 +304,14 @@ async function main(): Promise<void> {
       embedder instanceof LexicalAugmentedEmbedder
         ? { embedder, conversations: dataset.conversations, embed: (e: Embedder, texts: string[]) => embedCached(e, texts, useCache) }
         : undefined;
-    sweep = await runSweep(index, evaluate, summarise, lexical);
+    sweep = await runSweep(index, placement, evaluate, summarise, lexical);
   }
 
   if (values.json) {
     mkdirSync(path.dirname(values.json), { recursive: true });
     writeFileSync(
       values.json,
-      JSON.stringify({ embedder: embedder.model, k: K, questions: questions.length, turns, results, perConversation, sweep }, null, 2),
+      JSON.stringify({ embedder: embedder.model, layout: values.layout, k: K, questions: questions.length, turns, results, perConversation, sweep }, null, 2),
     );
     console.log(`\nwrote ${values.json}`);
   }
@@ -276,6 +324,7 @@ async function main(): Promise<void> {
  */
 async function runSweep(
   index: EmbeddedSearchIndex,
+  placement: Placement,
   evaluate: (run: Runner) => Promise<Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>>,
   summarise: (per: Map<string, { recall: number[]; rr: number[]; ndcg: number[] }>, only?: Set<string>) => Scores,
   lexical?: {
@@ -305,9 +354,13 @@ async function runSweep(
   ): Promise<Scores> => {
     process.stderr.write(`sweep ${++done}: ${name}\n`);
     const per = await evaluate(async (conv, text, vector) =>
-      (await on.index.search(conv.sampleId, { text, vector: on.vectorOf?.(text) ?? vector, mode, limit: K, filters: { namespaces: null } }, tuning)).hits.map(
-        (h) => h.memoryId,
-      ),
+      (
+        await on.index.search(
+          placement.tenantOf(conv),
+          { text, vector: on.vectorOf?.(text) ?? vector, mode, limit: K, filters: placement.filters(conv) },
+          tuning,
+        )
+      ).hits.map((h) => placement.turnIdOf(h.memoryId)),
     );
     scored.push({ name, mode: on.group ?? mode, per });
     return summarise(per);
@@ -321,7 +374,7 @@ async function runSweep(
       const e = new LexicalAugmentedEmbedder(embedder.base, { lexicalShare: share, lexicalDimension: embedder.lexicalDimension });
       const embed = async (texts: string[]) => (await lexical.embed(embedder.base, texts)).map((v, i) => e.combine(v, texts[i]!));
       const shareIndex = new EmbeddedSearchIndex(openInMemoryDatabase(), { model: e.model, dimension: e.dimension });
-      await ingest(shareIndex, conversations, embed);
+      await ingest(shareIndex, conversations, embed, placement);
       const questionTexts = [...new Set(conversations.flatMap((c) => c.questions.map((q) => q.question)))];
       const qv = new Map((await embed(questionTexts)).map((v, i) => [questionTexts[i]!, v]));
       for (const w of [0, 0.15, 0.3]) {
