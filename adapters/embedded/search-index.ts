@@ -266,9 +266,9 @@ export class EmbeddedSearchIndex implements SearchIndex {
       }
     }
     const live = channels.filter((ch) => ch.hits.length > 0);
-    let fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
+    const fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
     const context = tuning.context ?? this.context;
-    fused = spreadToAdjacent(c, fused, f, context, context.weight[query.mode]);
+    spreadToAdjacent(c, fused, f, context, context.weight[query.mode]);
     return rank(c, fused, offset, limit, query.filters.minQuality);
   }
 
@@ -587,10 +587,11 @@ function rankedBefore(a: Ranked, b: Ranked): boolean {
 
 /**
  * Episodic context: passes a share of each top candidate's score to the memories written just before
- * and after it in the same namespace (within the window), among those the filters allow.
+ * and after it in the same namespace (within the window), among those the filters allow. Adds to
+ * `fused` in place.
  */
-function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): Map<number, number> {
-  if (!(weight > 0) || fused.size === 0) return fused;
+function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): void {
+  if (!(weight > 0) || fused.size === 0) return;
   const best = new TopK(adj.candidates);
   for (const [docId, score] of fused) best.push(docId, score);
   const top = best.sorted();
@@ -604,9 +605,8 @@ function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normali
       if (b > (bonus.get(n) ?? 0)) bonus.set(n, b);
     }
   }
-  const out = new Map(fused);
-  for (const [key, b] of bonus) out.set(key, (out.get(key) ?? 0) + b);
-  return out;
+  // In place: `fused` is this search's own map (fusion made it), and the bonuses were all computed above.
+  for (const [key, b] of bonus) fused.set(key, (fused.get(key) ?? 0) + b);
 }
 
 function num(x: number): string {

@@ -47,12 +47,20 @@ export class NamespaceTimeline {
   }
 
   /**
-   * The nearest document before (`step` -1) or after (+1) the given one, at most `windowMs` away, that
-   * `accepts` takes; null when there is none. Documents the predicate refuses are stepped over.
+   * The nearest documents before and after the given one, each at most `windowMs` away, that `accepts`
+   * takes; null where there is none. Documents the predicate refuses are stepped over. One binary
+   * search serves both directions (a search asks this for 50 candidates).
    */
-  neighbour(docId: number, time: number, step: -1 | 1, windowMs: number, accepts: (docId: number) => boolean): number | null {
+  neighbours(docId: number, time: number, windowMs: number, accepts: (docId: number) => boolean): { before: number | null; after: number | null } {
     const at = this.lowerBound(docId, time);
-    for (let j = step < 0 ? at - 1 : this.ids[at] === docId ? at + 1 : at; j >= 0 && j < this.ids.length; j += step) {
+    return {
+      before: this.nearest(at - 1, -1, docId, time, windowMs, accepts),
+      after: this.nearest(this.ids[at] === docId ? at + 1 : at, 1, docId, time, windowMs, accepts),
+    };
+  }
+
+  private nearest(from: number, step: -1 | 1, docId: number, time: number, windowMs: number, accepts: (docId: number) => boolean): number | null {
+    for (let j = from; j >= 0 && j < this.ids.length; j += step) {
       if (Math.abs(this.times[j]! - time) > windowMs) return null;
       const id = this.ids[j]!;
       if (id !== docId && accepts(id)) return id;

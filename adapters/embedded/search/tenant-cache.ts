@@ -311,7 +311,7 @@ export class TenantCache {
     const line = this.timelines.get(this.namespace[i]!);
     const time = this.createdAt[i]!;
     if (!line || Number.isNaN(time)) return { before: null, after: null };
-    return { before: line.neighbour(docId, time, -1, windowMs, accepts), after: line.neighbour(docId, time, 1, windowMs, accepts) };
+    return line.neighbours(docId, time, windowMs, accepts);
   }
 
   /** Cosine (dot product of unit vectors, rows as stored) over every row passing the filter; best `k` first. */
