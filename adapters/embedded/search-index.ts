@@ -8,6 +8,7 @@ import {
   deleteTenantRows,
   ensureIndexInfo,
   ftsTable,
+  localIndexWrites,
   writeIndexRows,
 } from './search/rows.js';
 import { TenantCache, type RowFilter } from './search/tenant-cache.js';
@@ -348,20 +349,33 @@ export class EmbeddedSearchIndex implements SearchIndex {
   /** The tenant's cache, brought up to date with the change log. */
   private cache(tenantId: string): TenantCache {
     let c = this.caches.get(tenantId);
-    const floorRow = this.prepare("SELECT value FROM search_meta WHERE key = 'changes_floor'").get([]) as { value: string } | undefined;
-    const floor = floorRow ? Number(floorRow.value) : 0;
+    // Read before the change log: a commit after this point changes the stamp, so the next search looks.
+    const stamp = this.changeStamp();
     if (!c) {
       c = new TenantCache(tenantId, this.info.dimension);
       c.load(this.db);
       this.caches.set(tenantId, c);
       this.evict(tenantId);
     } else {
-      c.sync(this.db, floor);
+      // Nothing committed since the last look (by any connection): the change log has nothing new.
+      // Most searches end here; reading the log costs two statements, more once another process's
+      // commit has emptied this connection's page cache.
+      if (c.syncedUnder !== stamp) {
+        const floorRow = this.prepare("SELECT value FROM search_meta WHERE key = 'changes_floor'").get([]) as { value: string } | undefined;
+        c.sync(this.db, floorRow ? Number(floorRow.value) : 0);
+      }
       // Refresh LRU order.
       this.caches.delete(tenantId);
       this.caches.set(tenantId, c);
     }
+    c.syncedUnder = stamp;
     return c;
+  }
+
+  /** Changes when any connection commits (`data_version`: the others; `localIndexWrites`: this one). */
+  private changeStamp(): string {
+    const { data_version } = this.prepare('PRAGMA data_version').get([]) as { data_version: number };
+    return `${data_version}:${localIndexWrites(this.db)}`;
   }
 
   private evict(keep: string): void {

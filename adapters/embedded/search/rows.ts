@@ -92,6 +92,21 @@ function statements(db: EmbeddedDatabase): Statements {
 
 const infoCache = new WeakMap<EmbeddedDatabase, IndexInfo>();
 
+/**
+ * Index writes made through each connection of this process. SQLite's `PRAGMA data_version` tells a
+ * connection that another one committed, never that it committed itself; with this counter a reader
+ * knows that nothing of the index can have changed since it last looked (see `EmbeddedSearchIndex`).
+ */
+const localWrites = new WeakMap<EmbeddedDatabase, number>();
+
+export function localIndexWrites(db: EmbeddedDatabase): number {
+  return localWrites.get(db) ?? 0;
+}
+
+function noteLocalWrite(db: EmbeddedDatabase): void {
+  localWrites.set(db, localIndexWrites(db) + 1);
+}
+
 export function readIndexInfo(db: EmbeddedDatabase): IndexInfo | null {
   const s = statements(db);
   const model = s.getMeta.get(['embedding_model']) as { value: string } | undefined;
@@ -137,6 +152,7 @@ export function resetIndexForModel(db: EmbeddedDatabase, info: IndexInfo): void 
     infoCache.delete(db);
     const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
     s.setMeta.run(['changes_floor', String(max.m + 1)]);
+    noteLocalWrite(db);
   })();
 }
 
@@ -167,6 +183,7 @@ function vectorBlob(v: Float32Array): Buffer {
 }
 
 function logChange(db: EmbeddedDatabase, s: Statements, tenantId: string, docId: number): void {
+  noteLocalWrite(db);
   const seq = Number(s.logChange.run([tenantId, docId]).lastInsertRowid);
   if (seq % PRUNE_EVERY === 0 && seq > CHANGE_LOG_WINDOW) {
     const floor = seq - CHANGE_LOG_WINDOW;
@@ -279,5 +296,6 @@ export function deleteTenantRows(db: EmbeddedDatabase, tenantId: string): void {
   run('DELETE FROM search_entities WHERE tenant_id = ?');
   run('DELETE FROM search_docs WHERE tenant_id = ?');
   // One change entry with doc_id 0 tells caches of this tenant to reload.
+  noteLocalWrite(db);
   db.prepare('INSERT INTO search_changes (tenant_id, doc_id) VALUES (?, 0)').run([tenantId]);
 }
