@@ -14,10 +14,10 @@
  * Options:
  *   --embedder local|use-lite|hash   query and memory embeddings (default local: USE-lite distilled to
  *                           static token vectors, with lexical features; use-lite: the full encoder)
- *   --sweep                 also score fusion variants (RRF k, weighted min-max / z-score, channel
- *                           weights) and, for the default local model, its lexical share with the
- *                           vector-only context weight, with leave-one-conversation-out selection,
- *                           to choose defaults
+ *   --sweep                 also score every combination of fusion method (weighted min-max / z-score),
+ *                           channel weights and episodic-context weight, and, for the default local
+ *                           model, its lexical share with the vector-only context weight, with
+ *                           leave-one-conversation-out selection, to choose defaults (~10 minutes)
  *   --layout namespaces|tenants  namespaces (default): one tenant, a namespace per conversation, so BM25's
  *                           and the graph's statistics span every conversation, as over HTTP; tenants: a
  *                           tenant per conversation (statistics of that conversation alone)
@@ -335,9 +335,9 @@ async function runSweep(
 ): Promise<unknown> {
   // Staged grid (a full grid is too slow on a shared 2-core machine): fusion method x dense weight for
   // hybrid; then the context weight; then graph and dense weights for hybrid+graph with that method.
+  // RRF (k = 10 and 60) scored below both weighted methods at every setting of an earlier grid, so the
+  // runs go to the weights instead.
   const methods: [string, FusionConfig['method']][] = [
-    ['rrf k=10', { kind: 'rrf', k: 10 }],
-    ['rrf k=60', { kind: 'rrf', k: 60 }],
     ['minmax', { kind: 'weighted', normalization: 'minmax' }],
     ['zscore', { kind: 'weighted', normalization: 'zscore' }],
   ];
@@ -387,32 +387,18 @@ async function runSweep(
       await shareIndex.close();
     }
   }
-  let best = { score: -1, method: methods[0]!, dense: 1, ctx: 0 };
-  for (const m of methods) {
-    for (const dense of [0.3, 0.5, 1]) {
-      const sc = await run(`hybrid ${m[0]} dense=${dense} ctx=0`, 'hybrid', {
-        fusion: { method: m[1], weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } },
-        context: ctx('hybrid', 0),
-      });
-      if (objective(sc) > best.score) best = { score: objective(sc), method: m, dense, ctx: 0 };
-    }
-  }
-  for (const c of [0.15, 0.3]) {
-    for (const dense of [0.3, 0.5, 1]) {
-      const sc = await run(`hybrid ${best.method[0]} dense=${dense} ctx=${c}`, 'hybrid', {
-        fusion: { method: best.method[1], weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } },
-        context: ctx('hybrid', c),
-      });
-      if (objective(sc) > best.score) best = { score: objective(sc), method: best.method, dense, ctx: c };
-    }
-  }
-  for (const m of [best.method]) {
-    for (const c of [0, best.ctx]) {
-      for (const dense of [0.3, 0.5, 1]) {
-        for (const graph of [0.25, 0.5, 1]) {
-          if (c === 0 && best.ctx === 0 && scored.some((x) => x.name === `graph ${m[0]} dense=${dense} graph=${graph} ctx=0`)) continue;
-          await run(`graph ${m[0]} dense=${dense} graph=${graph} ctx=${c}`, 'hybrid+graph', {
-            fusion: { method: m[1], weights: { ...DEFAULT_FUSION.weights, 'hybrid+graph': { keyword: 1, dense, graph } } },
+  // Every combination of method, weights and context, not a greedy path through them: the method best
+  // without episodic context need not be the best with it (in the namespaces layout it was not).
+  for (const [name, method] of methods) {
+    for (const c of [0, 0.15, 0.3, 0.45, 0.6, 0.8]) {
+      for (const dense of [0.15, 0.3, 0.5]) {
+        await run(`hybrid ${name} dense=${dense} ctx=${c}`, 'hybrid', {
+          fusion: { method, weights: { ...DEFAULT_FUSION.weights, hybrid: { keyword: 1, dense } } },
+          context: ctx('hybrid', c),
+        });
+        for (const graph of [0.15, 0.25, 0.5]) {
+          await run(`graph ${name} dense=${dense} graph=${graph} ctx=${c}`, 'hybrid+graph', {
+            fusion: { method, weights: { ...DEFAULT_FUSION.weights, 'hybrid+graph': { keyword: 1, dense, graph } } },
             context: ctx('hybrid+graph', c),
           });
         }
@@ -423,6 +409,7 @@ async function runSweep(
   const out: Record<string, unknown> = {};
   for (const mode of ['vector-only', ...(lexical ? ['lexical share' as const] : []), 'hybrid', 'hybrid+graph'] as const) {
     const mine = scored.filter((s) => s.mode === mode);
+    if (mine.length === 0) continue;
     const ranked = mine.map((s) => ({ name: s.name, all: summarise(s.per) })).sort((a, b) => objective(b.all) - objective(a.all));
     console.log(`\nsweep ${mode}: top variants on all conversations (recall@10 / MRR / nDCG@10)`);
     for (const r of ranked.slice(0, 8)) console.log(`  ${r.name.padEnd(52)} ${fmt(r.all)}`);
