@@ -333,8 +333,6 @@ async function runSweep(
     embed: (e: Embedder, texts: string[]) => Promise<Float32Array[]>;
   },
 ): Promise<unknown> {
-  // Staged grid (a full grid is too slow on a shared 2-core machine): fusion method x dense weight for
-  // hybrid; then the context weight; then graph and dense weights for hybrid+graph with that method.
   // RRF (k = 10 and 60) scored below both weighted methods at every setting of an earlier grid, so the
   // runs go to the weights instead.
   const methods: [string, FusionConfig['method']][] = [
@@ -409,7 +407,6 @@ async function runSweep(
   const out: Record<string, unknown> = {};
   for (const mode of ['vector-only', ...(lexical ? ['lexical share' as const] : []), 'hybrid', 'hybrid+graph'] as const) {
     const mine = scored.filter((s) => s.mode === mode);
-    if (mine.length === 0) continue;
     const ranked = mine.map((s) => ({ name: s.name, all: summarise(s.per) })).sort((a, b) => objective(b.all) - objective(a.all));
     console.log(`\nsweep ${mode}: top variants on all conversations (recall@10 / MRR / nDCG@10)`);
     for (const r of ranked.slice(0, 8)) console.log(`  ${r.name.padEnd(52)} ${fmt(r.all)}`);

@@ -43,7 +43,7 @@ export interface FusionConfig {
  * weights and context weight, with leave-one-conversation-out selection (docs/embeddings.md). The
  * default lexical-augmented model's dense channel already carries stemmed term overlap, so it weighs
  * little beside BM25 (0.15 in hybrid; 0.3 beside the graph channel, which takes 0.15); min-max
- * normalisation beat z-score in nearly every held-out fold, and RRF scored below both everywhere.
+ * normalisation beat z-score in nearly every held-out fold (RRF scored below both in an earlier grid).
  */
 export const DEFAULT_FUSION: FusionConfig = {
   method: { kind: 'weighted', normalization: 'minmax' },
@@ -88,10 +88,11 @@ export interface ContextConfig {
 }
 
 export const DEFAULT_CONTEXT: ContextConfig = {
-  // Chosen with DEFAULT_FUSION's weights: 0.6 in the hybrid modes, from 0, 0.15, 0.3, 0.45, 0.6 and 0.8
-  // (hybrid at dense 0.3: recall@10 0.645 without context, 0.697 at 0.3, 0.710 at 0.6; 0.8 loses MRR). vector-only takes less (0.15, chosen with the lexical
-  // share): its single channel's scores are flatter, so a larger share lets neighbours of middling hits
-  // push out direct matches (nDCG falls at 0.3).
+  // Chosen together with DEFAULT_FUSION: 0.6 in the hybrid modes, from 0, 0.15, 0.3, 0.45, 0.6 and 0.8
+  // (recall@10 of hybrid at 0.15 dense: 0.714 at 0.6, 0.709 at 0.45, 0.702 at 0.8, where MRR falls; at
+  // 0.3 dense, 0.645 without context). vector-only takes less (0.15, chosen with the lexical share): its
+  // single channel's scores are flatter, so a larger share lets neighbours of middling hits push out
+  // direct matches (nDCG falls at 0.3).
   weight: { 'vector-only': 0.15, hybrid: 0.6, 'hybrid+graph': 0.6 },
   windowMs: 30 * 60_000,
   candidates: 50,
@@ -184,6 +185,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private readonly maxCachedTenants: number;
   private readonly candidateDepth: number;
   private readonly caches = new Map<string, TenantCache>();
+  /** Each cache's change stamp (`changeStamp`) when it last caught up with the change log. */
+  private readonly syncedUnder = new WeakMap<TenantCache, string>();
   private readonly ivfs = new Map<string, IvfIndex>();
 
   constructor(
@@ -361,7 +364,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       // Nothing committed since the last look (by any connection): the change log has nothing new.
       // Most searches end here; reading the log costs two statements, more once another process's
       // commit has emptied this connection's page cache.
-      if (c.syncedUnder !== stamp) {
+      if (this.syncedUnder.get(c) !== stamp) {
         const floorRow = this.prepare("SELECT value FROM search_meta WHERE key = 'changes_floor'").get([]) as { value: string } | undefined;
         c.sync(this.db, floorRow ? Number(floorRow.value) : 0);
       }
@@ -369,7 +372,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       this.caches.delete(tenantId);
       this.caches.set(tenantId, c);
     }
-    c.syncedUnder = stamp;
+    this.syncedUnder.set(c, stamp);
     return c;
   }
 

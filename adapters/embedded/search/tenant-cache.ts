@@ -51,8 +51,6 @@ export class TenantCache {
   readonly dim: number;
   size = 0;
   lastSeq = 0;
-  /** The index's change stamp when this cache last caught up with the log (see `EmbeddedSearchIndex`). */
-  syncedUnder: string | null = null;
   private capacity = 0;
   docIds = new Int32Array(0);
   private status = new Uint8Array(0);
