@@ -93,6 +93,16 @@ function placementFor(layout: string): Placement {
   };
 }
 
+/** A question of `conv` as a top-K search where `placement` put the conversation. */
+function placedQuery(placement: Placement, conv: Conversation, text: string, vector: Float32Array, mode: SearchMode): SearchQuery {
+  return { text, vector, mode, limit: K, filters: placement.filters(conv) };
+}
+
+/** The turn ids of a result, best first. */
+function turnIdsOf(placement: Placement, result: SearchResult): string[] {
+  return result.hits.map((h) => placement.turnIdOf(h.memoryId));
+}
+
 
 function turnCreatedAt(t: Turn, index: number): string {
   const base = t.sessionTimestamp ? Date.parse(t.sessionTimestamp) : Date.UTC(2000, 0, 1) + t.session * 86_400_000;
@@ -212,18 +222,10 @@ async function main(): Promise<void> {
   const questions = dataset.conversations.flatMap((c) => c.questions.map((q) => ({ conv: c, q })));
   const qVectors = await embedCached(embedder, questions.map((x) => x.q.question), useCache);
 
-  const query = (conv: Conversation, text: string, vector: Float32Array, mode: SearchMode): SearchQuery => ({
-    text,
-    vector,
-    mode,
-    limit: K,
-    filters: placement.filters(conv),
-  });
-  const turnIds = (result: SearchResult) => result.hits.map((h) => placement.turnIdOf(h.memoryId));
   const modeRunner = (mode: SearchMode): Runner => async (conv, text, vector) =>
-    turnIds(await index.search(placement.tenantOf(conv), query(conv, text, vector, mode)));
+    turnIdsOf(placement, await index.search(placement.tenantOf(conv), placedQuery(placement, conv, text, vector, mode)));
   const channelRunner = (channel: ChannelName, mode: SearchMode): Runner => async (conv, text, vector) =>
-    turnIds(await index.channelSearch(placement.tenantOf(conv), channel, query(conv, text, vector, mode)));
+    turnIdsOf(placement, await index.channelSearch(placement.tenantOf(conv), channel, placedQuery(placement, conv, text, vector, mode)));
   const runners: Record<string, Runner> = {
     'plain BM25 (baseline)': async (conv, text) => plainBm25(conv, text),
     'keyword channel': channelRunner('keyword', 'hybrid'),
@@ -351,15 +353,10 @@ async function runSweep(
     on: { index: EmbeddedSearchIndex; vectorOf?: (text: string) => Float32Array; group?: 'lexical share' } = { index },
   ): Promise<Scores> => {
     process.stderr.write(`sweep ${++done}: ${name}\n`);
-    const per = await evaluate(async (conv, text, vector) =>
-      (
-        await on.index.search(
-          placement.tenantOf(conv),
-          { text, vector: on.vectorOf?.(text) ?? vector, mode, limit: K, filters: placement.filters(conv) },
-          tuning,
-        )
-      ).hits.map((h) => placement.turnIdOf(h.memoryId)),
-    );
+    const per = await evaluate(async (conv, text, vector) => {
+      const query = placedQuery(placement, conv, text, on.vectorOf?.(text) ?? vector, mode);
+      return turnIdsOf(placement, await on.index.search(placement.tenantOf(conv), query, tuning));
+    });
     scored.push({ name, mode: on.group ?? mode, per });
     return summarise(per);
   };
