@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
@@ -88,7 +91,29 @@ describe('GET /memories/search', () => {
   it('filters by agent_id without treating it as identity', async () => {
     const res = await search('q=Alice+Biscuit&agent_id=agent-b');
     expect(res.status).toBe(200);
+    // agent-b wrote nothing about Alice, but its memories still match the query's dense channel.
+    expect(res.body.results.length).toBeGreaterThan(0);
     expect(res.body.results.every((r: { agent_id: string }) => r.agent_id === 'agent-b')).toBe(true);
+    const unfiltered = await search('q=Alice+Biscuit');
+    expect(unfiltered.body.results.some((r: { agent_id: string }) => r.agent_id === 'agent-a')).toBe(true);
+  });
+
+  it('treats min_quality as a soft threshold over the quality scored at consolidation', async () => {
+    const t = await tenantWithKey(server.url);
+    const low = await write({ content: 'dentist dentist dentist tuesday tuesday tuesday' }, t.key);
+    const high = await write({ content: 'Reminder from the Leeds dental clinic: Priya should bring her insurance card to the dentist on Tuesday at 9:30.' }, t.key);
+    await waitConsolidated(server.url, t.key);
+    const own = withKey(server.url, t.key);
+    const quality = async (id: string) => (await own('GET', `/memories/${id}`)).body.quality as number;
+    expect(await quality(low)).toBeLessThan(0.6);
+    expect(await quality(high)).toBeGreaterThan(0.6);
+    const order = async (query: string) => (await search(query, t.key)).body.results.map((r: { memory_id: string }) => r.memory_id);
+    for (const mode of ['vector-only', 'hybrid', 'hybrid%2Bgraph']) {
+      // Without a threshold the repetitive note matches "dentist tuesday" best; above it, it comes
+      // after the better memory but is still returned.
+      expect(await order(`q=dentist+tuesday&mode=${mode}`), mode).toEqual([low, high]);
+      expect(await order(`q=dentist+tuesday&mode=${mode}&min_quality=0.6`), mode).toEqual([high, low]);
+    }
   });
 
   it.each([
@@ -180,6 +205,56 @@ describe('what search never returns', () => {
 });
 
 describe('before consolidation commits', () => {
+  it('a pending update of a searchable memory shows the consolidated version, metadata and agent included', async () => {
+    // One data directory: a server with inline workers consolidates the first version, then a server
+    // without workers accepts an update that stays queued.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-search-pending-'));
+    try {
+      const consolidating = await startTestServer({ DATA_DIR: dataDir });
+      let t: Awaited<ReturnType<typeof tenantWithKey>>;
+      let id: string;
+      try {
+        t = await tenantWithKey(consolidating.url);
+        const res = await withKey(consolidating.url, t.key)('POST', '/memories', {
+          body: { content: 'Zora keeps her spare keys with the concierge.', tags: ['home'], agent_id: 'agent-a', metadata: { source: 'chat' } },
+        });
+        expect(res.status).toBe(202);
+        id = res.body.memory_id as string;
+        await waitConsolidated(consolidating.url, t.key);
+      } finally {
+        await consolidating.close();
+      }
+      const queued = await startTestServer({ DATA_DIR: dataDir, WORKER_MODE: 'external' });
+      try {
+        const api = withKey(queued.url, t.key);
+        const put = await api('PUT', `/memories/${id}`, {
+          body: { content: 'Zora keeps her spare keys under the doormat.', title: 'unscreened', tags: ['changed'], agent_id: 'agent-z', metadata: { source: 'pending' } },
+        });
+        expect(put.status).toBe(202);
+        expect((await api('GET', `/memories/${id}`)).body).toMatchObject({ dirty: true, content: 'Zora keeps her spare keys under the doormat.' });
+        for (const mode of ['vector-only', 'hybrid', 'hybrid%2Bgraph']) {
+          const found = await api('GET', `/memories/search?q=Zora+spare+keys&mode=${mode}`);
+          expect(found.status, mode).toBe(200);
+          expect(found.body.results, mode).toHaveLength(1);
+          expect(found.body.results[0], mode).toMatchObject({
+            memory_id: id,
+            content: 'Zora keeps her spare keys with the concierge.',
+            tags: ['home'],
+            agent_id: 'agent-a',
+            metadata: { source: 'chat' },
+          });
+          expect(found.body.results[0].title, mode).not.toBe('unscreened');
+        }
+        // The agent filter reads the indexed version too.
+        expect((await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-z')).body.results).toEqual([]);
+      } finally {
+        await queued.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a queued memory is readable but not searchable', async () => {
     const queued = await startTestServer({ WORKER_MODE: 'external' });
     try {

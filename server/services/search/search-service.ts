@@ -25,10 +25,15 @@ export interface SearchParams {
 
 export interface SearchHitView {
   memory: MemoryHitRecord;
-  /** The consolidated title, content and tags that were indexed (a pending update is not shown). */
+  /**
+   * The consolidated version's fields that an update may change, as indexed: a pending update's
+   * title, text, tags, agent and metadata are not shown until consolidation screened them.
+   */
   title: string;
   content: string;
   tags: string[];
+  agentId: string | null;
+  metadata: MemoryHitRecord['metadata'];
   score: number;
 }
 
@@ -77,9 +82,8 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   async function consolidatedView(caller: MemoryCaller, memory: MemoryHitRecord) {
-    if (memory.version === memory.committedVersion) return { title: memory.title, content: memory.content, tags: memory.tags };
-    const committed = await deps.memories.version(caller, memory.id, memory.committedVersion);
-    return { title: committed.title, content: committed.content, tags: committed.tags };
+    const shown = memory.version === memory.committedVersion ? memory : await deps.memories.version(caller, memory.id, memory.committedVersion);
+    return { title: shown.title, content: shown.content, tags: shown.tags, agentId: shown.agentId, metadata: shown.metadata };
   }
 
   return {
