@@ -1,7 +1,8 @@
+import { openAiCompatibleEndpoint } from '../../server/openai-compatible-url.js';
 import { l2Normalize, type Embedder } from '../../server/ports/embedder.js';
 
 export interface OpenAiCompatibleOptions {
-  /** Base URL of the service, without `/v1/embeddings` (e.g. `http://127.0.0.1:8080`). */
+  /** The service's base URL (`http://127.0.0.1:8080`), its `/v1` URL, or the full `/v1/embeddings` endpoint. */
   url: string;
   model: string;
   apiKey?: string;
@@ -23,7 +24,7 @@ interface EmbeddingsResponse {
 }
 
 /**
- * Embeddings from any service that speaks the OpenAI embeddings protocol: `POST {url}/v1/embeddings`
+ * Embeddings from any service that speaks the OpenAI embeddings protocol: `POST …/v1/embeddings`
  * with `{model, input: string[]}` and a bearer key, answering `{data: [{index, embedding}]}`.
  *
  * Requests are batched, each bounded by a timeout; a 429, a 5xx or a network error is retried with
@@ -44,7 +45,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     if (!options.model) throw new Error('the OpenAI-compatible embedder needs a model name');
     this.model = options.model;
     this.dim = options.dimension ?? 0;
-    this.endpoint = options.url.replace(/\/+$/, '') + '/v1/embeddings';
+    this.endpoint = openAiCompatibleEndpoint(options.url, 'embeddings');
     this.options = {
       apiKey: options.apiKey,
       batchSize: options.batchSize ?? 64,

@@ -133,6 +133,15 @@ describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
     expect(out[1]![0]! / out[1]![1]!).toBeCloseTo(3, 5); // order kept despite the reversed response
   });
 
+  it('reaches /v1/embeddings whether the URL is the base, its /v1 or the full endpoint', async () => {
+    for (const configured of [url, `${url}/v1`, `${url}/v1/`, `${url}/v1/embeddings`]) {
+      seen.length = 0;
+      const out = await new OpenAiCompatibleEmbedder({ url: configured, model: 'tiny-embed' }).embed(['ab']);
+      expect(out, configured).toHaveLength(1);
+      expect(seen, configured).toHaveLength(1);
+    }
+  });
+
   it('retries 429 and 5xx with backoff, then succeeds', async () => {
     failuresToServe = [429, 503, 500];
     const e = new OpenAiCompatibleEmbedder({ url, model: 'tiny-embed', backoffMs: 5, maxRetries: 4 });

@@ -35,6 +35,7 @@
  */
 import nlp from 'compromise';
 import { z } from 'zod';
+import { openAiCompatibleEndpoint } from '../../openai-compatible-url.js';
 
 export interface ContradictionInput {
   content: string;
@@ -679,12 +680,6 @@ const SYSTEM_PROMPT = [
   'Answer with one JSON object only: {"contradicts": boolean, "subject": string|null, "attribute": string|null, "reason": string|null}.',
 ].join(' ');
 
-function completionsUrl(url: string): string {
-  const base = url.replace(/\/+$/, '');
-  if (/\/chat\/completions$/.test(base)) return base;
-  return /\/v1$/.test(base) ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
-}
-
 /** Parse a JSON object out of a model answer (tolerates a ```json fence or surrounding prose). */
 function parseJsonObject(content: string): unknown {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(content);
@@ -709,7 +704,7 @@ export class LlmContradictionDetector implements ContradictionDetector {
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: LlmContradictionDetectorOptions) {
-    this.endpoint = completionsUrl(options.url);
+    this.endpoint = openAiCompatibleEndpoint(options.url, 'chat/completions');
     this.model = options.model;
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 10_000;
