@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { EmbeddingModelMismatchError } from './ports/search-index.js';
+import { EmbeddingModelMismatchError, IncompleteReindexError } from './ports/search-index.js';
 import { prepareStorage, reindexSearch } from './container.js';
 import { isPrimaryOfMany, superviseHttpProcesses } from './cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
@@ -28,7 +28,7 @@ function envFromFlags(flags: Record<string, string | undefined>): Record<string,
 
 /** Problems the operator fixes by configuration get their message alone and exit 78 (EX_CONFIG). */
 function fail(err: unknown): never {
-  const operatorFixable = err instanceof ConfigError || err instanceof EmbeddingModelMismatchError;
+  const operatorFixable = err instanceof ConfigError || err instanceof EmbeddingModelMismatchError || err instanceof IncompleteReindexError;
   process.stderr.write(`${operatorFixable ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(operatorFixable ? 78 : 1);
 }

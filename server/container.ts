@@ -5,6 +5,7 @@ import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definiti
 import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
+import { IncompleteReindexError } from './ports/search-index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex } from './profiles/embedded.js';
 import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
@@ -88,6 +89,8 @@ export interface ServiceOptions {
   workers?: boolean;
   /** The embedder; default from EMBEDDINGS_PROVIDER. */
   embedder?: Embedder;
+  /** `tenant-memory reindex` itself: opens an index whose rebuild has not finished (anything else refuses it). */
+  reindexing?: boolean;
 }
 
 /**
@@ -119,6 +122,11 @@ export async function createContainer(config: Config, logger: Logger, options: S
   } catch (err) {
     if (ownsEmbedder) await embedder.close?.().catch(() => undefined);
     throw err;
+  }
+  if (!options.reindexing && ports.searchIndex.reindexIncomplete()) {
+    await ports.close().catch(() => undefined);
+    if (ownsEmbedder) await embedder.close?.().catch(() => undefined);
+    throw new IncompleteReindexError();
   }
   const built = buildServices(config, logger, ports, { ...options, embedder });
   // An embedder the container made is the container's to close (threads); a given one is the caller's.
@@ -154,7 +162,9 @@ export async function prepareStorage(config: Config): Promise<void> {
 
 /**
  * `tenant-memory reindex`, with the service stopped: resets the profile's index to the configured
- * embedding model, then rewrites every memory's index rows from the memory store.
+ * embedding model, marked incomplete, then rewrites every memory's index rows from the memory store
+ * and clears the mark. A run that fails or is stopped midway leaves the mark, so the service refuses
+ * to start on a partial index until a run finishes.
  */
 export async function reindexSearch(config: Config, logger: Logger, onProgress?: (done: number, total: number) => void) {
   const embedder = embedderFor(config);
@@ -163,9 +173,9 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
     const embedding = { model: embedder.model, dimension: embedder.dimension };
     if (config.STORAGE === 'mongo') await resetMongoSearchIndex(config, embedder);
     else resetEmbeddedSearchIndex(config, embedding);
-    const services = await createContainer(config, logger, { workers: false, embedder });
+    const services = await createContainer(config, logger, { workers: false, embedder, reindexing: true });
     try {
-      return await reindexAll({
+      const done = await reindexAll({
         tenants: services.ports.tenants,
         memories: services.ports.memories,
         index: services.ports.searchIndex,
@@ -173,6 +183,8 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
         extractEntities,
         ...(onProgress ? { onProgress } : {}),
       });
+      await services.ports.searchIndex.completeReindex();
+      return done;
     } finally {
       await services.close();
     }

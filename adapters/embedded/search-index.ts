@@ -9,6 +9,8 @@ import {
   ensureIndexInfo,
   ftsTable,
   localIndexWrites,
+  markReindexComplete,
+  readReindexIncomplete,
   writeIndexRows,
 } from './search/rows.js';
 import { TenantCache, type RowFilter } from './search/tenant-cache.js';
@@ -210,6 +212,14 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   indexInfo(): IndexInfo {
     return { ...this.info };
+  }
+
+  reindexIncomplete(): boolean {
+    return readReindexIncomplete(this.db);
+  }
+
+  async completeReindex(): Promise<void> {
+    markReindexComplete(this.db);
   }
 
   async upsert(tenantId: string, doc: IndexedMemory): Promise<void> {

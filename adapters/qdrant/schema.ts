@@ -48,6 +48,8 @@ export interface MetaPayload {
   embedding_model: string;
   embedding_dimension: number;
   layout_version: number;
+  /** Set by `tenant-memory reindex` when it recreates the collection, cleared when it finished. */
+  reindex_incomplete?: boolean;
 }
 
 /** Bumped when the point layout changes incompatibly (a start-up check refuses an older layout). */

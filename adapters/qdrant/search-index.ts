@@ -104,6 +104,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 export class QdrantSearchIndex implements SearchIndex {
+  /** Mirrors the metadata point's `reindex_incomplete` (read at open; only `completeReindex` clears it). */
+  private incomplete = false;
+
   private constructor(
     private readonly client: QdrantClient,
     private readonly collection: string,
@@ -123,7 +126,7 @@ export class QdrantSearchIndex implements SearchIndex {
    * Throws `EmbeddingModelMismatchError` when the collection was built with another model, and
    * `AppError('DEPENDENCY_UNAVAILABLE')` when Qdrant cannot be reached.
    */
-  static async open(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
+  static async open(options: QdrantSearchIndexOptions, reindexing = false): Promise<QdrantSearchIndex> {
     await options.embedder.init();
     const configured: IndexInfo = { model: options.embedder.model, dimension: options.embedder.dimension };
     if (!configured.model || !Number.isInteger(configured.dimension) || configured.dimension <= 0) {
@@ -151,8 +154,8 @@ export class QdrantSearchIndex implements SearchIndex {
       );
     }
     await ensureCollection(client, collection, configured);
-    const info = await ensureIndexInfo(client, collection, configured);
-    return new QdrantSearchIndex(
+    const { reindexIncomplete, ...info } = await ensureIndexInfo(client, collection, configured, reindexing);
+    const index = new QdrantSearchIndex(
       client,
       collection,
       info,
@@ -164,10 +167,23 @@ export class QdrantSearchIndex implements SearchIndex {
       options.candidateDepth ?? 100,
       options.neighborCandidates ?? 100,
     );
+    index.incomplete = reindexIncomplete;
+    return index;
   }
 
   indexInfo(): IndexInfo {
     return { ...this.info };
+  }
+
+  reindexIncomplete(): boolean {
+    return this.incomplete;
+  }
+
+  async completeReindex(): Promise<void> {
+    await guarded('write', () =>
+      this.client.setPayload(this.collection, { points: [META_POINT_ID], payload: { reindex_incomplete: false }, wait: true }),
+    );
+    this.incomplete = false;
   }
 
   async upsert(tenantId: string, doc: IndexedMemory): Promise<void> {
@@ -404,7 +420,11 @@ async function ensureCollection(client: QdrantClient, name: string, configured: 
   }
 }
 
-async function readMeta(client: QdrantClient, name: string): Promise<IndexInfo | null> {
+interface RecordedMeta extends IndexInfo {
+  reindexIncomplete: boolean;
+}
+
+async function readMeta(client: QdrantClient, name: string): Promise<RecordedMeta | null> {
   const [record] = await guarded('connect', () =>
     client.retrieve(name, { ids: [META_POINT_ID], with_payload: true, with_vector: false }),
   );
@@ -415,11 +435,14 @@ async function readMeta(client: QdrantClient, name: string): Promise<IndexInfo |
       `Qdrant collection "${name}" was written by a newer version of this service (layout ${p.layout_version}, this one reads ${LAYOUT_VERSION})`,
     );
   }
-  return { model: p.embedding_model, dimension: p.embedding_dimension };
+  return { model: p.embedding_model, dimension: p.embedding_dimension, reindexIncomplete: p.reindex_incomplete === true };
 }
 
-/** Records the model and dimension on first use; afterwards refuses another one. */
-async function ensureIndexInfo(client: QdrantClient, name: string, configured: IndexInfo): Promise<IndexInfo> {
+/**
+ * Records the model and dimension on first use (with the reindex marker when `reindexing`: a new
+ * collection made by `tenant-memory reindex`); afterwards refuses another one.
+ */
+async function ensureIndexInfo(client: QdrantClient, name: string, configured: IndexInfo, reindexing: boolean): Promise<RecordedMeta> {
   const recorded = await readMeta(client, name);
   if (recorded) {
     if (recorded.model !== configured.model || recorded.dimension !== configured.dimension) {
@@ -432,9 +455,10 @@ async function ensureIndexInfo(client: QdrantClient, name: string, configured: I
     embedding_model: configured.model,
     embedding_dimension: configured.dimension,
     layout_version: LAYOUT_VERSION,
+    reindex_incomplete: reindexing,
   };
   await guarded('connect', () => client.upsert(name, { wait: true, points: [{ id: META_POINT_ID, vector: {}, payload: { ...payload } }] }));
-  return { ...configured };
+  return { ...configured, reindexIncomplete: reindexing };
 }
 
 /** The factory the server profile calls (`QDRANT_URL`, `QDRANT_API_KEY`, `QDRANT_COLLECTION`). */
@@ -445,7 +469,8 @@ export function createQdrantSearchIndex(options: QdrantSearchIndexOptions): Prom
 /**
  * For `tenant-memory reindex` on the server profile: drops the collection (every tenant's index rows;
  * MongoDB stays the source of truth) and opens a new one recording the configured model and
- * dimension. The caller then upserts every current memory again.
+ * dimension, marked incomplete. The caller then upserts every current memory again and calls
+ * `completeReindex`.
  */
 export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
   if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
@@ -453,5 +478,5 @@ export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions):
     options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
   const exists = await guarded('reset', () => client.collectionExists(options.collection));
   if (exists.exists) await guarded('reset', () => client.deleteCollection(options.collection));
-  return QdrantSearchIndex.open({ ...options, client });
+  return QdrantSearchIndex.open({ ...options, client }, true);
 }

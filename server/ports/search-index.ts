@@ -111,9 +111,28 @@ export class EmbeddingModelMismatchError extends Error {
   }
 }
 
+/**
+ * Raised on start-up when a `tenant-memory reindex` reset the index and did not finish (it failed or
+ * was stopped): the index then holds vectors for only some memories, and searches would miss the rest
+ * without saying so.
+ */
+export class IncompleteReindexError extends Error {
+  constructor() {
+    super(
+      'a `tenant-memory reindex` started on this search index did not finish, so the index holds only part ' +
+        'of the memories; run `tenant-memory reindex` again (memories themselves are intact).',
+    );
+    this.name = 'IncompleteReindexError';
+  }
+}
+
 export interface SearchIndex {
   /** The embedding model and dimension this index was built with (recorded on first use). */
   indexInfo(): IndexInfo;
+  /** True from the moment `tenant-memory reindex` reset this index until it called `completeReindex`. */
+  reindexIncomplete(): boolean;
+  /** Called by `tenant-memory reindex` once every memory's rows were written again. */
+  completeReindex(): Promise<void>;
   /** Inserts or replaces the index rows of one memory. */
   upsert(tenantId: string, doc: IndexedMemory): Promise<void>;
   /** Removes every index row of one memory; a no-op when absent. */

@@ -8,8 +8,11 @@ import { loadConfig } from '../../server/config.js';
 import { reindexSearch } from '../../server/container.js';
 import { createLogger } from '../../server/logger.js';
 import { startServer } from '../../server/main.js';
-import { EmbeddingModelMismatchError } from '../../server/ports/search-index.js';
+import { EmbeddingModelMismatchError, IncompleteReindexError } from '../../server/ports/search-index.js';
 import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
+
+/** Requests the embeddings service answers before refusing with 400 (a failure that is not retried). */
+let answersLeft = Infinity;
 
 /** A real OpenAI-compatible embeddings service on loopback: 8-dimensional letter-frequency vectors. */
 function startEmbeddingService(): Promise<Server> {
@@ -17,6 +20,10 @@ function startEmbeddingService(): Promise<Server> {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      if (answersLeft-- <= 0) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'refused by the test' } }));
+        return;
+      }
       const { input } = JSON.parse(body) as { input: string[] };
       const data = input.map((text, index) => {
         const v = new Array(8).fill(0.01);
@@ -82,6 +89,42 @@ describe('tenant-memory reindex', () => {
       }
     } finally {
       await second.close();
+    }
+  }, 60_000);
+
+  it('refuses to start on an index whose reindex did not finish, until a run finishes', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tm-reindex-partial-'));
+    const env = (extra: Record<string, string>) => loadConfig({ ...base(), DATA_DIR: dir, ...extra });
+    const other = () => env({ EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: otherModel().EMBEDDINGS_URL, EMBEDDINGS_MODEL: 'letters-8' });
+    try {
+      const first = await startServer(env({ EMBEDDINGS_PROVIDER: 'hash' }), silent);
+      const { key } = await tenantWithKey(first.url);
+      const ids: string[] = [];
+      for (const content of ['Dara repairs old clocks.', 'Eli paints lighthouses.']) {
+        ids.push((await withKey(first.url, key)('POST', '/memories', { body: { content } })).body.memory_id);
+      }
+      await waitConsolidated(first.url, key);
+      await first.close();
+
+      // The service answers the dimension probe, then fails: the index was reset and only partly rebuilt.
+      answersLeft = 1;
+      await expect(reindexSearch(other(), silent)).rejects.toThrow(/refused by the test/);
+      answersLeft = Infinity;
+      const refused = startServer(other(), silent);
+      await expect(refused).rejects.toBeInstanceOf(IncompleteReindexError);
+      await expect(refused).rejects.toThrow(/tenant-memory reindex/);
+
+      expect(await reindexSearch(other(), silent)).toEqual({ tenants: 1, memories: 2 });
+      const served = await startServer(other(), silent);
+      try {
+        const res = await withKey(served.url, key)('GET', '/memories/search?q=clocks+lighthouses&mode=vector-only');
+        expect(res.body.results.map((r: { memory_id: string }) => r.memory_id).sort()).toEqual([...ids].sort());
+      } finally {
+        await served.close();
+      }
+    } finally {
+      answersLeft = Infinity;
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

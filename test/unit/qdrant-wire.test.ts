@@ -96,7 +96,16 @@ class FakeQdrant {
       const ids: string[] = r.body.ids;
       return { result: ids.includes(META_POINT_ID) && this.meta ? [{ id: META_POINT_ID, payload: this.meta }] : [] };
     }
-    if (p === '/c/points' && r.method === 'PUT') return { result: { operation_id: 2, status: 'completed' } };
+    if (p === '/c/points' && r.method === 'PUT') {
+      // The metadata point is kept, as Qdrant would: later reads see what was written.
+      const metaPoint = (r.body?.points ?? []).find((pt: { id: string }) => pt.id === META_POINT_ID);
+      if (metaPoint) this.meta = metaPoint.payload;
+      return { result: { operation_id: 2, status: 'completed' } };
+    }
+    if (p === '/c/points/payload' && r.method === 'POST') {
+      if (r.body.points?.includes(META_POINT_ID) && this.meta) this.meta = { ...(this.meta as object), ...r.body.payload };
+      return { result: { operation_id: 4, status: 'completed' } };
+    }
     if (p === '/c/points/delete') return { result: { operation_id: 3, status: 'completed' } };
     if (p === '/c/points/count') return { result: { count: 1 } };
     if (p === '/c/facet') return { result: { hits: [] } };
@@ -175,7 +184,7 @@ describe('start-up', () => {
     const meta = fake.requests.at(-1)!;
     expect(meta.query.get('wait')).toBe('true');
     expect(meta.body).toEqual({
-      points: [{ id: META_POINT_ID, vector: {}, payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 } }],
+      points: [{ id: META_POINT_ID, vector: {}, payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1, reindex_incomplete: false } }],
     });
   });
 
@@ -230,6 +239,18 @@ describe('reset and readiness', () => {
     expect(fake.calls().slice(0, 4)).toEqual(['GET /c/exists', 'DELETE /c', 'GET /', 'GET /c/exists']);
     expect(fake.calls()).toContain('PUT /c');
     expect(fake.requests.find((r) => r.method === 'PUT' && r.path === '/collections/mem')!.body.vectors.dense.size).toBe(DIM * 2);
+    // Marked incomplete from the moment the new collection exists, until the caller completes it.
+    expect(index.reindexIncomplete()).toBe(true);
+    expect(fake.meta).toMatchObject({ embedding_model: 'new-model', reindex_incomplete: true });
+    const reopened = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    expect(reopened.reindexIncomplete()).toBe(true);
+    await index.completeReindex();
+    expect(index.reindexIncomplete()).toBe(false);
+    const marked = fake.requests.at(-1)!;
+    expect([marked.method, marked.path, marked.query.get('wait')]).toEqual(['POST', '/collections/mem/points/payload', 'true']);
+    expect(marked.body).toMatchObject({ points: [META_POINT_ID], payload: { reindex_incomplete: false } });
+    const afterwards = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    expect(afterwards.reindexIncomplete()).toBe(false);
   });
 
   it('ping answers while the collection exists and 503 when it is gone', async () => {

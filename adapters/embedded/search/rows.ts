@@ -149,11 +149,23 @@ export function resetIndexForModel(db: EmbeddedDatabase, info: IndexInfo): void 
     db.exec('DELETE FROM search_vectors');
     s.setMeta.run(['embedding_model', info.model]);
     s.setMeta.run(['embedding_dimension', String(info.dimension)]);
+    // Cleared by `completeReindex` once every memory was written again; until then start-up refuses.
+    s.setMeta.run(['reindex_incomplete', '1']);
     infoCache.delete(db);
     const max = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM search_changes').get() as { m: number };
     s.setMeta.run(['changes_floor', String(max.m + 1)]);
     noteLocalWrite(db);
   })();
+}
+
+/** True while a reset by `resetIndexForModel` has not been followed by `markReindexComplete`. */
+export function readReindexIncomplete(db: EmbeddedDatabase): boolean {
+  const row = statements(db).getMeta.get(['reindex_incomplete']) as { value: string } | undefined;
+  return row?.value === '1';
+}
+
+export function markReindexComplete(db: EmbeddedDatabase): void {
+  statements(db).setMeta.run(['reindex_incomplete', '0']);
 }
 
 /** The tenant's FTS5 table name, or null when the tenant has none yet (and `create` is false). */
