@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../server/ports/search-index.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
+import { SEARCH_OFFSET_MAX } from '../../server/services/search/search-service.js';
 
 export const SEARCH_K_DEFAULT = 10;
 export const SEARCH_K_MAX = 100;
-export const SEARCH_OFFSET_MAX = 1000;
 
 /** Query strings carry booleans as text; typed clients send real booleans. Both are accepted. */
 const flag = z
@@ -35,7 +35,7 @@ export const searchInput = z.object({
     .max(SEARCH_K_MAX, `k must be at most ${SEARCH_K_MAX}`)
     .default(SEARCH_K_DEFAULT)
     .meta({ description: `Number of results (1-${SEARCH_K_MAX}, default ${SEARCH_K_DEFAULT})` }),
-  offset: z.coerce.number().int().min(0).max(SEARCH_OFFSET_MAX).optional().meta({ description: 'Results to skip (pagination)' }),
+  offset: z.coerce.number().int().min(0).max(SEARCH_OFFSET_MAX).optional().meta({ description: `Results to skip (pagination, at most ${SEARCH_OFFSET_MAX})` }),
   cursor: z.string().min(1).max(512).optional().meta({ description: 'The next_cursor of the previous page (takes precedence over offset)' }),
   mode: modeSchema.default('hybrid'),
   min_quality: z.coerce
@@ -67,5 +67,5 @@ export const searchOutput = z.object({
   total: z.number().int().meta({ description: 'Matching results in this response scope' }),
   offset: z.number().int(),
   k: z.number().int(),
-  next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null when there is none' }),
+  next_cursor: z.string().nullable().meta({ description: `Pass as \`cursor\` for the next page; null when there is none, or when it would start past offset ${SEARCH_OFFSET_MAX}` }),
 });

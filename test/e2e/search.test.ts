@@ -88,6 +88,32 @@ describe('GET /memories/search', () => {
     expect(last.body.next_cursor).toBeNull();
   });
 
+  it('pages by cursor no deeper than the offset cap', async () => {
+    // More memories than offset 1000 + k: every page is full, and `total` (the candidates the channels
+    // ranked, offset + k deep) always promises another page.
+    const t = await tenantWithKey(server.url);
+    const own = withKey(server.url, t.key);
+    const texts = Array.from({ length: 1_150 }, (_, i) => `Ledger entry ${i}: parcel ${i * 7919} shipped to depot ${i % 37} on route ${i % 101}.`);
+    for (let i = 0; i < texts.length; i += 50) {
+      const statuses = await Promise.all(texts.slice(i, i + 50).map(async (content) => (await own('POST', '/memories', { body: { content } })).status));
+      expect(statuses.every((s) => s === 202)).toBe(true);
+    }
+    await waitConsolidated(server.url, t.key, 120_000);
+    const deep = await own('GET', '/memories/search?q=parcel+shipped+depot&k=100&offset=900&mode=hybrid');
+    expect(deep.status).toBe(200);
+    expect(deep.body.total).toBeGreaterThan(1_000);
+    expect(deep.body.results).toHaveLength(100);
+    // The next page starts at the cap itself: still served, by cursor as by offset…
+    const last = await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(deep.body.next_cursor)}`);
+    expect(last.status).toBe(200);
+    expect(last.body.offset).toBe(1_000);
+    expect(last.body.results).toHaveLength(100);
+    // …and none starts past it, although more would match.
+    expect(last.body.total).toBeGreaterThan(1_100);
+    expect(last.body.next_cursor).toBeNull();
+    expect((await own('GET', '/memories/search?q=parcel&offset=1001')).status).toBe(400);
+  }, 180_000);
+
   it('filters by agent_id without treating it as identity', async () => {
     const res = await search('q=Alice+Biscuit&agent_id=agent-b');
     expect(res.status).toBe(200);

@@ -7,6 +7,13 @@ import type { MemoryCaller, MemoryService } from '../memories/memory-service.js'
 import type { UsageService } from '../usage.js';
 import type { CursorCodec } from './cursor.js';
 
+/**
+ * The deepest page start a search serves, by `offset` or by cursor alike: every channel ranks
+ * offset + k candidates, so deeper pages cost more and would let a client walk a whole tenant's index
+ * page by page. Listing (`GET /memories`) is the way through everything.
+ */
+export const SEARCH_OFFSET_MAX = 1000;
+
 export interface SearchParams {
   q: string;
   k: number;
@@ -128,7 +135,7 @@ export function createSearchService(deps: SearchServiceDeps) {
         total: found.total,
         offset,
         k: params.k,
-        nextCursor: next < found.total ? deps.cursors.encode(binding, next) : null,
+        nextCursor: next < found.total && next <= SEARCH_OFFSET_MAX ? deps.cursors.encode(binding, next) : null,
       };
     },
   };
