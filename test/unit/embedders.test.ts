@@ -64,6 +64,16 @@ describe('UseLiteEmbedder (Universal Sentence Encoder lite, weights from the npm
     expect(cosine(all[37]!, single!)).toBeGreaterThan(0.999);
     expect(attempts).toEqual([]);
   });
+
+  it('the default model (EMBEDDINGS_PROVIDER=local) loads and embeds offline too', async () => {
+    const e = createEmbedder({ provider: 'local' });
+    await e.init();
+    const [a, b, c] = await e.embed(['How old is your dog?', 'What is the age of your puppy?', 'The quarterly tax report is due on Friday.']);
+    expect(attempts).toEqual([]);
+    expect(a!.length).toBe(e.dimension);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
+    await e.close?.();
+  });
 });
 
 describe('HashingEmbedder', () => {
