@@ -19,9 +19,10 @@
  * the served dense channel is the full scan (recall 1 by construction); `--clustered-recall` still
  * measures what IVF would give on the clustered set.
  *
- * `--quick`: the 10k tenant only (alone, then beside `--neighbors` tenants of 10k). A full run puts both
- * tenants beside `--neighbors` tenants of `--large` (~20 min of loading and ~17 GB at 20 × 100k), or of
- * `--small` when its load estimate exceeds `--max-load-minutes`; `--neighbor-size` chooses.
+ * `--quick`: the small tenant only (alone, then beside `--neighbors` tenants of `--small`). A full run
+ * puts both tenants beside `--neighbors` tenants of `--large` (~20 min of loading and ~17 GB at
+ * 20 × 100k). `--neighbor-size` sets another size; any size whose load estimate exceeds
+ * `--max-load-minutes` or 90% of the free disk falls back to `--small`.
  *
  * `--processes N` (N > 1): every measurement is repeated against `tenant-memory serve --processes N`
  * started as a child process on the same data directory (node:cluster, one listening socket; each
@@ -55,7 +56,7 @@
  * The machine's load average is printed beside every figure: other processes on the same cores inflate
  * wall-clock latencies.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -850,8 +851,16 @@ async function main(): Promise<void> {
     console.log(`\n  estimate: ${NEIGHBORS} × ${Number(size).toLocaleString('en')} = ${e.memories.toLocaleString('en')} memories ≈ ${e.minutes.toFixed(0)} min at ${rate.toFixed(0)}/s, ≈ ${e.gigabytes.toFixed(1)} GB`);
   }
   const chosen = estimate(neighborSize);
-  if (chosen.minutes > MAX_LOAD_MINUTES) {
-    notes.push(`${NEIGHBORS} × ${neighborSize} neighbours estimated at ${chosen.minutes.toFixed(0)} min (> --max-load-minutes ${MAX_LOAD_MINUTES}); built ${NEIGHBORS} × ${SMALL} instead`);
+  const disk = statfsSync(b.dataDir);
+  const freeGigabytes = (disk.bavail * disk.bsize) / 1e9;
+  const tooBig =
+    chosen.minutes > MAX_LOAD_MINUTES
+      ? `estimated at ${chosen.minutes.toFixed(0)} min (> --max-load-minutes ${MAX_LOAD_MINUTES})`
+      : chosen.gigabytes > freeGigabytes * 0.9
+        ? `estimated at ${chosen.gigabytes.toFixed(1)} GB with ${freeGigabytes.toFixed(1)} GB free`
+        : null;
+  if (tooBig && neighborSize !== SMALL) {
+    notes.push(`${NEIGHBORS} × ${neighborSize} neighbours ${tooBig}; built ${NEIGHBORS} × ${SMALL} instead`);
     console.log(`  ${notes[notes.length - 1]}`);
     neighborSize = SMALL;
   }

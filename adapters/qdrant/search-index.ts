@@ -471,12 +471,25 @@ export function createQdrantSearchIndex(options: QdrantSearchIndexOptions): Prom
  * MongoDB stays the source of truth) and opens a new one recording the configured model and
  * dimension, marked incomplete. The caller then upserts every current memory again and calls
  * `completeReindex`.
+ *
+ * The old collection is marked incomplete before it is dropped, so a run stopped before the drop
+ * leaves a collection the service refuses. A run stopped between the drop and the new metadata point
+ * (creating the collection and its payload indexes, about a second) leaves no mark: the service would
+ * then start on an empty collection. Closing that gap needs the mark outside the collection (in
+ * MongoDB, or a collection alias swapped at the end).
  */
 export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
   if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
   const client =
     options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
   const exists = await guarded('reset', () => client.collectionExists(options.collection));
-  if (exists.exists) await guarded('reset', () => client.deleteCollection(options.collection));
+  if (exists.exists) {
+    if (await readMeta(client, options.collection).catch(() => null)) {
+      await guarded('reset', () =>
+        client.setPayload(options.collection, { points: [META_POINT_ID], payload: { reindex_incomplete: true }, wait: true }),
+      );
+    }
+    await guarded('reset', () => client.deleteCollection(options.collection));
+  }
   return QdrantSearchIndex.open({ ...options, client }, true);
 }

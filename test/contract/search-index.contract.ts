@@ -101,6 +101,10 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
     it('records and reports the embedding model and dimension', async () => {
       const index = await open();
       expect(index.indexInfo()).toEqual(INFO);
+      // Only `tenant-memory reindex` marks an index incomplete; a new one is complete, and completing is idempotent.
+      expect(index.reindexIncomplete()).toBe(false);
+      await index.completeReindex();
+      expect(index.reindexIncomplete()).toBe(false);
     });
 
     it('refuses to open with another model or dimension, naming both and the reindex command', async () => {

@@ -273,6 +273,7 @@ describe('before consolidation commits', () => {
         }
         // The agent filter reads the indexed version too.
         expect((await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-z')).body.results).toEqual([]);
+        expect((await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-a')).body.results.map((r: { memory_id: string }) => r.memory_id)).toEqual([id]);
       } finally {
         await queued.close();
       }

@@ -236,7 +236,9 @@ describe('reset and readiness', () => {
     fake.meta = { kind: 'meta', embedding_model: 'old-model', embedding_dimension: DIM, layout_version: 1 };
     const index = await resetQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
     expect(index.indexInfo()).toEqual({ model: 'new-model', dimension: DIM * 2 });
-    expect(fake.calls().slice(0, 4)).toEqual(['GET /c/exists', 'DELETE /c', 'GET /', 'GET /c/exists']);
+    // The old collection is marked incomplete before it is dropped.
+    expect(fake.calls().slice(0, 6)).toEqual(['GET /c/exists', 'POST /c/points', 'POST /c/points/payload', 'DELETE /c', 'GET /', 'GET /c/exists']);
+    expect(fake.requests.find((r) => r.path.endsWith('/points/payload'))!.body).toMatchObject({ points: [META_POINT_ID], payload: { reindex_incomplete: true } });
     expect(fake.calls()).toContain('PUT /c');
     expect(fake.requests.find((r) => r.method === 'PUT' && r.path === '/collections/mem')!.body.vectors.dense.size).toBe(DIM * 2);
     // Marked incomplete from the moment the new collection exists, until the caller completes it.

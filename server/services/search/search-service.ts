@@ -110,6 +110,12 @@ export function createSearchService(deps: SearchServiceDeps) {
         },
       };
       const offset = params.cursor !== undefined ? deps.cursors.decode(params.cursor, binding) : (params.offset ?? 0);
+      if (offset > SEARCH_OFFSET_MAX) {
+        // Only a cursor signed before the cap existed can get here (the input schema caps `offset`).
+        const field = params.cursor !== undefined ? 'cursor' : 'offset';
+        const why = `pages start at offset ${SEARCH_OFFSET_MAX} at most`;
+        throw new AppError('VALIDATION_FAILED', `${field}: ${why}`, { fields: [{ field, message: why }] });
+      }
       await deps.usage.recordSearch(caller.tenantId);
       const vector = await queryVector(params.q, params.mode);
       const found = await deps.index.search(caller.tenantId, {
