@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCursorCodec } from '../../server/services/search/cursor.js';
 import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
@@ -112,6 +113,18 @@ describe('GET /memories/search', () => {
     expect(last.body.total).toBeGreaterThan(1_100);
     expect(last.body.next_cursor).toBeNull();
     expect((await own('GET', '/memories/search?q=parcel&offset=1001')).status).toBe(400);
+    // A genuine cursor for a deeper page (as issued before the cap existed) is refused, naming cursor.
+    const binding = {
+      tenantId: t.user.tenantId,
+      query: { q: 'parcel shipped depot', k: 100, mode: 'hybrid', min_quality: undefined, agent_id: undefined, namespaces: undefined, include_superseded: undefined, include_flagged: undefined },
+    };
+    const older = createCursorCodec(server.services.config.jwtSecret).encode(binding, 1_100);
+    const refused = await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(older)}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.fields).toEqual([{ field: 'cursor', message: 'pages start at offset 1000 at most' }]);
+    // The same codec and binding at the cap are accepted: the refusal is the depth, not the forgery.
+    const atCap = createCursorCodec(server.services.config.jwtSecret).encode(binding, 1_000);
+    expect((await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(atCap)}`)).status).toBe(200);
   }, 180_000);
 
   it('filters by agent_id without treating it as identity', async () => {
