@@ -119,14 +119,13 @@ export async function createContainer(config: Config, logger: Logger, options: S
     if (embedder.dimension === 0) await embedder.init();
     const embedding = { model: embedder.model, dimension: embedder.dimension };
     ports = config.STORAGE === 'mongo' ? await createMongoPorts(config, logger, embedder) : createEmbeddedPorts(config, logger, embedding);
+    if (!options.reindexing && ports.searchIndex.reindexIncomplete()) {
+      await ports.close().catch(() => undefined);
+      throw new IncompleteReindexError();
+    }
   } catch (err) {
     if (ownsEmbedder) await embedder.close?.().catch(() => undefined);
     throw err;
-  }
-  if (!options.reindexing && ports.searchIndex.reindexIncomplete()) {
-    await ports.close().catch(() => undefined);
-    if (ownsEmbedder) await embedder.close?.().catch(() => undefined);
-    throw new IncompleteReindexError();
   }
   const built = buildServices(config, logger, ports, { ...options, embedder });
   // An embedder the container made is the container's to close (threads); a given one is the caller's.

@@ -33,8 +33,8 @@ export function createCursorCodec(secret: string) {
       return `${body}.${sign(body)}`;
     },
 
-    /** The offset a cursor stands for; 400 naming `cursor` when malformed, forged or from another query. */
-    decode(cursor: string, binding: CursorBinding): number {
+    /** The offset a cursor stands for; 400 naming `cursor` when malformed, forged, from another query or past `maxOffset`. */
+    decode(cursor: string, binding: CursorBinding, maxOffset = Number.MAX_SAFE_INTEGER): number {
       const invalid = (why: string) => new AppError('VALIDATION_FAILED', `cursor: ${why}`, { fields: [{ field: 'cursor', message: why }] });
       const [body, mac, extra] = cursor.split('.');
       if (!body || !mac || extra !== undefined) throw invalid('malformed cursor');
@@ -49,6 +49,7 @@ export function createCursorCodec(secret: string) {
       }
       if (payload.b !== bindingDigest(binding)) throw invalid('cursor belongs to a different query');
       if (!Number.isInteger(payload.o) || payload.o < 0) throw invalid('malformed cursor');
+      if (payload.o > maxOffset) throw invalid(`pages start at offset ${maxOffset} at most`);
       return payload.o;
     },
   };
