@@ -87,3 +87,23 @@ export function cpuMsOf(pid: number | undefined): number | null {
     return null;
   }
 }
+
+/** Resident memory (MB) of a process and its children (the processes of `--processes N`), from /proc (Linux); null elsewhere. */
+export function rssMbOf(pid: number | undefined): number | null {
+  const rssKb = (p: number | string) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+  const parentOf = (p: string) => Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  try {
+    let total = rssKb(pid!);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (parentOf(entry) === pid) total += rssKb(entry);
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    return total / 1024;
+  } catch {
+    return null;
+  }
+}
