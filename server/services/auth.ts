@@ -134,7 +134,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     };
   }
 
-  /** Verifies signature, type, issuer, audience and expiry; returns the claims we use. */
+  /** Verifies signature, type, issuer, audience, expiry and that every claim we issue is there; returns the claims we use. */
   async function readAccessToken(token: string): Promise<{ userId: string; tenantId: string; sessionId: string }> {
     try {
       const { payload } = await jwtVerify(token, key, {
@@ -142,6 +142,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         typ: ACCESS_TOKEN_TYPE,
         issuer,
         audience: AUDIENCE,
+        // jose checks exp and iat only when present: a token without an expiry would never expire.
+        requiredClaims: ['exp', 'iat', 'sub', 'tid', 'sid'],
         currentDate: new Date(now()),
       });
       const { sub, tid, sid } = payload as { sub?: unknown; tid?: unknown; sid?: unknown };
