@@ -28,7 +28,7 @@ import { createCursorCodec } from './services/search/cursor.js';
 import { createSearchService, type SearchService } from './services/search/search-service.js';
 import { reindexAll } from './services/search/reindex.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
-import { createPasswordHasher, type Argon2Params } from './services/passwords.js';
+import { createPasswordHasher, type Argon2Params, type PasswordHasher } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
@@ -84,6 +84,8 @@ export interface Services {
 export interface ServiceOptions {
   now?: Clock;
   argon2?: Argon2Params;
+  /** The password hasher; default argon2id at `argon2` (tests wrap the real one to count its work). */
+  passwords?: PasswordHasher;
   loginThrottle?: ThrottleLimits;
   /** Run job workers in this process. Default: WORKER_MODE === 'inline'. */
   workers?: boolean;
@@ -211,7 +213,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     tenantsService: tenants,
     breakGlass,
     audit,
-    passwords: createPasswordHasher(options.argon2),
+    passwords: options.passwords ?? createPasswordHasher(options.argon2),
     throttle: createLoginThrottle(options.loginThrottle ?? defaultThrottleLimits, ports.attemptCounters),
     signupBudget: createAddressBudget(
       { keyPrefix: 'signup_ip', perWindow: config.SIGNUP_RATE_LIMIT, windowSeconds: 3600, what: 'sign-ups' },

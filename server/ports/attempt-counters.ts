@@ -11,6 +11,12 @@ export interface AttemptCounter {
    * answers the count after it: check-then-add would let concurrent requests all pass.
    */
   penalty(key: string, points: number): Promise<{ consumedPoints: number; msBeforeNext: number }>;
+  /**
+   * Takes `points` back from the key's count, atomically, for an attempt reserved and then not spent.
+   * Into a key without a live window it starts one below zero: callers give back only within the
+   * window they were charged in.
+   */
+  reward(key: string, points: number): Promise<unknown>;
   delete(key: string): Promise<unknown>;
 }
 

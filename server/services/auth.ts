@@ -134,7 +134,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     };
   }
 
-  /** Verifies signature, type, issuer, audience and expiry; returns the claims we use. */
+  /** Verifies signature, type, issuer, audience, expiry and that every claim we issue is there; returns the claims we use. */
   async function readAccessToken(token: string): Promise<{ userId: string; tenantId: string; sessionId: string }> {
     try {
       const { payload } = await jwtVerify(token, key, {
@@ -142,6 +142,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         typ: ACCESS_TOKEN_TYPE,
         issuer,
         audience: AUDIENCE,
+        // jose checks exp and iat only when present: a token without an expiry would never expire.
+        requiredClaims: ['exp', 'iat', 'sub', 'tid', 'sid'],
         currentDate: new Date(now()),
       });
       const { sub, tid, sid } = payload as { sub?: unknown; tid?: unknown; sid?: unknown };
@@ -192,12 +194,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     async login(input, meta) {
       const email = input.email.trim().toLowerCase();
       const ip = meta.ip ?? 'unknown';
-      await throttle.check(email, ip);
+      // Reserved before the password is checked: concurrent guesses each spend a point.
+      const attempt = await throttle.reserve(email, ip);
       const user = await users.findByEmail(email);
       const ok = user?.passwordHash ? await passwords.verify(user.passwordHash, input.password) : await passwords.verifyDummy(input.password);
       const primary = user ? await deps.tenantsService.primary(user.id) : null;
       if (!ok || !user) {
-        await throttle.failed(email, ip);
         if (primary) {
           await audit.record({
             tenantId: primary.tenant.id,
@@ -212,8 +214,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         }
         throw invalidCredentials();
       }
+      await attempt.succeeded();
       if (!primary) throw forbidden('this account is not a member of any tenant');
-      await throttle.succeeded(email, ip);
       if (passwords.needsRehash(user.passwordHash!)) {
         await users.setPasswordHash(user.id, await passwords.hash(input.password));
       }
@@ -350,12 +352,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         }
         const throttleKey = `step-up:${user.id}`;
         const ip = meta.ip ?? 'unknown';
-        await throttle.check(throttleKey, ip);
+        const attempt = await throttle.reserve(throttleKey, ip);
         if (!(await passwords.verify(user.passwordHash, input.password))) {
-          await throttle.failed(throttleKey, ip);
           throw await fail('wrong_password', unauthenticated('password is incorrect'));
         }
-        await throttle.succeeded(throttleKey, ip);
+        await attempt.succeeded();
       } else if (Date.parse(session.authenticatedAt) < nowMs - RECENT_SIGN_IN_MS) {
         throw await fail('sign_in_not_recent', unauthenticated('sign in again (within the last 5 minutes) to step up'));
       }

@@ -45,21 +45,27 @@ export interface PasswordHasher {
   needsRehash(passwordHash: string): boolean;
 }
 
-export function createPasswordHasher(params: Argon2Params = defaultArgon2Params): PasswordHasher {
+/** The two argon2 operations the hasher runs; a test may wrap the real ones to count them. */
+export interface Argon2Functions {
+  hash(password: string, options: Argon2Params & { algorithm: Algorithm }): Promise<string>;
+  verify(passwordHash: string, password: string): Promise<boolean>;
+}
+
+export function createPasswordHasher(params: Argon2Params = defaultArgon2Params, argon2: Argon2Functions = { hash, verify }): PasswordHasher {
   const options = { algorithm: ARGON2ID, ...params };
   let dummy: Promise<string> | undefined;
   return {
-    hash: (password) => hash(password, options),
+    hash: (password) => argon2.hash(password, options),
     async verify(passwordHash, password) {
       try {
-        return await verify(passwordHash, password);
+        return await argon2.verify(passwordHash, password);
       } catch {
         return false;
       }
     },
     async verifyDummy(password) {
-      dummy ??= hash('dummy password for timing equalisation', options);
-      await verify(await dummy, password).catch(() => false);
+      dummy ??= argon2.hash('dummy password for timing equalisation', options);
+      await argon2.verify(await dummy, password).catch(() => false);
       return false;
     },
     needsRehash(passwordHash) {

@@ -44,6 +44,22 @@ function describeAttemptCounters(name: string, make: () => Promise<Fixture>) {
       expect(await a.get('k')).toBeNull();
     });
 
+    it('reserves atomically: of concurrent penalties through two handles, each sees its own count', async () => {
+      const a = f.first.counter({ keyPrefix: 'fam_race', points: 5, duration: 60 });
+      const b = f.second.counter({ keyPrefix: 'fam_race', points: 5, duration: 60 });
+      const counts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).penalty('k', 1)));
+      expect(counts.map((c) => c.consumedPoints).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    it('gives points back within the window with reward', async () => {
+      const a = f.first.counter({ keyPrefix: 'fam_reward', points: 5, duration: 60 });
+      await a.penalty('k', 3);
+      await f.second.counter({ keyPrefix: 'fam_reward', points: 5, duration: 60 }).reward('k', 1);
+      const got = await a.get('k');
+      expect(got?.consumedPoints).toBe(2);
+      expect(got!.msBeforeNext).toBeGreaterThan(55_000); // a give-back does not move the window
+    });
+
     it('purges windows that ended, and only those', async () => {
       const short = f.first.counter({ keyPrefix: 'fam_short', points: 5, duration: 1 });
       const long = f.first.counter({ keyPrefix: 'fam_long', points: 5, duration: 600 });
@@ -63,15 +79,19 @@ function describeAttemptCounters(name: string, make: () => Promise<Fixture>) {
       const two = createLoginThrottle(limits, f.second);
       const ip = `10.0.0.${Math.floor(Math.random() * 250)}`;
       const email = `${randomUUID()}@example.test`;
-      await one.failed(email, ip);
-      await two.failed(email, ip);
-      await one.failed(email, ip);
-      await expect(two.check(email, ip)).resolves.toBeUndefined();
-      await two.failed(email, ip);
-      await expect(one.check(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
-      await expect(two.check(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
-      await one.succeeded(email, ip);
-      await expect(two.check(email, ip)).resolves.toBeUndefined();
+      const fail = async (t: typeof one) => void (await t.reserve(email, ip));
+      await fail(one);
+      await fail(two);
+      await fail(one);
+      await fail(two);
+      await expect(one.reserve(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      await expect(two.reserve(email, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      // A success through one handle clears the count for the other.
+      const fresh = `${randomUUID()}@example.test`;
+      for (let i = 0; i < 3; i++) await one.reserve(fresh, ip);
+      await (await two.reserve(fresh, ip)).succeeded();
+      for (let i = 0; i < 4; i++) await one.reserve(fresh, ip);
+      await expect(two.reserve(fresh, ip)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     });
   });
 }

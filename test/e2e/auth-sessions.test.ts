@@ -93,6 +93,21 @@ describe('access tokens', () => {
     expect((await tenantsWith('not-a-jwt')).status).toBe(401);
     expect((await http(server.url, 'GET', '/auth/tenants')).status).toBe(401);
   });
+
+  it('are rejected when signed with the real secret but missing any required claim (exp, iat, sub, tid, sid)', async () => {
+    const u = await signUp(server.url);
+    const claims = JSON.parse(Buffer.from(u.accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    const key = new TextEncoder().encode(server.services.config.jwtSecret);
+    const sign = (payload: Record<string, unknown>) => new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(key);
+    // The control: the same claims, re-signed, are accepted, so each refusal below is the missing claim's.
+    expect((await tenantsWith(await sign(claims))).status).toBe(200);
+    for (const claim of ['exp', 'iat', 'sub', 'tid', 'sid']) {
+      const { [claim]: _dropped, ...rest } = claims;
+      const res = await tenantsWith(await sign(rest));
+      expect(res.status, `without ${claim}`).toBe(401);
+      expect(res.body).toMatchObject({ code: 'UNAUTHENTICATED', request_id: expect.any(String) });
+    }
+  });
 });
 
 describe('POST /auth/revoke', () => {

@@ -315,4 +315,34 @@ describe('SSO start budget', () => {
       await limited.close();
     }
   });
+
+  it('of 20 concurrent sign-in starts from one address exactly SSO_START_RATE_LIMIT store a pending login; the rest get 429', async () => {
+    const limited = await startTestServer({
+      SSO_START_RATE_LIMIT: '5',
+      TRUST_PROXY: 'loopback',
+      OIDC_PROVIDERS: JSON.stringify([{ id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' }]),
+    });
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => http(limited.url, 'POST', '/auth/sso/login', { body: { provider: 'loop' }, headers: { 'x-forwarded-for': '203.0.113.8' } })),
+      );
+      const started = responses.filter((r) => r.status === 200);
+      const refused = responses.filter((r) => r.status === 429);
+      expect(started).toHaveLength(5);
+      expect(refused).toHaveLength(15);
+      for (const r of refused) {
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(r.body).toEqual({ code: 'RATE_LIMITED', message: expect.any(String), request_id: expect.any(String) });
+      }
+      // Only the allowed starts stored a pending login.
+      const db = openEmbeddedDatabase(limited.dataDir);
+      try {
+        expect(db.prepare('SELECT COUNT(*) AS n FROM sso_states').get()).toMatchObject({ n: 5 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -82,36 +82,54 @@ describe('opaque tokens', () => {
 });
 
 describe('login throttle', () => {
-  const code = async (p: Promise<void>) => p.then(() => 'ok', (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`);
+  type Throttle = ReturnType<typeof createLoginThrottle>;
+  const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`);
+  /** A reserved attempt whose password was wrong: the reservation stands. */
+  const fail = async (t: Throttle, key: string, ip: string) => void (await t.reserve(key, ip));
 
   it('locks a key+address after the budget, leaves other keys alone, and a success clears it', async () => {
     const t = createLoginThrottle({ perKeyAndIp: 3, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
-    for (let i = 0; i < 3; i++) {
-      expect(await code(t.check('a@x', '1.1.1.1'))).toBe('ok');
-      await t.failed('a@x', '1.1.1.1');
-    }
-    expect(await code(t.check('a@x', '1.1.1.1'))).toBe('RATE_LIMITED:true');
-    expect(await code(t.check('a@x', '2.2.2.2'))).toBe('ok');
-    expect(await code(t.check('b@x', '1.1.1.1'))).toBe('ok');
-    await t.failed('c@x', '1.1.1.1');
-    await t.failed('c@x', '1.1.1.1');
-    await t.succeeded('c@x', '1.1.1.1');
-    await t.failed('c@x', '1.1.1.1');
-    await t.failed('c@x', '1.1.1.1');
-    expect(await code(t.check('c@x', '1.1.1.1'))).toBe('ok');
+    for (let i = 0; i < 3; i++) expect(await code(fail(t, 'a@x', '1.1.1.1'))).toBe('ok');
+    expect(await code(t.reserve('a@x', '1.1.1.1'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.reserve('a@x', '2.2.2.2'))).toBe('ok');
+    expect(await code(t.reserve('b@x', '1.1.1.1'))).toBe('ok');
+    await fail(t, 'c@x', '1.1.1.1');
+    await fail(t, 'c@x', '1.1.1.1');
+    await (await t.reserve('c@x', '1.1.1.1')).succeeded();
+    await fail(t, 'c@x', '1.1.1.1');
+    await fail(t, 'c@x', '1.1.1.1');
+    expect(await code(t.reserve('c@x', '1.1.1.1'))).toBe('ok');
   });
 
-  it('locks an address across keys at its own ceiling', async () => {
+  it('reserves before the verdict: concurrent attempts beyond the budget are refused', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 5, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => code(t.reserve('a@x', '1.1.1.1'))));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(5);
+    expect(outcomes.filter((o) => o === 'RATE_LIMITED:true')).toHaveLength(25);
+  });
+
+  it('locks an address across keys at its own ceiling; successes do not spend it', async () => {
     const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
-    for (let i = 0; i < 4; i++) await t.failed(`user${i}@x`, '9.9.9.9');
-    expect(await code(t.check('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
-    expect(await code(t.check('fresh@x', '8.8.8.8'))).toBe('ok');
+    for (let i = 0; i < 10; i++) await (await t.reserve(`ok${i}@x`, '9.9.9.9')).succeeded();
+    for (let i = 0; i < 4; i++) await fail(t, `user${i}@x`, '9.9.9.9');
+    expect(await code(t.reserve('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.reserve('fresh@x', '8.8.8.8'))).toBe('ok');
+  });
+
+  it('charges a refused attempt only to the budget that refused it', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 2, perIp: 3, windowSeconds: 60 }, createInProcessAttemptCounters());
+    await fail(t, 'a@x', '7.7.7.7');
+    await fail(t, 'a@x', '7.7.7.7');
+    // Refused per (key, address) over and over: the address keeps its last point for another key.
+    for (let i = 0; i < 5; i++) expect(await code(t.reserve('a@x', '7.7.7.7'))).toBe('RATE_LIMITED:true');
+    expect(await code(fail(t, 'b@x', '7.7.7.7'))).toBe('ok');
+    expect(await code(t.reserve('c@x', '7.7.7.7'))).toBe('RATE_LIMITED:true');
   });
 
   it('counts an IPv6 /64 as one address, as the address budgets do', async () => {
     const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
-    for (let i = 0; i < 4; i++) await t.failed(`user${i}@x`, `2001:db8:1:2::${i + 1}`);
-    expect(await code(t.check('fresh@x', '2001:db8:1:2:ffff::9'))).toBe('RATE_LIMITED:true');
-    expect(await code(t.check('fresh@x', '2001:db8:1:3::1'))).toBe('ok');
+    for (let i = 0; i < 4; i++) await fail(t, `user${i}@x`, `2001:db8:1:2::${i + 1}`);
+    expect(await code(t.reserve('fresh@x', '2001:db8:1:2:ffff::9'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.reserve('fresh@x', '2001:db8:1:3::1'))).toBe('ok');
   });
 });
