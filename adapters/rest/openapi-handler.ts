@@ -7,6 +7,7 @@ import { retryAfterOf, statusOf, toErrorBody } from '../../server/error-body.js'
 import { codeForTrpc, type ErrorBody } from '../../server/errors.js';
 import type { TrustFn } from '../../server/http/client-address.js';
 import { localsOf } from '../../server/http/locals.js';
+import { attachQuery } from './query.js';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
@@ -47,6 +48,7 @@ export function createRestHandler(router: AppRouter, services: Services, trust: 
       }
       return end(chunk, ...rest);
     }) as ServerResponse['end'];
+    attachQuery(req);
     void handler(req, res, next).catch(next);
   };
 }
