@@ -10,6 +10,7 @@ import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
 import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
+import { errorFields, pathOf } from './http/log-fields.js';
 import { compileTrust } from './http/client-address.js';
 import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
@@ -51,8 +52,8 @@ export function createApp(services: Services): RequestListener {
     router: appRouter,
     basePath: '/trpc/',
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
-    onError: ({ error }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error }, 'unhandled error in tRPC procedure');
+    onError: ({ error, req }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
     },
   });
   const rest = createRestHandler(appRouter, services, trust);
