@@ -5,6 +5,7 @@ import cors from 'cors';
 import helmet from 'helmet';
 import { buildOpenApiDocument } from '../adapters/rest/openapi-document.js';
 import { createRestHandler } from '../adapters/rest/openapi-handler.js';
+import { routeTemplates } from '../adapters/rest/route-templates.js';
 import { appRouter } from '../routers/_app.js';
 import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
@@ -16,6 +17,7 @@ import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
 import { assignRequestId } from './http/request-id.js';
+import { createRouteLabeler } from './http/route-labels.js';
 import { sendJson, sendText } from './http/respond.js';
 import { version } from './version.js';
 
@@ -41,7 +43,9 @@ export function createApp(services: Services): RequestListener {
   });
   const allowOrigins =
     config.CORS_ORIGINS.length > 0 ? cors({ origin: config.CORS_ORIGINS, credentials: true, exposedHeaders: ['X-Request-ID', 'Retry-After'] }) : null;
-  const metrics = createMetrics();
+  const metrics = createMetrics(
+    createRouteLabeler({ ...routeTemplates(appRouter), fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*'] }),
+  );
   const respondError = errorResponder(logger);
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const documentText = JSON.stringify(buildOpenApiDocument(appRouter, config.PUBLIC_URL ?? '/', version));
