@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import cors from 'cors';
 import helmet from 'helmet';
 import { buildOpenApiDocument } from '../adapters/rest/openapi-document.js';
 import { createRestHandler } from '../adapters/rest/openapi-handler.js';
@@ -13,6 +12,7 @@ import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
 import { errorFields, pathOf } from './http/log-fields.js';
 import { compileTrust } from './http/client-address.js';
+import { createCors } from './http/cors.js';
 import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
 import { createMetrics } from './http/metrics.js';
@@ -41,8 +41,7 @@ export function createApp(services: Services): RequestListener {
       directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] },
     },
   });
-  const allowOrigins =
-    config.CORS_ORIGINS.length > 0 ? cors({ origin: config.CORS_ORIGINS, credentials: true, exposedHeaders: ['X-Request-ID', 'Retry-After'] }) : null;
+  const allowOrigins = createCors(config.CORS_ORIGINS);
   const metrics = createMetrics(
     createRouteLabeler({ ...routeTemplates(appRouter), fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*'] }),
   );
