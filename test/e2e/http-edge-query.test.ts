@@ -53,6 +53,8 @@ describe('REST query strings with keys named like Object.prototype members', () 
   });
 
   it('never answer 5xx on any GET or DELETE route, with or without credentials', async () => {
+    // The server runs in this process: nothing a query says may add to Object.prototype either.
+    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype);
     for (const route of routes) {
       // The key repeated, bracketed, and as the value of a declared parameter.
       const urls = prototypeKeys.map((key) => `${concrete(route.template)}?${key}=1&${key}=2&${key}[x]=3&limit=${key}`);
@@ -65,6 +67,7 @@ describe('REST query strings with keys named like Object.prototype members', () 
       for (const { res, what } of answers) expectHandled(res, what);
     }
     expect((await http(server.url, 'GET', '/healthz')).status).toBe(200);
+    expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeBefore);
   });
 
   it('ignores an undeclared prototype-named key and still validates the declared ones', async () => {
