@@ -10,15 +10,15 @@ import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
 import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
-import { errorFields, pathOf } from './http/log-fields.js';
 import { compileTrust } from './http/client-address.js';
 import { createCors } from './http/cors.js';
 import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
+import { errorFields, pathOf } from './http/log-fields.js';
 import { createMetrics } from './http/metrics.js';
 import { assignRequestId } from './http/request-id.js';
-import { createRouteLabeler } from './http/route-labels.js';
 import { sendJson, sendText } from './http/respond.js';
+import { createRouteLabeler } from './http/route-labels.js';
 import { version } from './version.js';
 
 type Next = (err?: unknown) => void;
