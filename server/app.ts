@@ -1,21 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import cors from 'cors';
 import helmet from 'helmet';
 import { buildOpenApiDocument } from '../adapters/rest/openapi-document.js';
 import { createRestHandler } from '../adapters/rest/openapi-handler.js';
+import { routeTemplates } from '../adapters/rest/route-templates.js';
 import { appRouter } from '../routers/_app.js';
 import type { Services } from './container.js';
 import { createRequestContext } from './context.js';
 import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
 import { compileTrust } from './http/client-address.js';
+import { createCors } from './http/cors.js';
 import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
+import { errorFields, pathOf } from './http/log-fields.js';
 import { createMetrics } from './http/metrics.js';
 import { assignRequestId } from './http/request-id.js';
 import { sendJson, sendText } from './http/respond.js';
+import { createRouteLabeler } from './http/route-labels.js';
 import { version } from './version.js';
 
 type Next = (err?: unknown) => void;
@@ -38,9 +41,10 @@ export function createApp(services: Services): RequestListener {
       directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] },
     },
   });
-  const allowOrigins =
-    config.CORS_ORIGINS.length > 0 ? cors({ origin: config.CORS_ORIGINS, credentials: true, exposedHeaders: ['X-Request-ID', 'Retry-After'] }) : null;
-  const metrics = createMetrics();
+  const allowOrigins = createCors(config.CORS_ORIGINS);
+  const metrics = createMetrics(
+    createRouteLabeler({ ...routeTemplates(appRouter), fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*'] }),
+  );
   const respondError = errorResponder(logger);
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const documentText = JSON.stringify(buildOpenApiDocument(appRouter, config.PUBLIC_URL ?? '/', version));
@@ -51,8 +55,8 @@ export function createApp(services: Services): RequestListener {
     router: appRouter,
     basePath: '/trpc/',
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
-    onError: ({ error }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error }, 'unhandled error in tRPC procedure');
+    onError: ({ error, req }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
     },
   });
   const rest = createRestHandler(appRouter, services, trust);

@@ -22,6 +22,8 @@ export const errorCatalog = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
   // Answered by the HTTP parser's clientError hook, never by a procedure: the tRPC code is nominal.
   HEADERS_TOO_LARGE: { status: 431, trpc: 'BAD_REQUEST' },
+  // Also the parser's: a client that did not finish sending its request within the server's timeout.
+  REQUEST_TIMEOUT: { status: 408, trpc: 'TIMEOUT' },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
   QUOTA_EXCEEDED: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
   DEPENDENCY_UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
+import { clientErrorHandler } from './http/client-error.js';
 import type { Config } from './config.js';
 import { createContainer, type ServiceOptions, type Services } from './container.js';
 import { createLogger, type Logger } from './logger.js';
@@ -20,6 +21,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const services = await createContainer(config, logger, options);
   const server = createServer(createApp(services));
+  server.on('clientError', clientErrorHandler(logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => {

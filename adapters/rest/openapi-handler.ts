@@ -7,6 +7,8 @@ import { retryAfterOf, statusOf, toErrorBody } from '../../server/error-body.js'
 import { codeForTrpc, type ErrorBody } from '../../server/errors.js';
 import type { TrustFn } from '../../server/http/client-address.js';
 import { localsOf } from '../../server/http/locals.js';
+import { errorFields, pathOf } from '../../server/http/log-fields.js';
+import { attachQuery } from './query.js';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
@@ -34,7 +36,7 @@ export function createRestHandler(router: AppRouter, services: Services, trust: 
     },
     onError: ({ error, req }) => {
       if (toErrorBody(error, '').code === 'INTERNAL') {
-        services.logger.error({ err: error.cause ?? error, url: req.url }, 'unhandled error in REST procedure');
+        services.logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in REST procedure');
       }
     },
   });
@@ -47,6 +49,7 @@ export function createRestHandler(router: AppRouter, services: Services, trust: 
       }
       return end(chunk, ...rest);
     }) as ServerResponse['end'];
+    attachQuery(req);
     void handler(req, res, next).catch(next);
   };
 }

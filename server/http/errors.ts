@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { AppError, type ErrorBody, errorCatalog } from '../errors.js';
 import { localsOf } from './locals.js';
+import { errorFields } from './log-fields.js';
 import { sendJson } from './respond.js';
 
 /** body-parser's error types, mapped to ours so bad bodies never answer 500. */
@@ -43,14 +44,14 @@ export function sendNotFound(req: IncomingMessage, res: ServerResponse): void {
 export function errorResponder(logger: Logger) {
   return (err: unknown, res: ServerResponse): void => {
     if (res.headersSent) {
-      logger.error({ err }, 'error after the response started');
+      logger.error({ err: errorFields(err) }, 'error after the response started');
       res.destroy();
       return;
     }
     if (err instanceof AppError) return sendError(res, err);
     const mapped = typeof err === 'object' && err !== null ? fromBodyParser(err as { type?: string }) : null;
     if (mapped) return sendError(res, mapped);
-    logger.error({ err }, 'unhandled error');
+    logger.error({ err: errorFields(err) }, 'unhandled error');
     sendError(res, new AppError('INTERNAL', 'internal error'));
   };
 }

@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { RouteLabeler } from './route-labels.js';
 
-/** Prometheus metrics for one app instance (its own registry, so tests can start many apps). */
-export function createMetrics() {
+/**
+ * Prometheus metrics for one app instance (its own registry, so tests can start many apps). Labels
+ * come from `labels`: route templates and known methods only, so clients cannot add series.
+ */
+export function createMetrics(labels: RouteLabeler) {
   const registry = new Registry();
   // Under `serve --processes N` each scrape reaches one process: its pid keeps the series apart.
   if (cluster.isWorker) registry.setDefaultLabels({ pid: String(process.pid) });
@@ -27,18 +31,10 @@ export function createMetrics() {
     const end = duration.startTimer();
     res.once('finish', () => {
       const status = String(res.statusCode);
-      end({ method: req.method, route: routeLabel((req.url ?? '/').split('?')[0]!), status });
+      end({ method: labels.method(req.method), route: labels.route(req.method, req.url), status });
       if (res.statusCode >= 400) errors.inc({ status });
     });
   }
 
   return { registry, observe };
-}
-
-/** Ids in paths would make unbounded label sets: collapse UUIDs and numbers. */
-function routeLabel(path: string): string {
-  if (path.startsWith('/trpc/')) return '/trpc/' + path.slice(6).split(/[,?]/)[0];
-  return path
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}')
-    .replace(/\/\d+(?=\/|$)/g, '/{n}');
 }
