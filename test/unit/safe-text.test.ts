@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { appRouter } from '../../routers/_app.js';
+import { NAMESPACE_PATTERN } from '../../server/schemas/namespace.js';
+import { safeText, unsafeTextReason, visibleText } from '../../server/schemas/safe-text.js';
+
+describe('unsafeTextReason', () => {
+  it.each([
+    ['NUL', 'ab\u0000cd', 'U+0000 at index 2'],
+    ['SOH', '\u0001', 'U+0001'],
+    ['vertical tab', 'a\u000Bb', 'U+000B'],
+    ['escape', '\u001B[31mred', 'U+001B'],
+    ['DEL', 'x\u007F', 'U+007F'],
+    ['C1 next line', 'a\u0085b', 'U+0085'],
+    ['C1 last', '\u009F', 'U+009F'],
+    ['lone high surrogate', 'a\uD800b', 'lone surrogate U+D800'],
+    ['lone low surrogate', '\uDC00', 'lone surrogate U+DC00'],
+  ])('refuses %s', (_name, value, expected) => {
+    expect(unsafeTextReason(value)).toContain(expected);
+  });
+
+  it.each([
+    ['tab, line feed, carriage return', 'a\tb\nc\r\nd'],
+    ['non-ASCII letters', 'Grüße aus Zürich, 東京, Привет'],
+    ['an astral code point (a valid surrogate pair)', 'ok 😀 \u{1F600}'],
+    ['no-break space and soft hyphen (visible or layout, not control)', 'a\u00A0b\u00ADc'],
+    ['format characters real text needs (emoji joiner, right-to-left mark)', '👩\u200D💻 \u200Fשלום'],
+  ])('keeps %s', (_name, value) => {
+    expect(unsafeTextReason(value)).toBeNull();
+    expect(safeText().parse(value)).toBe(value);
+  });
+});
+
+// ---- every free-text string of every procedure's input carries the check ----
+
+type Node = { _zod: { def: Record<string, unknown> & { type: string } } };
+
+/** Strings that need no check, and why. */
+function exempt(path: string, def: Node['_zod']['def']): boolean {
+  // Hashed and compared, never stored or shown as text; a password must keep every character its owner chose.
+  if (path.endsWith('.password')) return true;
+  // Closed ASCII alphabets checked by their own format.
+  if (def.format === 'uuid' || def.format === 'datetime') return true;
+  const checks = (def.checks ?? []) as Node[];
+  return checks.some((c) => c._zod.def.format === 'regex' && c._zod.def.pattern === NAMESPACE_PATTERN);
+}
+
+function stringsWithoutCheck(schema: Node, path: string, found: string[]): void {
+  const def = schema._zod.def;
+  switch (def.type) {
+    case 'string': {
+      const checks = (def.checks ?? []) as unknown[];
+      if (!checks.includes(visibleText) && !exempt(path, def)) found.push(path);
+      return;
+    }
+    case 'object':
+      for (const [key, value] of Object.entries(def.shape as Record<string, Node>)) stringsWithoutCheck(value, `${path}.${key}`, found);
+      return;
+    case 'array':
+      return stringsWithoutCheck(def.element as Node, `${path}[]`, found);
+    case 'record':
+      stringsWithoutCheck(def.keyType as Node, `${path}{key}`, found);
+      return stringsWithoutCheck(def.valueType as Node, `${path}{value}`, found);
+    case 'union':
+      for (const option of def.options as Node[]) stringsWithoutCheck(option, path, found);
+      return;
+    case 'pipe':
+      stringsWithoutCheck(def.in as Node, path, found);
+      return stringsWithoutCheck(def.out as Node, path, found);
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+    case 'nonoptional':
+      return stringsWithoutCheck(def.innerType as Node, path, found);
+    default:
+      return; // enums, literals, numbers, booleans, transforms: no free text
+  }
+}
+
+describe('input schemas', () => {
+  const procedures = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { inputs: Node[] } }> } })._def.procedures;
+
+  it('every free-text string of every procedure refuses invisible control characters', () => {
+    const missing: string[] = [];
+    for (const [name, procedure] of Object.entries(procedures)) {
+      for (const input of procedure._def.inputs) stringsWithoutCheck(input, name, missing);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('the walk sees the fields it guards (a guard that visits nothing proves nothing)', () => {
+    const seen: string[] = [];
+    const visit = (schema: Node, path: string) => stringsWithoutCheck(schema, path, seen);
+    // Feeding the walk a bare z.string() at a known path must report that path.
+    visit({ _zod: { def: { type: 'object', shape: { title: { _zod: { def: { type: 'string', checks: [] } } } } } } }, 'x');
+    expect(seen).toEqual(['x.title']);
+    expect(Object.keys(procedures).length).toBeGreaterThan(30);
+  });
+});
