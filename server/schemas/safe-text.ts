@@ -37,3 +37,17 @@ export const safeText = () => z.string().check(visibleText);
 
 /** An email address as every route takes it (a closed ASCII format already, checked all the same). */
 export const emailSchema = z.email().max(320).check(visibleText);
+
+const INVISIBLE_CONTROL_ALL = new RegExp(INVISIBLE_CONTROL.source, 'g');
+
+/**
+ * Text a client sent outside any schema (a header) made fit to store: invisible control characters
+ * dropped (Node decodes header bytes 0x80-0x9F as C1 controls) and at most `max` UTF-16 code units,
+ * cut before a character rather than through a surrogate pair.
+ */
+export function storableText(value: string, max: number): string {
+  const visible = value.replace(INVISIBLE_CONTROL_ALL, '');
+  if (visible.length <= max) return visible;
+  const cut = /[\uD800-\uDBFF]/.test(visible[max - 1]!) ? max - 1 : max;
+  return visible.slice(0, cut);
+}

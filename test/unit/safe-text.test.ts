@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/_app.js';
 import { NAMESPACE_PATTERN } from '../../server/schemas/namespace.js';
-import { safeText, unsafeTextReason, visibleText } from '../../server/schemas/safe-text.js';
+import { safeText, storableText, unsafeTextReason, visibleText } from '../../server/schemas/safe-text.js';
 
 describe('unsafeTextReason', () => {
   it.each([
@@ -44,28 +44,37 @@ function exempt(path: string, def: Node['_zod']['def']): boolean {
   return checks.some((c) => c._zod.def.format === 'regex' && c._zod.def.pattern === NAMESPACE_PATTERN);
 }
 
-function stringsWithoutCheck(schema: Node, path: string, found: string[]): void {
+/** Strings bounded some other way than a schema `max`, and how. */
+function boundedElsewhere(path: string, def: Node['_zod']['def']): boolean {
+  // Memory content: MEMORY_CONTENT_MAX_BYTES in bytes, checked by the memory service (413).
+  if (path.endsWith('.content')) return true;
+  return exempt(path, def) && !path.endsWith('.password');
+}
+
+function stringsWithoutCheck(schema: Node, path: string, found: string[], unbounded: string[] = []): void {
   const def = schema._zod.def;
+  const walk = (child: Node, childPath: string) => stringsWithoutCheck(child, childPath, found, unbounded);
   switch (def.type) {
     case 'string': {
-      const checks = (def.checks ?? []) as unknown[];
-      if (!checks.includes(visibleText) && !exempt(path, def)) found.push(path);
+      const checks = (def.checks ?? []) as Node[];
+      if (!checks.includes(visibleText as unknown as Node) && !exempt(path, def)) found.push(path);
+      if (!checks.some((c) => c._zod.def.check === 'max_length') && !boundedElsewhere(path, def)) unbounded.push(path);
       return;
     }
     case 'object':
-      for (const [key, value] of Object.entries(def.shape as Record<string, Node>)) stringsWithoutCheck(value, `${path}.${key}`, found);
+      for (const [key, value] of Object.entries(def.shape as Record<string, Node>)) walk(value, `${path}.${key}`);
       return;
     case 'array':
-      return stringsWithoutCheck(def.element as Node, `${path}[]`, found);
+      return walk(def.element as Node, `${path}[]`);
     case 'record':
-      stringsWithoutCheck(def.keyType as Node, `${path}{key}`, found);
-      return stringsWithoutCheck(def.valueType as Node, `${path}{value}`, found);
+      walk(def.keyType as Node, `${path}{key}`);
+      return walk(def.valueType as Node, `${path}{value}`);
     case 'union':
-      for (const option of def.options as Node[]) stringsWithoutCheck(option, path, found);
+      for (const option of def.options as Node[]) walk(option, path);
       return;
     case 'pipe':
-      stringsWithoutCheck(def.in as Node, path, found);
-      return stringsWithoutCheck(def.out as Node, path, found);
+      walk(def.in as Node, path);
+      return walk(def.out as Node, path);
     case 'optional':
     case 'nullable':
     case 'default':
@@ -73,7 +82,7 @@ function stringsWithoutCheck(schema: Node, path: string, found: string[]): void 
     case 'readonly':
     case 'catch':
     case 'nonoptional':
-      return stringsWithoutCheck(def.innerType as Node, path, found);
+      return walk(def.innerType as Node, path);
     default:
       return; // enums, literals, numbers, booleans, transforms: no free text
   }
@@ -90,6 +99,14 @@ describe('input schemas', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every string of every procedure has a maximum length', () => {
+    const unbounded: string[] = [];
+    for (const [name, procedure] of Object.entries(procedures)) {
+      for (const input of procedure._def.inputs) stringsWithoutCheck(input, name, [], unbounded);
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('the walk sees the fields it guards (a guard that visits nothing proves nothing)', () => {
     const seen: string[] = [];
     const visit = (schema: Node, path: string) => stringsWithoutCheck(schema, path, seen);
@@ -97,5 +114,17 @@ describe('input schemas', () => {
     visit({ _zod: { def: { type: 'object', shape: { title: { _zod: { def: { type: 'string', checks: [] } } } } } } }, 'x');
     expect(seen).toEqual(['x.title']);
     expect(Object.keys(procedures).length).toBeGreaterThan(30);
+  });
+});
+
+describe('storableText', () => {
+  it.each([
+    ['short text unchanged', 'curl/8.5', 10, 'curl/8.5'],
+    ['cut to the bound', 'abcdefgh', 5, 'abcde'],
+    ['never through a surrogate pair', 'abcd😀', 5, 'abcd'],
+    ['a whole pair that fits is kept', 'abc😀', 5, 'abc😀'],
+    ['C1 and C0 controls dropped before measuring', 'a\u0085b\u0000c\u007Fd', 3, 'abc'],
+  ])('%s', (_name, value, max, expected) => {
+    expect(storableText(value, max)).toBe(expected);
   });
 });
