@@ -8,6 +8,7 @@ import { codeForTrpc, type ErrorBody } from '../../server/errors.js';
 import type { TrustFn } from '../../server/http/client-address.js';
 import { localsOf } from '../../server/http/locals.js';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { urlValue } from './url-values.js';
 
 /**
  * Serves every REST path of the spec from the tRPC routers through trpc-to-openapi.
@@ -19,6 +20,8 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 export function createRestHandler(router: AppRouter, services: Services, trust: TrustFn) {
   const handler = createOpenApiNodeHttpHandler<AppRouter, IncomingMessage, ServerResponse>({
     router,
+    // Query-string and path values are text: converted strictly for number and boolean fields only.
+    urlValue,
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     responseMeta: ({ ctx, errors }) => {
       const context = ctx as RequestContext | undefined;

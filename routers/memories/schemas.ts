@@ -69,12 +69,12 @@ export const updateMemoryInput = z.strictObject({ ...memoryIdInput.shape, ...mem
 
 export const rollbackInput = z.strictObject({
   ...memoryIdInput.shape,
-  target_version: z.coerce.number().int().min(1).meta({ description: 'The version to make current again' }),
+  target_version: z.number().int().min(1).meta({ description: 'The version to make current again' }),
 });
 
 export const versionInput = z.object({
   ...memoryIdInput.shape,
-  version: z.coerce.number().int().min(1).meta({ description: 'Version number' }),
+  version: z.number().int().min(1).meta({ description: 'Version number' }),
 });
 
 const rfc3339 = z.iso
@@ -90,14 +90,14 @@ export const listMemoriesInput = z.object({
   namespace: namespaceSchema.optional().meta({ description: "Only this namespace (default: every namespace the key may use)" }),
   from: rfc3339.optional().meta({ description: 'Created at or after (RFC 3339)' }),
   to: rfc3339.optional().meta({ description: 'Created at or before (RFC 3339)' }),
-  limit: z.coerce
+  limit: z
     .number()
     .int()
     .min(1)
     .max(MEMORY_LIST_MAX_LIMIT, `limit must be at most ${MEMORY_LIST_MAX_LIMIT}`)
     .default(MEMORY_LIST_DEFAULT_LIMIT)
     .meta({ description: `Page size, 1-${MEMORY_LIST_MAX_LIMIT} (default ${MEMORY_LIST_DEFAULT_LIMIT})` }),
-  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Results to skip' }),
+  offset: z.number().int().min(0).default(0).meta({ description: 'Results to skip' }),
 });
 
 export const writeReceiptOutput = z.object({
