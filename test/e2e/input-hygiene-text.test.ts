@@ -20,6 +20,8 @@ const RICH = 'line one\n\tindented\r\nGrüße aus Zürich — 東京 — שלו�
 const BAD = [
   ['NUL', 'before\u0000after'],
   ['ESC', 'before\u001B[2Jafter'],
+  // No UTF-8 form: storage used to turn it into U+FFFD.
+  ['a lone surrogate', 'before\uD800after'],
 ] as const;
 
 beforeAll(async () => {
