@@ -43,3 +43,23 @@ describe('a huge User-Agent', () => {
     }
   });
 });
+
+describe('an X-Forwarded-For entry that is not an address', () => {
+  it('is not taken as the client address, even from a trusted proxy: sessions and audit events record the nearest real hop', async () => {
+    const trusting = await startTestServer({ TRUST_PROXY: 'true' });
+    try {
+      const headers = { 'x-forwarded-for': `${'<not an address>'.repeat(600)}, 198.51.100.7, garbage` };
+      const email = `xff-${Date.now()}@example.test`;
+      const signup = await http(trusting.url, 'POST', '/auth/signup', { headers, body: { email, password: 'correct horse battery' } });
+      expect(signup.status).toBe(201);
+      const audit = await http(trusting.url, 'GET', '/auth/audit', { headers: bearer(signup.body.access_token) });
+      expect([...new Set(audit.body.events.map((e: { ip: string }) => e.ip))]).toEqual(['127.0.0.1']);
+      const plain = await http(trusting.url, 'POST', '/auth/login', { headers: { 'x-forwarded-for': '198.51.100.7' }, body: { email, password: 'correct horse battery' } });
+      expect(plain.status).toBe(200);
+      const after = await http(trusting.url, 'GET', '/auth/audit', { headers: bearer(plain.body.access_token) });
+      expect(after.body.events[0]).toMatchObject({ type: 'auth.login', ip: '198.51.100.7' });
+    } finally {
+      await trusting.close();
+    }
+  });
+});
