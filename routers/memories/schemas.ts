@@ -55,7 +55,8 @@ const memoryBody = {
   title: safeText().max(MEMORY_TITLE_MAX).optional().meta({ description: 'Short display title' }),
   content: z
     .string({ error: (issue) => (issue.input === undefined ? 'content is required' : 'content must be a string') })
-    .check(visibleText).meta({ description: 'Memory body' }),
+    .check(visibleText)
+    .meta({ description: 'Memory body' }),
   tags: z.array(safeText().trim().min(1).max(MEMORY_TAG_MAX)).max(MEMORY_TAGS_MAX).optional().meta({ description: 'Searchable labels' }),
   sensitivity: sensitivitySchema.optional().meta({ description: 'The writer’s classification; when absent it is detected. Never lowered by detection.' }),
   type: memoryTypeSchema.optional(),
