@@ -1,3 +1,4 @@
+import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/_app.js';
 import { NAMESPACE_PATTERN } from '../../server/schemas/namespace.js';
@@ -126,5 +127,20 @@ describe('storableText', () => {
     ['C1 and C0 controls dropped before measuring', 'a\u0085b\u0000c\u007Fd', 3, 'abc'],
   ])('%s', (_name, value, max, expected) => {
     expect(storableText(value, max)).toBe(expected);
+  });
+});
+
+describe('why a NUL is refused rather than stored', () => {
+  it('libsql keeps the bytes of a bound string but reads TEXT back only up to the first NUL', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE t (v TEXT)');
+      db.prepare('INSERT INTO t VALUES (?)').run('ab\u0000cd');
+      const row = db.prepare('SELECT v, hex(v) AS bytes, length(v) AS len FROM t').get() as { v: string; bytes: string; len: number };
+      // If this starts failing, libsql keeps NULs now: the refusal could become "kept intact".
+      expect(row).toMatchObject({ v: 'ab', bytes: '6162006364', len: 2 });
+    } finally {
+      db.close();
+    }
   });
 });
