@@ -145,4 +145,11 @@ describe.each(urlFields.map((f) => [`${f.method} ${f.path} ${f.name}`, f] as con
     expect(fieldsNamed(res.body)).not.toContain(f.name);
     expect(res.status).toBeLessThan(500);
   });
+
+  it('through /trpc, where the input is JSON, takes no string for it', async () => {
+    const input = encodeURIComponent(JSON.stringify({ json: { [f.name]: f.valid } }));
+    const res = await http(server.url, 'GET', `/trpc/${f.route}?input=${input}`, { headers: credentials(f) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.json.data.app.fields.map((x: { field: string }) => x.field)).toContain(f.name);
+  });
 });
