@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantWithKey, withKey } from '../support/memory-api.js';
-import { startTestServer } from '../support/server.js';
+import { bearer } from '../support/auth.js';
+import { http, startTestServer } from '../support/server.js';
 
 /**
  * Issue 20, finding 8: a created data directory was 0755 and the database files 0644, so any local
@@ -25,15 +26,18 @@ afterAll(() => {
 });
 
 describe('a data directory the service creates', () => {
-  it('is 0700, and the database, its WAL and shared-memory files and the generated JWT secret are 0600', async () => {
+  it('is 0700, and the database, its WAL and shared-memory files, the generated JWT secret and the key change signal are 0600', async () => {
     const dataDir = path.join(root, 'fresh', 'data');
     const server = await startTestServer({ DATA_DIR: dataDir });
     try {
       // A write makes sure the WAL has been written to, not only opened.
-      const { key } = await tenantWithKey(server.url);
+      const { user, key } = await tenantWithKey(server.url);
       expect((await withKey(server.url, key)('POST', '/memories', { body: { content: 'a private memory' } })).status).toBe(202);
+      // Revoking a key creates the change-signal file other processes watch.
+      const keys = await http(server.url, 'GET', '/api-keys', { headers: bearer(user.accessToken) });
+      expect((await http(server.url, 'DELETE', `/api-keys/${keys.body.keys[0].key_id}`, { headers: bearer(user.accessToken) })).status).toBe(200);
       expect(modeOf(dataDir).toString(8)).toBe('700');
-      for (const file of ['tenant-memory.db', 'tenant-memory.db-wal', 'tenant-memory.db-shm', 'jwt-secret']) {
+      for (const file of ['tenant-memory.db', 'tenant-memory.db-wal', 'tenant-memory.db-shm', 'jwt-secret', 'api-key-changes']) {
         expect(existsSync(path.join(dataDir, file)), file).toBe(true);
         expect([file, modeOf(path.join(dataDir, file)).toString(8)]).toEqual([file, '600']);
       }
