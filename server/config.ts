@@ -171,10 +171,19 @@ function persistedSecret(cfg: z.output<typeof envSchema>): string {
   }
   ensurePrivateDir(cfg.DATA_DIR);
   const file = jwtSecretFile(cfg.DATA_DIR);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return storedSecret(file);
   const secret = randomBytes(48).toString('base64url');
   // Of two processes starting on a fresh directory, the second reads what the first wrote.
-  return createPrivateFile(file, secret) ? secret : readFileSync(file, 'utf8').trim();
+  return createPrivateFile(file, secret) ? secret : storedSecret(file);
+}
+
+/** A kept secret obeys JWT_SECRET's rule: an empty or cut-short file (a full disk) would sign forgeable tokens. */
+function storedSecret(file: string): string {
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < 32) {
+    throw new ConfigError(`invalid configuration:\n  JWT_SECRET: ${file} holds fewer than 32 characters; delete it to generate a new one, or set JWT_SECRET`);
+  }
+  return secret;
 }
 
 /** True for host names that always mean this machine: localhost, 127.0.0.0/8 and ::1 (URL.hostname form). */

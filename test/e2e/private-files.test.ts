@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeF
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/config.js';
 import { tenantWithKey, withKey } from '../support/memory-api.js';
 import { bearer } from '../support/auth.js';
 import { http, startTestServer } from '../support/server.js';
@@ -69,6 +70,17 @@ describe('an existing data directory', () => {
       expect(modeOf(path.join(dataDir, 'tenant-memory.db')).toString(8)).toBe('600');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('a kept JWT secret', () => {
+  it('that is empty or shorter than 32 characters stops start-up, naming the file, instead of signing with it', () => {
+    for (const content of ['', 'short-secret\n']) {
+      const dataDir = mkdtempSync(path.join(root, 'secret-'));
+      writeFileSync(path.join(dataDir, 'jwt-secret'), content);
+      expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(ConfigError);
+      expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(/jwt-secret holds fewer than 32 characters/);
     }
   });
 });
