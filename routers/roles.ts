@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../server/errors.js';
+import { safeText } from '../server/schemas/safe-text.js';
 import { requirePermission } from '../server/procedures.js';
 import { builtInRoles, permissions, roleByName, type RoleDefinition } from '../server/services/roles.js';
 import { router } from '../server/trpc.js';
@@ -24,7 +25,7 @@ export const rolesRouter = router({
 
   get: requirePermission('roles:read')
     .meta({ openapi: { method: 'GET', path: '/roles/{name}', tags, summary: 'One role by name (404 if unknown)', protect: true }, auth: 'bearer' })
-    .input(z.object({ name: z.string().min(1).max(64) }))
+    .input(z.object({ name: safeText().min(1).max(64) }))
     .output(roleSchema)
     .query(({ input }) => {
       const role = roleByName(input.name);

@@ -1,9 +1,10 @@
 import { compileTrust } from './http/client-address.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_PLAN_LIMITS, planLimitsEnv } from './schemas/plan-limits.js';
+import { createPrivateFile, ensurePrivateDir } from './private-files.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -161,20 +162,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...cfg, jwtSecret };
 }
 
+/** Where the embedded profile keeps a generated JWT_SECRET. */
+export const jwtSecretFile = (dataDir: string) => path.join(dataDir, 'jwt-secret');
+
 function persistedSecret(cfg: z.output<typeof envSchema>): string {
   if (cfg.STORAGE !== 'embedded') {
     throw new ConfigError('invalid configuration:\n  JWT_SECRET: required when STORAGE=mongo (instances must share it)');
   }
-  mkdirSync(cfg.DATA_DIR, { recursive: true });
-  const file = path.join(cfg.DATA_DIR, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  ensurePrivateDir(cfg.DATA_DIR);
+  const file = jwtSecretFile(cfg.DATA_DIR);
+  if (existsSync(file)) return storedSecret(file);
   const secret = randomBytes(48).toString('base64url');
-  try {
-    // 'wx': of two processes starting on a fresh directory, the second reads what the first wrote.
-    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
-    throw err;
+  // Of two processes starting on a fresh directory, the second reads what the first wrote.
+  return createPrivateFile(file, secret) ? secret : storedSecret(file);
+}
+
+/** A kept secret obeys JWT_SECRET's rule: an empty or cut-short file (a full disk) would sign forgeable tokens. */
+function storedSecret(file: string): string {
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < 32) {
+    throw new ConfigError(`invalid configuration:\n  JWT_SECRET: ${file} holds fewer than 32 characters; delete it to generate a new one, or set JWT_SECRET`);
   }
   return secret;
 }

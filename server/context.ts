@@ -2,6 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from './container.js';
 import { clientAddress, requestOrigin, type TrustFn } from './http/client-address.js';
 import { localsOf } from './http/locals.js';
+import { storableText } from './schemas/safe-text.js';
+
+/** Sessions and audit events store the User-Agent: a client chooses its length, so it is bounded. */
+export const USER_AGENT_MAX = 512;
 
 /**
  * What every procedure sees. Built per request by the HTTP layer (REST and /trpc alike);
@@ -31,7 +35,7 @@ export function createRequestContext(services: Services, req: IncomingMessage, r
   return {
     requestId: locals.requestId,
     ip: normaliseIp(clientAddress(req, trust)),
-    userAgent: req.headers['user-agent'] ?? null,
+    userAgent: req.headers['user-agent'] === undefined ? null : storableText(req.headers['user-agent'], USER_AGENT_MAX),
     header: (name) => {
       const v = req.headers[name.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;

@@ -30,7 +30,8 @@ export function fileChangeSignal(file: string): ChangeSignal {
       }
     },
     bump() {
-      appendFileSync(file, '\n');
+      // Owner-only like everything in DATA_DIR (a creation mode can only be narrowed by the umask).
+      appendFileSync(file, '\n', { mode: 0o600 });
     },
   };
 }

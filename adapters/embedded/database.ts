@@ -1,9 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
+import { createPrivateFile, ensurePrivateDir } from '../../server/private-files.js';
 import { migrations, type Migration } from './migrations/index.js';
 
 export type EmbeddedDatabase = InstanceType<typeof Database>;
+
+export const EMBEDDED_DB_FILE = 'tenant-memory.db';
+
+/** The database file and the WAL and shared-memory files SQLite keeps beside it. */
+export const embeddedDatabaseFiles = (dataDir: string, fileName = EMBEDDED_DB_FILE) =>
+  ['', '-wal', '-shm'].map((suffix) => path.join(dataDir, fileName + suffix));
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -13,8 +19,11 @@ export const BUSY_TIMEOUT_MS = 10_000;
  * WAL lets readers proceed while the single writer commits; `busy_timeout` lets a second process
  * (a separate `tenant-memory worker`) wait for the write lock instead of failing.
  */
-export function openEmbeddedDatabase(dataDir: string, fileName = 'tenant-memory.db'): EmbeddedDatabase {
-  mkdirSync(dataDir, { recursive: true });
+export function openEmbeddedDatabase(dataDir: string, fileName = EMBEDDED_DB_FILE): EmbeddedDatabase {
+  ensurePrivateDir(dataDir);
+  // Created empty and owner-only before SQLite opens it: SQLite reads an empty file as a new database
+  // and gives the -wal and -shm files it creates the database file's mode.
+  createPrivateFile(path.join(dataDir, fileName));
   const db = new Database(path.join(dataDir, fileName));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -10,6 +10,7 @@ import { localsOf } from '../../server/http/locals.js';
 import { errorFields, pathOf } from '../../server/http/log-fields.js';
 import { attachQuery } from './query.js';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { urlValue } from './url-values.js';
 
 /**
  * Serves every REST path of the spec from the tRPC routers through trpc-to-openapi.
@@ -21,6 +22,8 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 export function createRestHandler(router: AppRouter, services: Services, trust: TrustFn) {
   const handler = createOpenApiNodeHttpHandler<AppRouter, IncomingMessage, ServerResponse>({
     router,
+    // Query-string and path values are text: converted strictly for number and boolean fields only.
+    urlValue,
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     responseMeta: ({ ctx, errors }) => {
       const context = ctx as RequestContext | undefined;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyScopes } from '../../server/principal.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
+import { safeText } from '../../server/schemas/safe-text.js';
 import { API_KEY_LIST_MAX, API_KEY_NAME_MAX, type ApiKeyView } from '../../server/services/api-keys.js';
 
 /** One schema per shape of the API key routes, shared by tRPC, REST and the OpenAPI document. */
@@ -12,7 +13,7 @@ export const apiKeyScopeSchema = z
 const timestamp = z.iso.datetime();
 
 export const apiKeyIdInput = z.object({
-  id: z.string().min(1).max(128).meta({ description: 'The key id (key_id)' }),
+  id: safeText().min(1).max(128).meta({ description: 'The key id (key_id)' }),
 });
 
 /**
@@ -20,7 +21,7 @@ export const apiKeyIdInput = z.object({
  * restriction (`ip_allow_list`) can never silently create an unrestricted key.
  */
 export const createApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1).max(API_KEY_NAME_MAX).meta({ description: 'Human-readable label', example: 'ingest worker' }),
+  name: safeText().trim().min(1).max(API_KEY_NAME_MAX).meta({ description: 'Human-readable label', example: 'ingest worker' }),
   scopes: z.array(apiKeyScopeSchema).min(1).meta({ description: 'Granted scopes', example: ['memories:read', 'memories:write'] }),
   namespace_restrictions: z
     .array(namespaceSchema)
@@ -29,7 +30,7 @@ export const createApiKeyInput = z.strictObject({
     .nullish()
     .meta({ description: 'Namespaces the key may read and write; omit or null for every namespace', example: ['default'] }),
   ip_allowlist: z
-    .array(z.string().max(64))
+    .array(safeText().max(64))
     .min(1)
     .max(API_KEY_LIST_MAX)
     .nullish()

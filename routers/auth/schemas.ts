@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../server/services/passwords.js';
 import { stepUpActions } from '../../server/services/auth.js';
+import { emailSchema, safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of the `/auth` routes (sign-in, sessions, step-up, break-glass, audit). */
 
-const email = z.email().max(320).meta({ description: 'Email address (case-insensitive)', example: 'ada@example.com' });
+const email = emailSchema.meta({ description: 'Email address (case-insensitive)', example: 'ada@example.com' });
 const timestamp = z.string().meta({ description: 'RFC 3339 timestamp', example: '2025-01-31T12:00:00.000Z' });
 
 export const signupInput = z.object({
@@ -14,7 +15,7 @@ export const signupInput = z.object({
     .min(PASSWORD_MIN_LENGTH)
     .max(PASSWORD_MAX_LENGTH)
     .meta({ description: `Password, ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
-  name: z.string().trim().min(1).max(200).optional().meta({ description: 'Display name' }),
+  name: safeText().trim().min(1).max(200).optional().meta({ description: 'Display name' }),
 });
 
 export const loginInput = z.object({
@@ -38,7 +39,7 @@ export const emptyInput = z.object({});
 export const revokeOutput = z.object({ revoked: z.literal(true) });
 
 export const stepUpInput = z.object({
-  action: z.string().min(1).meta({ description: `One of ${stepUpActions.join(', ')}`, example: 'data.export' }),
+  action: safeText().min(1).max(64).meta({ description: `One of ${stepUpActions.join(', ')}`, example: 'data.export' }),
   password: z.string().min(1).max(1024).optional().meta({ description: 'Required for users who have a password' }),
 });
 
@@ -49,7 +50,7 @@ export const stepUpOutput = z.object({
 });
 
 export const breakGlassRequestInput = z.object({
-  reason: z.string().trim().min(1).max(2000).meta({ description: 'Why emergency access is needed (recorded in the audit log)' }),
+  reason: safeText().trim().min(1).max(2000).meta({ description: 'Why emergency access is needed (recorded in the audit log)' }),
   duration_minutes: z.number().int().min(1).meta({ description: 'How long the elevated access lasts once approved (at most BREAK_GLASS_MAX_MINUTES)' }),
 });
 

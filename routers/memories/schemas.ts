@@ -12,6 +12,7 @@ import {
 } from '../../server/ports/memories.js';
 import type { WriteReceipt } from '../../server/ports/write-queue.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
+import { safeText, visibleText } from '../../server/schemas/safe-text.js';
 import type { UsageReport } from '../../server/services/usage.js';
 
 /** One schema per shape of the memory and usage routes, shared by tRPC, REST and the OpenAPI document. */
@@ -36,10 +37,12 @@ export const contradictionPolicySchema = enumOf(CONTRADICTION_POLICIES, 'contrad
   description: 'NEWER_WINS: an older conflicting memory is superseded; FLAG: both are flagged for review',
 });
 
-export const memoryIdInput = z.object({ id: z.string().min(1).max(128).meta({ description: 'The memory id (memory_id)' }) });
+export const memoryIdInput = z.object({ id: safeText().min(1).max(128).meta({ description: 'The memory id (memory_id)' }) });
 
 const metadataSchema = z
-  .record(z.string().min(1).max(100), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
+  .record(safeText().min(1).max(100), z.union([safeText().max(2000), z.number(), z.boolean(), z.null()]), {
+    error: (issue) => (issue.code === 'invalid_key' ? 'metadata keys must be 1-100 characters without control characters' : undefined),
+  })
   .refine((m) => Object.keys(m).length <= MEMORY_METADATA_KEYS_MAX, `at most ${MEMORY_METADATA_KEYS_MAX} keys`)
   .meta({ description: 'Flat JSON object of string, number, boolean or null values', example: { source: 'chat', turn: 12 } });
 
@@ -49,13 +52,16 @@ const metadataSchema = z
  * `content` is checked against MEMORY_CONTENT_MAX_BYTES by the service (413).
  */
 const memoryBody = {
-  title: z.string().max(MEMORY_TITLE_MAX).optional().meta({ description: 'Short display title' }),
-  content: z.string({ error: (issue) => (issue.input === undefined ? 'content is required' : 'content must be a string') }).meta({ description: 'Memory body' }),
-  tags: z.array(z.string().trim().min(1).max(MEMORY_TAG_MAX)).max(MEMORY_TAGS_MAX).optional().meta({ description: 'Searchable labels' }),
+  title: safeText().max(MEMORY_TITLE_MAX).optional().meta({ description: 'Short display title' }),
+  content: z
+    .string({ error: (issue) => (issue.input === undefined ? 'content is required' : 'content must be a string') })
+    .check(visibleText)
+    .meta({ description: 'Memory body' }),
+  tags: z.array(safeText().trim().min(1).max(MEMORY_TAG_MAX)).max(MEMORY_TAGS_MAX).optional().meta({ description: 'Searchable labels' }),
   sensitivity: sensitivitySchema.optional().meta({ description: 'The writer’s classification; when absent it is detected. Never lowered by detection.' }),
   type: memoryTypeSchema.optional(),
   namespace: namespaceSchema.optional().meta({ description: 'Namespace (default `default`); a memory never changes namespace' }),
-  agent_id: z.string().min(1).max(200).nullable().optional().meta({ description: 'The agent that wrote it (a filter, not an identity)' }),
+  agent_id: safeText().min(1).max(200).nullable().optional().meta({ description: 'The agent that wrote it (a filter, not an identity)' }),
   metadata: metadataSchema.optional(),
 };
 
@@ -64,12 +70,12 @@ export const updateMemoryInput = z.strictObject({ ...memoryIdInput.shape, ...mem
 
 export const rollbackInput = z.strictObject({
   ...memoryIdInput.shape,
-  target_version: z.coerce.number().int().min(1).meta({ description: 'The version to make current again' }),
+  target_version: z.number().int().min(1).meta({ description: 'The version to make current again' }),
 });
 
 export const versionInput = z.object({
   ...memoryIdInput.shape,
-  version: z.coerce.number().int().min(1).meta({ description: 'Version number' }),
+  version: z.number().int().min(1).meta({ description: 'Version number' }),
 });
 
 const rfc3339 = z.iso
@@ -77,7 +83,7 @@ const rfc3339 = z.iso
   .transform((v) => new Date(v).toISOString());
 
 export const listMemoriesInput = z.object({
-  q: z.string().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive text contained in the title or content' }),
+  q: safeText().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive text contained in the title or content' }),
   type: memoryTypeSchema.optional(),
   sensitivity: sensitivitySchema.optional(),
   status: memoryStatusSchema.optional().meta({ description: 'Lifecycle state; `archived` also lists duplicates merged into another memory' }),
@@ -85,14 +91,14 @@ export const listMemoriesInput = z.object({
   namespace: namespaceSchema.optional().meta({ description: "Only this namespace (default: every namespace the key may use)" }),
   from: rfc3339.optional().meta({ description: 'Created at or after (RFC 3339)' }),
   to: rfc3339.optional().meta({ description: 'Created at or before (RFC 3339)' }),
-  limit: z.coerce
+  limit: z
     .number()
     .int()
     .min(1)
     .max(MEMORY_LIST_MAX_LIMIT, `limit must be at most ${MEMORY_LIST_MAX_LIMIT}`)
     .default(MEMORY_LIST_DEFAULT_LIMIT)
     .meta({ description: `Page size, 1-${MEMORY_LIST_MAX_LIMIT} (default ${MEMORY_LIST_DEFAULT_LIMIT})` }),
-  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Results to skip' }),
+  offset: z.number().int().min(0).default(0).meta({ description: 'Results to skip' }),
 });
 
 export const writeReceiptOutput = z.object({

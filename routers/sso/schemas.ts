@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of the SSO routes (`/auth/sso/*` and the OIDC callback `/auth/callback`). */
 
@@ -14,7 +15,7 @@ export const ssoProvidersOutput = z.object({
 });
 
 export const ssoLoginInput = z.object({
-  provider: z.string().min(1).max(64).meta({ description: 'Id of a configured provider (GET /auth/sso/providers)', example: 'acme' }),
+  provider: safeText().min(1).max(64).meta({ description: 'Id of a configured provider (GET /auth/sso/providers)', example: 'acme' }),
   redirect: z
     .boolean()
     .optional()
@@ -26,10 +27,10 @@ export const ssoLoginOutput = z.object({
   state: z.string().meta({ description: 'The state parameter of this sign-in; single use, valid 10 minutes' }),
 });
 
-const param = (max: number, description: string) => z.string().max(max).optional().meta({ description });
+const param = (max: number, description: string) => safeText().max(max).optional().meta({ description });
 
 export const ssoCallbackInput = z.object({
-  state: z.string().min(1).max(512).meta({ description: 'The state returned by POST /auth/sso/login, echoed by the provider' }),
+  state: safeText().min(1).max(512).meta({ description: 'The state returned by POST /auth/sso/login, echoed by the provider' }),
   code: param(4096, 'Authorization code (absent when the provider reports an error)'),
   iss: param(2048, 'Issuer of the authorization response (RFC 9207), checked when the provider supports it'),
   error: param(256, 'OAuth error code from the provider, e.g. access_denied'),

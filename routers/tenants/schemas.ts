@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { roleNames } from '../../server/services/roles.js';
+import { emailSchema, safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of `/auth/tenants`, `/auth/gettenant` and `/auth/members`. */
 
@@ -14,7 +15,7 @@ export const tenantListItem = z.object({
 
 export const tenantList = z.object({ tenants: z.array(tenantListItem) });
 
-export const createTenantInput = z.object({ name: z.string().trim().min(1).max(200) });
+export const createTenantInput = z.object({ name: safeText().trim().min(1).max(200) });
 
 export const primaryTenant = z.object({ tenant_id: z.uuid(), name: z.string(), is_default: z.boolean() });
 
@@ -30,6 +31,6 @@ export const member = z.object({
 
 export const memberList = z.object({ members: z.array(member) });
 
-export const addMemberInput = z.object({ email: z.email().max(320), role: roleName });
+export const addMemberInput = z.object({ email: emailSchema, role: roleName });
 
 export const changeRoleInput = z.object({ user_id: z.uuid(), role: roleName });

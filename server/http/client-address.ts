@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import proxyAddr from 'proxy-addr';
 
@@ -21,9 +22,22 @@ export function compileTrust(value: string): TrustFn {
   return proxyAddr.compile(v.split(',').map((s) => s.trim()));
 }
 
-/** The client's address: the socket's, or the nearest untrusted one of X-Forwarded-For. */
+/**
+ * The client's address: the socket's, or the nearest untrusted one of X-Forwarded-For. A client can
+ * write any text there, and proxy-addr hands back an entry that is not an address as it is (up to the
+ * header limit, into sessions, audit events and throttle keys), so such an entry is not believed, nor
+ * anything beyond it: the last address before it counts instead.
+ */
 export function clientAddress(req: IncomingMessage, trust: TrustFn): string {
-  return proxyAddr(req, trust);
+  const address = proxyAddr(req, trust);
+  if (isIP(address)) return address;
+  // Walking out from the socket, the chain is believed up to its first entry that is not an address.
+  let nearest = req.socket.remoteAddress ?? '';
+  for (const hop of proxyAddr.all(req, trust).slice(1)) {
+    if (!isIP(hop)) break;
+    nearest = hop;
+  }
+  return nearest;
 }
 
 /**

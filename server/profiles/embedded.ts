@@ -5,7 +5,7 @@ import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store
 import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
 import { fileChangeSignal } from '../../adapters/embedded/change-signal.js';
 import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
-import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
+import { embeddedDatabaseFiles, openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
@@ -18,9 +18,10 @@ import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.j
 import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
-import type { Config } from '../config.js';
+import { jwtSecretFile, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StoragePorts } from '../ports/index.js';
+import { looseMode, octal } from '../private-files.js';
 
 /** The default profile: one libsql file in DATA_DIR holds documents, indexes and the job queue. */
 export function createEmbeddedPorts(config: Config, logger: Logger, embedding: IndexInfo): StoragePorts {
@@ -28,6 +29,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
   const searchIndex = new EmbeddedSearchIndex(db, embedding);
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
+  warnAboutLooseModes(config, logger);
   return {
     users: createEmbeddedUsersPort(db),
     tenants: createEmbeddedTenantsPort(db),
@@ -60,6 +62,17 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
       db.close();
     },
   };
+}
+
+/**
+ * Files and a directory made before this version, or by hand, keep their mode (an operator may share
+ * them on purpose), but whoever else can read them reads every tenant's data or can forge tokens.
+ */
+function warnAboutLooseModes(config: Config, logger: Logger): void {
+  for (const p of [config.DATA_DIR, jwtSecretFile(config.DATA_DIR), ...embeddedDatabaseFiles(config.DATA_DIR)]) {
+    const mode = looseMode(p);
+    if (mode !== null) logger.warn({ path: p, mode: octal(mode) }, 'data directory or file is accessible to group or others; chmod go-rwx it');
+  }
 }
 
 /** Creates or migrates the database file, then closes it. */

@@ -4,6 +4,7 @@ import { AppError, notFound, unauthenticated, validation } from '../errors.js';
 import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyUsage } from '../ports/api-keys.js';
 import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiKeyScope } from '../principal.js';
 import { isValidNamespace } from '../schemas/namespace.js';
+import { unsafeTextReason } from '../schemas/safe-text.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
@@ -165,15 +166,14 @@ function view(record: ApiKeyRecord): ApiKeyView {
 }
 
 const scopeSet: ReadonlySet<string> = new Set(apiKeyScopes);
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 function validateName(name: unknown): string {
   if (typeof name !== 'string') throw validation('name', 'required');
   const trimmed = name.trim();
   if (trimmed === '') throw validation('name', 'must not be empty');
   if (trimmed.length > API_KEY_NAME_MAX) throw validation('name', `must be at most ${API_KEY_NAME_MAX} characters`);
-  if (CONTROL_CHARS.test(trimmed)) throw validation('name', 'must not contain control characters');
+  const unsafe = unsafeTextReason(trimmed);
+  if (unsafe) throw validation('name', unsafe);
   return trimmed;
 }
 

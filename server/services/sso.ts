@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, unauthenticated, validation } from '../errors.js';
 import { IdentityProviderError, type OidcClient, type OidcIdentity, type OidcProviderConfig } from '../ports/identity-provider.js';
 import type { SsoStateStore } from '../ports/sso-state.js';
+import { storableText } from '../schemas/safe-text.js';
 import type { AddressBudget } from './address-budget.js';
 
 /** The token response of api-decisions, as the auth service issues it. */
@@ -147,7 +148,9 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       userId = existing.id;
     } else {
       try {
-        const created = await auth.provisionUser({ email: identity.email, name: identity.name, passwordHash: null }, meta);
+        // The provider's display name is stored like one typed at sign-up: visible text, at most 200 characters.
+        const name = identity.name === null ? null : storableText(identity.name, 200).trim() || null;
+        const created = await auth.provisionUser({ email: identity.email, name, passwordHash: null }, meta);
         userId = created.user.id;
         tenantId = created.tenant.id;
       } catch (err) {

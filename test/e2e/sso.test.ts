@@ -24,6 +24,8 @@ beforeAll(async () => {
     { sub: 'carol-sub', email: 'carol@example.test', email_verified: false },
     { sub: 'dave-sub', email: 'dave@example.test', email_verified: false },
     { sub: 'nomail-sub' },
+    // A provider's display name is text we did not validate: a NUL and a C1 control in it, and 300 characters.
+    { sub: 'erin-sub', email: 'erin@example.test', email_verified: true, name: `Erin\u0000 Doe\u0085 ${'x'.repeat(300)}` },
   ]) {
     idp.accounts.set(account.sub, account);
   }
@@ -344,5 +346,13 @@ describe('SSO start budget', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('a display name from the provider', () => {
+  it('is stored as visible text of at most 200 characters (a NUL would cut it short on read)', async () => {
+    const tokens = await ssoLogin('erin-sub');
+    const user = await server.services.users.findById(tokens.user_id);
+    expect(user?.name).toBe(`Erin Doe ${'x'.repeat(300)}`.slice(0, 200));
   });
 });
