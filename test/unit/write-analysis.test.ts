@@ -6,7 +6,7 @@ import type { WriteAnalyzer } from '../../server/ports/write-analyzer.js';
 import { createMemoryStack, type MemoryStack } from '../support/memory-stack.js';
 
 const options: WriteAnalysisOptions = { quality: 'fast', entities: true, offlineFacts: true };
-const input = (content: string, extra: Partial<WriteAnalysisInput> = {}): WriteAnalysisInput => ({ title: '', content, tags: [], writerSensitivity: null, ...extra });
+const input = (content: string, extra: Partial<WriteAnalysisInput> = {}): WriteAnalysisInput => ({ title: '', content, tags: [], metadata: {}, agentId: null, writerSensitivity: null, ...extra });
 
 const threaded: ThreadedWriteAnalyzer[] = [];
 afterAll(async () => {

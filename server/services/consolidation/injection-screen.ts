@@ -409,10 +409,10 @@ export function combineWeights(weights: readonly number[]): number {
   return Math.round((1 - p) * 10_000) / 10_000;
 }
 
-/** Screen a memory's text for prompt-injection and exfiltration patterns. */
-export function screenForInjection(text: string): InjectionScreenResult {
+/** Screen one text for prompt-injection and exfiltration patterns; `evidencePrefix` names where it came from. */
+export function screenForInjection(text: string, evidencePrefix = ''): InjectionScreenResult {
   const found: Found = new Map();
-  screenInto(text.length > MAX_SCREEN_CHARS ? text.slice(0, MAX_SCREEN_CHARS) : text, found, 0, '');
+  screenInto(text.length > MAX_SCREEN_CHARS ? text.slice(0, MAX_SCREEN_CHARS) : text, found, 0, evidencePrefix);
   const order = Object.keys(INJECTION_RULES) as InjectionPatternId[];
   const patterns = order.flatMap((id) => {
     const p = found.get(id);

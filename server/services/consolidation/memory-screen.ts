@@ -1,0 +1,80 @@
+/**
+ * Injection screening of a whole memory: every text a search result hands an agent (title, content,
+ * each tag, metadata keys and string values, agent id) is screened, so an order hidden in a tag or a
+ * metadata value flags the memory exactly as one in the content does.
+ *
+ * Each part is screened alone, which says where a finding is (`field`, and for tags and metadata the
+ * evidence names the tag or key first); the parts are also screened joined by line breaks, as an agent
+ * reads them together, and what only that reading finds is reported as `across-fields`. The score
+ * combines the strongest finding per pattern id over all of them, as for one text.
+ */
+import type { JsonPrimitive, ScreenedField } from '../../ports/memories.js';
+import {
+  INJECTION_FLAG_THRESHOLD,
+  INJECTION_RULES,
+  combineWeights,
+  screenForInjection,
+  type InjectionPattern,
+  type InjectionPatternId,
+} from './injection-screen.js';
+
+export interface ScreenableMemory {
+  title: string;
+  content: string;
+  tags: readonly string[];
+  metadata: Readonly<Record<string, JsonPrimitive>>;
+  agentId: string | null;
+}
+
+export interface MemoryInjectionPattern extends InjectionPattern {
+  field: ScreenedField;
+}
+
+export interface MemoryScreenResult {
+  flagged: boolean;
+  score: number;
+  /** One entry per distinct id, in catalogue order, from the part where it weighed most. */
+  patterns: MemoryInjectionPattern[];
+}
+
+interface Part {
+  field: Exclude<ScreenedField, 'across-fields'>;
+  /** Names the tag or metadata entry in the evidence. */
+  label: string;
+  text: string;
+}
+
+const LABEL_KEY_CHARS = 30;
+
+function shortKey(key: string): string {
+  return key.length > LABEL_KEY_CHARS ? `${key.slice(0, LABEL_KEY_CHARS - 1)}…` : key;
+}
+
+/** The memory's texts in the order an agent reads them; empty ones left out. */
+export function memoryTexts(m: ScreenableMemory): Part[] {
+  const parts: Part[] = [
+    { field: 'title', label: '', text: m.title },
+    { field: 'content', label: '', text: m.content },
+    ...m.tags.map((t, i): Part => ({ field: 'tags', label: `[tags[${i}]] `, text: t })),
+    ...Object.entries(m.metadata).flatMap(([k, v]): Part[] => [
+      { field: 'metadata', label: '[metadata key] ', text: k },
+      ...(typeof v === 'string' ? [{ field: 'metadata', label: `[metadata.${shortKey(k)}] `, text: v } satisfies Part] : []),
+    ]),
+    { field: 'agent_id', label: '', text: m.agentId ?? '' },
+  ];
+  return parts.filter((p) => p.text.trim() !== '');
+}
+
+export function screenMemoryForInjection(m: ScreenableMemory): MemoryScreenResult {
+  const best = new Map<InjectionPatternId, MemoryInjectionPattern>();
+  const keep = (p: InjectionPattern, field: ScreenedField) => {
+    const prev = best.get(p.id);
+    if (prev === undefined || p.weight > prev.weight) best.set(p.id, { ...p, field });
+  };
+  const parts = memoryTexts(m);
+  for (const part of parts) for (const p of screenForInjection(part.text, part.label).patterns) keep(p, part.field);
+  if (parts.length > 1) for (const p of screenForInjection(parts.map((p) => p.text).join('\n')).patterns) keep(p, 'across-fields');
+  const patterns = (Object.keys(INJECTION_RULES) as InjectionPatternId[]).flatMap((id) => best.get(id) ?? []);
+  const score = combineWeights(patterns.map((p) => p.weight));
+  return { flagged: score >= INJECTION_FLAG_THRESHOLD, score, patterns };
+}
