@@ -133,6 +133,18 @@ const RU_REVEAL = new RegExp(
   'u',
 );
 
+const CJK_NOUNS = '指令|指示|说明|說明|规则|規則|提示|命令|设定|設定|要求|限制|系统|系統';
+const RU_NOUNS = 'инструкци|указани|правил|команд|промпт|директив|ограничени|установк|системн';
+
+/**
+ * Every rule here needs one of these nouns: texts without any skip the rules (most memories), which
+ * keeps the cost of seven languages off ordinary writes.
+ */
+export const FOREIGN_GATE = new RegExp(
+  [...Object.values(LEXICONS).flatMap((l) => [l.nouns, l.secretNouns, l.possessedNouns]), CJK_NOUNS, RU_NOUNS].join('|'),
+  'u',
+);
+
 /** Overrides in French, Spanish, Portuguese, Italian, German, Chinese and Russian. */
 export const FOREIGN_OVERRIDE_RULES: readonly RegExp[] = [...Object.values(LEXICONS).flatMap(overrideRules), CJK_OVERRIDE, RU_OVERRIDE];
 /** Requests for the system prompt in the same languages. */

@@ -31,7 +31,7 @@
  * manager is 1Password" match nothing.
  */
 
-import { FOREIGN_OVERRIDE_RULES, FOREIGN_REVEAL_RULES, WB, WE } from './injection-lexicon.js';
+import { FOREIGN_GATE, FOREIGN_OVERRIDE_RULES, FOREIGN_REVEAL_RULES, WB, WE } from './injection-lexicon.js';
 
 export const INJECTION_FLAG_THRESHOLD = 0.5;
 
@@ -125,7 +125,8 @@ const JSON_ROLE_TURN_WEIGHT = 0.45;
 /** Weight of `zero-width-chars` when three or more such characters are present. */
 const ZERO_WIDTH_MANY_WEIGHT = 0.55;
 
-const MAX_SCREEN_CHARS = 200_000;
+/** Characters of one text screened (the rest is not read). */
+export const MAX_SCREEN_CHARS = 200_000;
 const MAX_DECODE_DEPTH = 2;
 const EVIDENCE_CHARS = 80;
 
@@ -231,7 +232,8 @@ const OVERRIDE_VERB =
 const QUALIFIER = String.raw`(?:previous|previously given|prior|preceding|above|earlier|former|foregoing|original|initial|system|developer|safety|programmed|built-in|pre-?set)`;
 const DIRECTIVE_NOUN = String.raw`(?:instructions?|prompts?|directions?|directives?|rules?|guidelines?|guardrails?|context|messages?|commands?|constraints?|polic(?:y|ies)|programming|restrictions?|orders?|conversation|filters?)`;
 
-type TextRule = readonly [InjectionPatternId, RegExp];
+/** A rule id, its pattern, and optionally a cheap pattern the text must match for the rule to run. */
+type TextRule = readonly [InjectionPatternId, RegExp, RegExp?];
 
 const TEXT_RULES: readonly TextRule[] = [
   // instruction-override
@@ -240,7 +242,7 @@ const TEXT_RULES: readonly TextRule[] = [
   ['instruction-override', /\b(?:ignore|disregard|forget)\s+(?:about\s+)?(?:everything|all|anything|whatever)(?:\s+(?:that|which))?\s+(?:(?:you(?:'ve| have| were| are)?|i(?:'ve| have)?|we)\s+(?:been\s+)?(?:told|said|written|given|learned|learnt|know|received|instructed|were told)|(?:(?:written|said|stated|mentioned|given)\s+)?(?:above|before|previously|earlier|so far|up to now|until now|prior to this))\b/],
   // "the above" as a pronoun, not as an adjective ("disregard the above address").
   ['instruction-override', /\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the|that|this)\s+(?:above|foregoing|preceding|previous|prior)(?=\s*(?:$|[.,;:!\n]|and\b|(?:text|content|lines?|paragraphs?)\b))/],
-  ...FOREIGN_OVERRIDE_RULES.map((re): TextRule => ['instruction-override', re]),
+  ...FOREIGN_OVERRIDE_RULES.map((re): TextRule => ['instruction-override', re, FOREIGN_GATE]),
   ['instruction-override', /\b(?:your|the|all|any)\s+(?:(?:previous|prior|original|old|earlier|system)\s+)?(?:instructions|rules|guidelines|directives|prompt|programming|restrictions)\s+(?:are|is|were|have been|has been)\s+(?:now\s+)?(?:void|null|cancel+ed|revoked|obsolete|invalid|overridden|superseded|replaced|lifted|suspended|disabled|no longer (?:valid|apply|applicable|in effect|relevant))\b/],
   // new-instructions (weak alone)
   ['new-instructions', /\b(?:new|updated|real|actual|true|revised|secret|override|additional)\s+(?:system\s+)?(?:instructions?|directives?|prompt|orders)\s*(?::|\bare\b|\bis\b|\bfollow\b)/],
@@ -261,7 +263,7 @@ const TEXT_RULES: readonly TextRule[] = [
   ['system-prompt-exfiltration', /\b(?:reveal|show|print|output|display|repeat|recite|leak|dump|disclose|expose|share|send|tell|give|write|type|copy|paste|spell out|echo|provide|return|summari[sz]e|translate)\s+(?:me\s+|us\s+)?(?:back\s+|out\s+)?(?:(?:all|everything in|exactly|verbatim|word for word|the contents? of|the text of|of)\s+)*(?:(?:the|this|that)\s+)?(?:(?:full|entire|complete|exact|whole|real|actual)\s+)*(?:system\s+(?:prompt|message|instructions)|(?:initial|original|hidden|secret|developer|internal)\s+(?:prompt|instructions|system message)|pre-?prompt|meta-?prompt)\b/],
   ['system-prompt-exfiltration', /\bwhat\s+(?:is|are|was|were|'s)\s+(?:your|the)\s+(?:(?:full|exact|original|initial|hidden|secret)\s+)*(?:system\s+(?:prompt|message|instructions)|(?:initial|original|hidden)\s+(?:prompt|instructions)|instructions you were given)\b/],
   ['system-prompt-exfiltration', /\b(?:repeat|print|output|recite|copy)\s+(?:back\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:words|text|everything|content|lines?)\s+(?:above|before this|so far)\b/],
-  ...FOREIGN_REVEAL_RULES.map((re): TextRule => ['system-prompt-exfiltration', re]),
+  ...FOREIGN_REVEAL_RULES.map((re): TextRule => ['system-prompt-exfiltration', re, FOREIGN_GATE]),
   // credential exfiltration
   ['credential-exfiltration', /\b(?:what\s+(?:is|are|was|were)|what's|tell\s+me|give\s+me|show\s+me|reveal|print|output|display|send|share|leak|dump|expose|disclose|list|provide|return|paste|email|post|type\s+out|write\s+out|spell\s+out)\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?your\s+(?:(?:own|current|stored|saved|secret|admin|root|openai|aws|github|stripe|system)\s+)*(?:api[\s_-]?keys?|secret\s+keys?|access\s+(?:keys?|tokens?)|auth(?:entication)?\s+tokens?|bearer\s+tokens?|tokens?|passwords?|passphrases?|credentials?|secrets?|private\s+keys?|ssh\s+keys?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+(?:variables|vars)|\.env(?:\s+file)?|keys)\b(?!\s+(?:policy|policies|manager|reset|strength|requirements?|rules|hint|length))/],
   ['credential-exfiltration', /\b(?:reveal|print|output|leak|dump|exfiltrate|expose|disclose|extract)\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?(?:the|any|every|all)\s+(?:(?:stored|saved|secret|hidden|user'?s?|admin|system|environment|internal)\s+)*(?:api[\s_-]?keys?|secret\s+keys?|access\s+(?:keys?|tokens?)|auth(?:entication)?\s+tokens?|tokens|passwords?|credentials|secrets|private\s+keys?|ssh\s+keys?|session\s+(?:cookies?|tokens?)|env(?:ironment)?\s+(?:variables|vars)|\.env(?:\s+file)?)\b(?!\s+(?:policy|policies|manager|reset|requirements?))/],
@@ -276,7 +278,7 @@ const TEXT_RULES: readonly TextRule[] = [
 ];
 
 /** The text rules without spaces or word edges, for letter-spaced runs that carry no word breaks. */
-const COMPACT_TEXT_RULES: readonly TextRule[] = TEXT_RULES.map(([id, re]): TextRule => [id, compactRule(re)]);
+const COMPACT_TEXT_RULES: readonly TextRule[] = TEXT_RULES.map(([id, re, gate]): TextRule => [id, compactRule(re), gate]);
 
 function compactRule(re: RegExp): RegExp {
   const source = re.source
@@ -384,8 +386,11 @@ function runMarkupChecks(text: string, found: Found, prefix: string): void {
 }
 
 function runRules(rules: readonly TextRule[], text: string, found: Found, prefix: string): void {
-  for (const [id, re] of rules) {
+  const gates = new Map<RegExp, boolean>();
+  const passes = (gate: RegExp) => gates.get(gate) ?? gates.set(gate, gate.test(text)).get(gate)!;
+  for (const [id, re, gate] of rules) {
     if (found.has(id) && found.get(id)!.weight >= INJECTION_RULES[id].weight) continue;
+    if (gate && !passes(gate)) continue;
     const m = re.exec(text);
     if (m) {
       const lead = m[0].length - m[0].trimStart().length;

@@ -3,15 +3,17 @@
  * each tag, metadata keys and string values, agent id) is screened, so an order hidden in a tag or a
  * metadata value flags the memory exactly as one in the content does.
  *
- * Each part is screened alone, which says where a finding is (`field`, and for tags and metadata the
- * evidence names the tag or key first); the parts are also screened joined by line breaks, as an agent
- * reads them together, and what only that reading finds is reported as `across-fields`. The score
- * combines the strongest finding per pattern id over all of them, as for one text.
+ * The parts are screened joined by line breaks, as an agent reads them together (the content last, so
+ * that the length cap of one text never cuts the short fields). A clean memory costs that one screen.
+ * When it finds anything, each part is screened alone to say where (`field`, and for tags and metadata
+ * the evidence names the tag or key first); what only the joined reading finds is `across-fields`.
+ * The score combines the strongest finding per pattern id over all of them, as for one text.
  */
 import type { JsonPrimitive, ScreenedField } from '../../ports/memories.js';
 import {
   INJECTION_FLAG_THRESHOLD,
   INJECTION_RULES,
+  MAX_SCREEN_CHARS,
   combineWeights,
   screenForInjection,
   type InjectionPattern,
@@ -50,17 +52,17 @@ function shortKey(key: string): string {
   return key.length > LABEL_KEY_CHARS ? `${key.slice(0, LABEL_KEY_CHARS - 1)}…` : key;
 }
 
-/** The memory's texts in the order an agent reads them; empty ones left out. */
+/** The memory's texts, the content last; empty ones left out. */
 export function memoryTexts(m: ScreenableMemory): Part[] {
   const parts: Part[] = [
     { field: 'title', label: '', text: m.title },
-    { field: 'content', label: '', text: m.content },
     ...m.tags.map((t, i): Part => ({ field: 'tags', label: `[tags[${i}]] `, text: t })),
     ...Object.entries(m.metadata).flatMap(([k, v]): Part[] => [
       { field: 'metadata', label: '[metadata key] ', text: k },
       ...(typeof v === 'string' ? [{ field: 'metadata', label: `[metadata.${shortKey(k)}] `, text: v } satisfies Part] : []),
     ]),
     { field: 'agent_id', label: '', text: m.agentId ?? '' },
+    { field: 'content', label: '', text: m.content },
   ];
   return parts.filter((p) => p.text.trim() !== '');
 }
@@ -72,8 +74,14 @@ export function screenMemoryForInjection(m: ScreenableMemory): MemoryScreenResul
     if (prev === undefined || p.weight > prev.weight) best.set(p.id, { ...p, field });
   };
   const parts = memoryTexts(m);
-  for (const part of parts) for (const p of screenForInjection(part.text, part.label).patterns) keep(p, part.field);
-  if (parts.length > 1) for (const p of screenForInjection(parts.map((p) => p.text).join('\n')).patterns) keep(p, 'across-fields');
+  const joinedText = parts.map((p) => p.text).join('\n');
+  const joined = parts.length > 1 ? screenForInjection(joinedText).patterns : [];
+  // The joined reading sees whatever a part alone would (parts start on a line of their own), unless
+  // it was cut at the length cap.
+  if (parts.length === 1 || joined.length > 0 || joinedText.length > MAX_SCREEN_CHARS) {
+    for (const part of parts) for (const p of screenForInjection(part.text, part.label).patterns) keep(p, part.field);
+  }
+  for (const p of joined) keep(p, 'across-fields');
   const patterns = (Object.keys(INJECTION_RULES) as InjectionPatternId[]).flatMap((id) => best.get(id) ?? []);
   const score = combineWeights(patterns.map((p) => p.weight));
   return { flagged: score >= INJECTION_FLAG_THRESHOLD, score, patterns };
