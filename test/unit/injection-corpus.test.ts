@@ -24,6 +24,17 @@ describe('injection corpus', () => {
     expect(missed.map(describeSample)).toEqual([]);
   });
 
+  it('where a text sits (content, title, tag, metadata) changes neither the verdict nor the patterns, only the field named', () => {
+    const fieldOf = { content: 'content', title: 'title', tag: 'tags', metadata: 'metadata' } as const;
+    for (const s of corpus) {
+      const alone = screenForInjection(s.text);
+      const placed = verdict(s);
+      expect(placed.flagged, s.text).toBe(alone.flagged);
+      expect(placed.patterns.map((p) => p.id), s.text).toEqual(alone.patterns.map((p) => p.id));
+      expect(new Set(placed.patterns.map((p) => p.field)), s.text).toEqual(new Set(alone.patterns.length ? [fieldOf[s.placement]] : []));
+    }
+  });
+
   it.each(INJECTION_CLASSES)('no %s look-alike is flagged', (cls) => {
     const wrong = corpus.filter((s) => s.class === cls && !s.attack && verdict(s).flagged);
     expect(wrong.map(describeSample)).toEqual([]);
