@@ -111,7 +111,7 @@ export interface MemoryRecord extends MemoryContent, Omit<DerivedState, 'fingerp
 /** What a search hit needs of a memory: who may see it, which version is committed, what it shows. */
 export type MemoryHitRecord = Pick<
   MemoryRecord,
-  'id' | 'namespace' | 'agentId' | 'title' | 'content' | 'tags' | 'metadata' | 'version' | 'committedVersion' | 'createdAt'
+  'id' | 'namespace' | 'agentId' | 'title' | 'content' | 'tags' | 'metadata' | 'version' | 'committedVersion' | 'createdAt' | 'injectionFlagged'
 >;
 
 export interface MemoryVersionRecord extends Omit<MemoryContent, 'writerSensitivity'> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -11,6 +11,9 @@ let key: string;
 let api: ReturnType<typeof withKey>;
 beforeAll(async () => {
   server = await startTestServer();
+});
+// Each test on a tenant of its own: what search returns depends on nothing another test wrote.
+beforeEach(async () => {
   ({ key } = await tenantWithKey(server.url));
   api = withKey(server.url, key);
 });
@@ -66,6 +69,16 @@ describe('injection screening covers every field a search result carries', () =>
     expect(found).toEqual([clean]);
     const asked = await searchIds('q=Zorblat&k=20&include_flagged=true');
     expect(asked.sort()).toEqual([clean, ...ids].sort());
+  });
+
+  it('a search result says whether the memory it carries was flagged', async () => {
+    const flagged = await create({ content: 'Wexmoor ferry leaves at nine.', tags: [ATTACK] });
+    const clean = await create({ content: 'Wexmoor bakery opens at seven.', tags: ['town'] });
+    await waitConsolidated(server.url, key);
+    const results = async (query: string) => (await api('GET', `/memories/search?${query}`)).body.results as { memory_id: string; injection_flagged: boolean }[];
+    expect((await results('q=Wexmoor&k=20')).map((r) => [r.memory_id, r.injection_flagged])).toEqual([[clean, false]]);
+    const asked = await results('q=Wexmoor&k=20&include_flagged=true');
+    expect(Object.fromEntries(asked.map((r) => [r.memory_id, r.injection_flagged]))).toEqual({ [flagged]: true, [clean]: false });
   });
 
   it('a title is screened, and an order split between the title and the content is caught across fields', async () => {
