@@ -100,6 +100,10 @@ function adversarial(size: number): [string, string][] {
     ['base64-ish', fill('QUJD')],
     ['tags <a', fill('<a hidden ')],
     ['cjk verbs', fill('忽略之前的')],
+    ['spanish verbs', fill('ignora todas las ')],
+    ['ai addresses', fill('note to the ai ')],
+    ['assistant lines', fill('\nassistant: ')],
+    ['spaced words', fill('a  b ')],
   ];
 }
 
