@@ -145,6 +145,23 @@ export const FOREIGN_GATE = new RegExp(
   'u',
 );
 
+const AI_WORD = "ia|i\\.a\\.|ki|llm|ai|gpt|chatgpt|chatbot|intelligence artificielle|inteligencia artificial|intelig[êe]ncia artificial|intelligenza artificiale|sprachmodell|mod[eè]le de langage|modelo de lenguaje|modelo de linguagem|modello linguistico|assistente ia|assistant ia|asistente de ia|ki-assistent";
+
+/**
+ * "If you are an AI, …" / "Note to the AI reading this" in the same languages: text addressed to the
+ * model that will read the memory. A comma or colon must follow, as in English ("si eres una IA
+ * generativa, lee el manual" is a sentence, not an address, and does not match).
+ */
+export const FOREIGN_AI_ADDRESS_RULES: readonly RegExp[] = [
+  `${WB}(?:si (?:tu es|vous [êe]tes) (?:une?|l')\\s?(?:${AI_WORD})|si (?:eres|usted es) (?:una?|el|la) (?:${AI_WORD})|se (?:voc[êe] [ée]|tu [ée]s) (?:uma?|o|a) (?:${AI_WORD})|se (?:sei|tu sei) (?:una?|un'|l')\\s?(?:${AI_WORD})|wenn (?:du|sie) (?:eine?|ein) (?:${AI_WORD}) (?:bist|sind)|если (?:ты|вы) (?:—\\s)?(?:ии|ai|llm|нейросеть|языковая модель|чат-бот|бот|искусственный интеллект))${WE}\\s*[,:;]`,
+  `${WB}(?:note|message|remarque) (?:à|a|pour) (?:l'|la |le )?(?:${AI_WORD})(?: qui (?:lit|lira|traite) (?:ceci|ce texte|ce document))?\\s*:`,
+  `${WB}(?:nota|mensaje|mensagem) (?:para|a) (?:la |el |a |o )?(?:${AI_WORD})(?: que (?:lea|lee|leia|l[êe]) (?:esto|isto|este texto))?\\s*:`,
+  `${WB}(?:hinweis|nachricht|notiz) (?:an|f[üu]r) (?:die |das |den )?(?:${AI_WORD})(?:,? (?:die|das|der) (?:dies|diesen text) liest)?\\s*:`,
+  `${WB}(?:nota|messaggio) (?:per|all'|alla) ?(?:l'|la )?(?:${AI_WORD})(?: che (?:legge|sta leggendo) (?:questo|questo testo))?\\s*:`,
+  '如果你是(?:ai|人工智能|语言模型|大模型|大语言模型|聊天机器人|助手)[，,：:]',
+  '(?:给|致)(?:正在)?(?:阅读|读取|处理)(?:这|此)(?:段|篇)?(?:文字|内容|文本|文档)?的(?:ai|人工智能|语言模型|大模型)[：:，,]',
+].map((r) => new RegExp(r, 'u'));
+
 /** Overrides in French, Spanish, Portuguese, Italian, German, Chinese and Russian. */
 export const FOREIGN_OVERRIDE_RULES: readonly RegExp[] = [...Object.values(LEXICONS).flatMap(overrideRules), CJK_OVERRIDE, RU_OVERRIDE];
 /** Requests for the system prompt in the same languages. */

@@ -31,7 +31,7 @@
  * manager is 1Password" match nothing.
  */
 
-import { FOREIGN_GATE, FOREIGN_OVERRIDE_RULES, FOREIGN_REVEAL_RULES, WB, WE } from './injection-lexicon.js';
+import { FOREIGN_AI_ADDRESS_RULES, FOREIGN_GATE, FOREIGN_OVERRIDE_RULES, FOREIGN_REVEAL_RULES, WB, WE } from './injection-lexicon.js';
 
 export const INJECTION_FLAG_THRESHOLD = 0.5;
 
@@ -272,6 +272,7 @@ const TEXT_RULES: readonly TextRule[] = [
   ['ai-reader-address', /\b(?:to|for|dear|attention|hey)\s+(?:the\s+|any\s+|all\s+|every\s+)?(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?)|assistants?|agents?|models?|bots?)\s+(?:that\s+is\s+|who\s+is\s+|which\s+is\s+|that\s+|who\s+)?(?:reads?|reading|process(?:es|ing)?|pars(?:es|ing)|summari[sz](?:es|ing)|ingest(?:s|ing)?|crawl(?:s|ing)?|scrap(?:es|ing))\s+(?:this|these|the following)\b/],
   ['ai-reader-address', /(?:^|[\n.!?]\s*)(?:the\s+|any\s+)?(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?)|assistants?|agents?|models?|bots?)\s+(?:that\s+is\s+|who\s+is\s+)?(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|ingesting|indexing|crawling|scraping|retrieving)\s+(?:this|these)\b(?:\s+(?:text|page|note|document|memory|message|content|file|email|record|entry))?\s*[:,\u2014-]/],
   ['ai-reader-address', /\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?)|assistants?|agents?|models?|bots?)(?:\s+(?:or|\/)\s+(?:an?\s+)?(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?)|assistants?|agents?|models?|bots?))?(?:\s+(?:reading|processing|summari[sz]ing|parsing)\s+(?:this|these)(?:\s+[a-z]+)?)?\s*(?:[,:;\u2014-]|then\b)/],
+  ...FOREIGN_AI_ADDRESS_RULES.map((re): TextRule => ['ai-reader-address', re]),
   ['ai-reader-address', /\b(?:dear|attention)\s*,?\s+(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?))\s*[:,!]/],
   // data exfiltration
   ['data-exfiltration', /\b(?:send|forward|post|upload|transmit|email|e-mail|leak|exfiltrate|copy|share|submit|pipe|beacon)\s+(?:(?:a copy of|all(?: of)?|the|this|our|your|my|every|each|entire|whole|full|complete|previous|current|prior|recent)\s+)*(?:(?:conversation|chat)(?:\s+(?:history|log|logs|transcript))?|message\s+history|transcripts?|context(?:\s+window)?|memories|memory\s+(?:store|contents|bank)|(?:previous|prior|earlier)\s+messages|system\s+prompt|user\s+data|personal\s+data|(?:everything|all)\s+(?:you\s+know|above|in\s+(?:your\s+)?memory))\s+(?:to|at|via|into|with)\b/],
