@@ -67,6 +67,7 @@ export function memoryTexts(m: ScreenableMemory): Part[] {
   return parts.filter((p) => p.text.trim() !== '');
 }
 
+/** One verdict for the memory; each pattern names the field it came from. */
 export function screenMemoryForInjection(m: ScreenableMemory): MemoryScreenResult {
   const best = new Map<InjectionPatternId, MemoryInjectionPattern>();
   const keep = (p: InjectionPattern, field: ScreenedField) => {
