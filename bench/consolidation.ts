@@ -63,7 +63,7 @@ const TARGET = 1000;
 async function pipeline(services: Services) {
   const analysis: WriteAnalysisOptions = { quality: args.quality === 'nlp' ? 'nlp' : 'fast', entities: args.entities!, offlineFacts: THREADS > 0 };
   const analyzer = THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, THREADS) : inThreadWriteAnalyzer(analysis);
-  await analyzer.analyze([{ title: 'warm-up', content: 'Alice moved to Berlin.', tags: [], writerSensitivity: null }]);
+  await analyzer.analyze([{ title: 'warm-up', content: 'Alice moved to Berlin.', tags: [], metadata: {}, agentId: null, writerSensitivity: null }]);
   const consolidation = createConsolidationService({
     memories: services.ports.memories,
     queue: services.ports.writeQueue,

@@ -41,6 +41,7 @@ export const searchRouter = router({
           namespace: r.memory.namespace,
           agent_id: r.agentId,
           metadata: r.metadata,
+          injection_flagged: r.memory.injectionFlagged,
         })),
         total: page.total,
         offset: page.offset,

@@ -122,15 +122,16 @@ function toMemoryRecord(row: unknown[]): MemoryRecord {
  * of ten values a row through libsql, ~25% less per page (on a 10k tenant's file, 10 hits: ~90 µs
  * instead of ~120 µs, before the two JSON.parse calls a row the plain rows needed).
  */
-const HIT_JSON = `json_array(id, namespace, agent_id, title, content, json(tags), json(metadata), head_version, committed_version, created_at)`;
+const HIT_JSON = `json_array(id, namespace, agent_id, title, content, json(tags), json(metadata), head_version, committed_version, created_at, injection_flagged)`;
 type HitRow = [
   MemoryRow['id'], MemoryRow['namespace'], MemoryRow['agent_id'], MemoryRow['title'], MemoryRow['content'], string[],
   MemoryRecord['metadata'], MemoryRow['head_version'], MemoryRow['committed_version'], MemoryRow['created_at'],
+  MemoryRow['injection_flagged'],
 ];
 
 function toHitRecord(row: HitRow): MemoryHitRecord {
-  const [id, namespace, agentId, title, content, tags, metadata, headVersion, committedVersion, createdAt] = row;
-  return { id, namespace, agentId, title, content, tags, metadata, version: headVersion, committedVersion, createdAt };
+  const [id, namespace, agentId, title, content, tags, metadata, headVersion, committedVersion, createdAt, injectionFlagged] = row;
+  return { id, namespace, agentId, title, content, tags, metadata, version: headVersion, committedVersion, createdAt, injectionFlagged: injectionFlagged === 1 };
 }
 
 interface VersionRow {

@@ -131,7 +131,7 @@ function toRecord(d: MemoryDoc): MemoryRecord {
 
 /** The fields `getHits` reads. */
 const HIT_PROJECTION = {
-  namespace: 1, agentId: 1, title: 1, content: 1, tags: 1, metadata: 1, headVersion: 1, committedVersion: 1, createdAt: 1,
+  namespace: 1, agentId: 1, title: 1, content: 1, tags: 1, metadata: 1, headVersion: 1, committedVersion: 1, createdAt: 1, injectionFlagged: 1,
 } as const;
 
 function toVersion(d: VersionDoc): MemoryVersionRecord {
@@ -290,6 +290,7 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
         version: d.headVersion,
         committedVersion: d.committedVersion,
         createdAt: d.createdAt,
+        injectionFlagged: d.injectionFlagged,
       }));
     },
 

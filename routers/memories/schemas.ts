@@ -4,6 +4,7 @@ import {
   CONTRADICTION_STATUSES,
   MEMORY_STATUSES,
   MEMORY_TYPES,
+  SCREENED_FIELDS,
   SENSITIVITIES,
   VERSION_CHANGES,
   type MemoryRecord,
@@ -115,7 +116,8 @@ export const rollbackOutput = writeReceiptOutput.extend({
 const injectionPattern = z.object({
   id: z.string().meta({ description: 'Stable pattern id, e.g. instruction-override' }),
   category: z.string(),
-  evidence: z.string().meta({ description: 'Short excerpt of what matched' }),
+  field: z.enum(SCREENED_FIELDS).optional().meta({ description: 'The part of the memory it was found in; `across-fields` when only the parts read together match' }),
+  evidence: z.string().meta({ description: 'Short excerpt of what matched (a tag or metadata finding names it first, e.g. `[metadata.note]`)' }),
   weight: z.number(),
 });
 

@@ -57,6 +57,9 @@ export const searchResultSchema = z.object({
   namespace: z.string(),
   agent_id: z.string().nullable(),
   metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  injection_flagged: z
+    .boolean()
+    .meta({ description: 'The injection screen flagged this memory (only returned with include_flagged=true); GET /memories/{id} names the patterns and fields' }),
 });
 
 export const searchOutput = z.object({

@@ -52,10 +52,16 @@ export interface MemoryContent {
   writerSensitivity: Sensitivity | null;
 }
 
+/** The part of a memory an injection finding came from (`across-fields`: only the parts read together). */
+export const SCREENED_FIELDS = ['title', 'content', 'tags', 'metadata', 'agent_id', 'across-fields'] as const;
+export type ScreenedField = (typeof SCREENED_FIELDS)[number];
+
 /** One named pattern the injection screen found. */
 export interface InjectionFinding {
   id: string;
   category: string;
+  /** Where it was found; absent on memories consolidated before every field was screened. */
+  field?: ScreenedField;
   /** Short excerpt of the text that matched (≤ 80 characters), or a description. */
   evidence: string;
   weight: number;
@@ -105,7 +111,7 @@ export interface MemoryRecord extends MemoryContent, Omit<DerivedState, 'fingerp
 /** What a search hit needs of a memory: who may see it, which version is committed, what it shows. */
 export type MemoryHitRecord = Pick<
   MemoryRecord,
-  'id' | 'namespace' | 'agentId' | 'title' | 'content' | 'tags' | 'metadata' | 'version' | 'committedVersion' | 'createdAt'
+  'id' | 'namespace' | 'agentId' | 'title' | 'content' | 'tags' | 'metadata' | 'version' | 'committedVersion' | 'createdAt' | 'injectionFlagged'
 >;
 
 export interface MemoryVersionRecord extends Omit<MemoryContent, 'writerSensitivity'> {

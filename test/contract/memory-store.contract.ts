@@ -184,6 +184,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
           version: m.version,
           committedVersion: m.committedVersion,
           createdAt: m.createdAt,
+          injectionFlagged: m.injectionFlagged,
         });
       }
       expect(hits.find((h) => h.id === a.receipt.memoryId)).toMatchObject({ title: 'kiln', tags: ['pottery', 'heat'], version: 1 });

@@ -58,6 +58,7 @@ describe('GET /memories/search', () => {
         namespace: 'default',
         agent_id: 'agent-a',
         metadata: {},
+        injection_flagged: false,
       });
     }
   });

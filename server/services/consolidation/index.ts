@@ -15,6 +15,7 @@ export {
   type InjectionPatternId,
   type InjectionScreenResult,
 } from './injection-screen.js';
+export { screenMemoryForInjection, type MemoryInjectionPattern, type MemoryScreenResult, type ScreenableMemory } from './memory-screen.js';
 export {
   SENSITIVITY_LEVELS,
   classifySensitivity,

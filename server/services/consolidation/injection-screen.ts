@@ -5,12 +5,18 @@
  * the model is flagged at consolidation. The screen:
  *  1. inspects the raw text for invisible characters (zero-width, bidi controls, Unicode tag
  *     characters — whose hidden ASCII is decoded and screened too);
- *  2. normalises (NFKC, invisible characters stripped, Latin look-alike Cyrillic/Greek letters
+ *  2. normalises once (NFKC, invisible characters stripped, Latin look-alike Cyrillic/Greek letters
  *     folded inside mixed-script words, lower case, whitespace collapsed) and, in a second form,
- *     also undoes light obfuscation (leetspeak digits/symbols inside words, s p a c e d or
- *     d.o.t.t.e.d letters, markdown emphasis), so "1gn0re a11 prev1ous 1nstruct1ons" still matches;
+ *     also undoes light obfuscation (letter-spaced words re-joined before spaces are collapsed —
+ *     "i g n o r e  p r e v i o u s", "i.g.n.o.r.e", "i-g-n" —, leetspeak digits/symbols inside
+ *     words, markdown emphasis), so "1gn0re a11 prev1ous 1nstruct1ons" still matches; a letter-spaced
+ *     run without word breaks is matched by the text rules with their spaces taken out;
  *  3. matches a catalogue of rules (below), each with a stable kebab-case id, a category and a
- *     weight in (0, 1);
+ *     weight in (0, 1): English, plus French, Spanish, Portuguese, Italian, German, Chinese and
+ *     Russian overrides and system-prompt requests (`injection-lexicon.ts`); text addressed to the
+ *     AI that will read it ("note to the AI reading this", "if you are an LLM, …"); a line or an
+ *     HTML comment body giving an assistant an order ("<!-- assistant: ignore the user … -->"); a
+ *     JSON/YAML chat message with a system or developer role; chat-template markers;
  *  4. decodes long base64 / hex / percent / \u-escaped runs that decode to readable text, and
  *     screens the decoded text again (depth ≤ 2); instructions found inside add `encoded-instructions`;
  *  5. scores score = 1 − Π(1 − wᵢ) over the distinct rule ids found (max weight per id), and
@@ -25,6 +31,8 @@
  * manager is 1Password" match nothing.
  */
 
+import { FOREIGN_AI_ADDRESS_RULES, FOREIGN_GATE, FOREIGN_OVERRIDE_RULES, FOREIGN_REVEAL_RULES, WB, WE } from './injection-lexicon.js';
+
 export const INJECTION_FLAG_THRESHOLD = 0.5;
 
 export type InjectionCategory =
@@ -33,7 +41,8 @@ export type InjectionCategory =
   | 'markup-smuggling'
   | 'invisible-unicode'
   | 'encoded-payload'
-  | 'exfiltration';
+  | 'exfiltration'
+  | 'social-engineering';
 
 export type InjectionPatternId =
   | 'instruction-override'
@@ -42,6 +51,8 @@ export type InjectionPatternId =
   | 'system-prefix'
   | 'chat-template-token'
   | 'role-reassignment'
+  | 'assistant-directive'
+  | 'json-role-message'
   | 'tool-call-markup'
   | 'tool-call-json'
   | 'hidden-html'
@@ -55,7 +66,8 @@ export type InjectionPatternId =
   | 'encoded-instructions'
   | 'system-prompt-exfiltration'
   | 'credential-exfiltration'
-  | 'data-exfiltration';
+  | 'data-exfiltration'
+  | 'ai-reader-address';
 
 export interface InjectionPattern {
   /** Stable kebab-case rule id. */
@@ -88,6 +100,8 @@ export const INJECTION_RULES: Readonly<Record<InjectionPatternId, RuleMeta>> = {
   'system-prefix': { category: 'role-impersonation', weight: 0.6 },
   'chat-template-token': { category: 'role-impersonation', weight: 0.9 },
   'role-reassignment': { category: 'role-impersonation', weight: 0.6 },
+  'assistant-directive': { category: 'role-impersonation', weight: 0.6 },
+  'json-role-message': { category: 'role-impersonation', weight: 0.8 },
   'tool-call-markup': { category: 'markup-smuggling', weight: 0.8 },
   'tool-call-json': { category: 'markup-smuggling', weight: 0.7 },
   'hidden-html': { category: 'markup-smuggling', weight: 0.4 },
@@ -102,12 +116,17 @@ export const INJECTION_RULES: Readonly<Record<InjectionPatternId, RuleMeta>> = {
   'system-prompt-exfiltration': { category: 'exfiltration', weight: 0.75 },
   'credential-exfiltration': { category: 'exfiltration', weight: 0.75 },
   'data-exfiltration': { category: 'exfiltration', weight: 0.7 },
+  'ai-reader-address': { category: 'social-engineering', weight: 0.6 },
 };
+
+/** Weight of `json-role-message` for an assistant/tool/function turn (a chat log, or a forged reply). */
+const JSON_ROLE_TURN_WEIGHT = 0.45;
 
 /** Weight of `zero-width-chars` when three or more such characters are present. */
 const ZERO_WIDTH_MANY_WEIGHT = 0.55;
 
-const MAX_SCREEN_CHARS = 200_000;
+/** Characters of one text screened (the rest is not read). */
+export const MAX_SCREEN_CHARS = 200_000;
 const MAX_DECODE_DEPTH = 2;
 const EVIDENCE_CHARS = 80;
 
@@ -144,17 +163,45 @@ function foldConfusables(text: string): string {
   );
 }
 
+/** NFKC, invisible characters removed, confusables folded, lower case: where every form starts. */
+function foldForScreening(text: string): string {
+  return foldConfusables(text.normalize('NFKC').replace(INVISIBLE_ALL, '')).toLowerCase();
+}
+
+function collapseWhitespace(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ *\n[\s]*/g, '\n').trim();
+}
+
 /**
  * The normalised form used for matching: NFKC, invisible characters removed, confusables folded,
  * lower case, runs of spaces collapsed (line breaks kept as single "\n").
  */
 export function normalizeForScreening(text: string): string {
-  return foldConfusables(text.normalize('NFKC').replace(INVISIBLE_ALL, ''))
-    .toLowerCase()
-    .replace(/\r\n?/g, '\n')
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ *\n[\s]*/g, '\n')
-    .trim();
+  return collapseWhitespace(foldForScreening(text));
+}
+
+/** Four or more single letters on one line, each 1–3 non-letters apart ("i g n o r e", "i.g.n.o", "i-g-n"). */
+const LETTER_RUN = /(?<![\p{L}\p{N}])\p{L}(?:[^\p{L}\p{N}\n]{1,3}\p{L}(?![\p{L}\p{N}])){3,}/gu;
+const SQUASHED_MAX_CHARS = 300;
+
+/**
+ * Re-joins letter-spaced text before spaces are collapsed: the most frequent gap separates letters and
+ * any other gap separates words ("i g n o r e  p r e v i o u s" → "ignore previous"). A run whose gaps
+ * are all alike carries no word breaks; its letters are also returned in `squashed`.
+ */
+export function collapseLetterSpacing(text: string, squashed: string[] = []): string {
+  return text.replace(LETTER_RUN, (run) => {
+    const letters = run.match(/\p{L}/gu) ?? [];
+    const gaps = run.split(/\p{L}/u).slice(1, -1);
+    const counts = new Map<string, number>();
+    for (const g of gaps) counts.set(g, (counts.get(g) ?? 0) + 1);
+    const inner = [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    if (counts.size === 1) {
+      if (letters.length <= SQUASHED_MAX_CHARS) squashed.push(letters.join(''));
+      return letters.join('');
+    }
+    return letters.map((l, i) => (i > 0 && gaps[i - 1] !== inner ? ` ${l}` : l)).join('');
+  });
 }
 
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's', '!': 'i', '€': 'e' };
@@ -185,14 +232,22 @@ const OVERRIDE_VERB =
 const QUALIFIER = String.raw`(?:previous|previously given|prior|preceding|above|earlier|former|foregoing|original|initial|system|developer|safety|programmed|built-in|pre-?set)`;
 const DIRECTIVE_NOUN = String.raw`(?:instructions?|prompts?|directions?|directives?|rules?|guidelines?|guardrails?|context|messages?|commands?|constraints?|polic(?:y|ies)|programming|restrictions?|orders?|conversation|filters?)`;
 
-type TextRule = readonly [InjectionPatternId, RegExp];
+/** Unambiguous names of an AI reader. */
+const AI_NOUN = String.raw`(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?))`;
+/** With the words that also name people or things ("assistant", "agent", "model"): only where context says AI. */
+const AI_OR_HELPER = String.raw`(?:ai|a\.i\.|llms?|large language models?|language models?|chat ?bots?|chatgpt|gpt(?:-?\d)?|claude|gemini|copilot|(?:ai|automated|virtual) (?:assistants?|agents?|models?|systems?)|assistants?|agents?|models?|bots?)`;
+
+/** A rule id, its pattern, and optionally a cheap pattern the text must match for the rule to run. */
+type TextRule = readonly [InjectionPatternId, RegExp, RegExp?];
 
 const TEXT_RULES: readonly TextRule[] = [
   // instruction-override
-  ['instruction-override', new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|every|each|the|your|my|of|these|those|its|such)\s+){0,3}(?:${QUALIFIER}\s+)+(?:[a-z]+\s+)?${DIRECTIVE_NOUN}\b`)],
+  ['instruction-override', new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|every|each|the|your|of|these|those|its|such)\s+){0,3}(?:${QUALIFIER}\s+)+(?:[a-z]+\s+)?${DIRECTIVE_NOUN}\b`)],
   ['instruction-override', new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:(?:all|any|every)\s+(?:of\s+)?(?:(?:your|the|my)\s+)?|your\s+(?:own\s+)?)(?:[a-z]+\s+)?${DIRECTIVE_NOUN}\b`)],
   ['instruction-override', /\b(?:ignore|disregard|forget)\s+(?:about\s+)?(?:everything|all|anything|whatever)(?:\s+(?:that|which))?\s+(?:(?:you(?:'ve| have| were| are)?|i(?:'ve| have)?|we)\s+(?:been\s+)?(?:told|said|written|given|learned|learnt|know|received|instructed|were told)|(?:(?:written|said|stated|mentioned|given)\s+)?(?:above|before|previously|earlier|so far|up to now|until now|prior to this))\b/],
-  ['instruction-override', /\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the|that|this)\s+(?:above|foregoing|preceding|previous|prior)\b/],
+  // "the above" as a pronoun, not as an adjective ("disregard the above address").
+  ['instruction-override', /\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the|that|this)\s+(?:above|foregoing|preceding|previous|prior)(?=\s*(?:$|[.,;:!\n]|and\b|(?:text|content|lines?|paragraphs?)\b))/],
+  ...FOREIGN_OVERRIDE_RULES.map((re): TextRule => ['instruction-override', re, FOREIGN_GATE]),
   ['instruction-override', /\b(?:your|the|all|any)\s+(?:(?:previous|prior|original|old|earlier|system)\s+)?(?:instructions|rules|guidelines|directives|prompt|programming|restrictions)\s+(?:are|is|were|have been|has been)\s+(?:now\s+)?(?:void|null|cancel+ed|revoked|obsolete|invalid|overridden|superseded|replaced|lifted|suspended|disabled|no longer (?:valid|apply|applicable|in effect|relevant))\b/],
   // new-instructions (weak alone)
   ['new-instructions', /\b(?:new|updated|real|actual|true|revised|secret|override|additional)\s+(?:system\s+)?(?:instructions?|directives?|prompt|orders)\s*(?::|\bare\b|\bis\b|\bfollow\b)/],
@@ -213,12 +268,33 @@ const TEXT_RULES: readonly TextRule[] = [
   ['system-prompt-exfiltration', /\b(?:reveal|show|print|output|display|repeat|recite|leak|dump|disclose|expose|share|send|tell|give|write|type|copy|paste|spell out|echo|provide|return|summari[sz]e|translate)\s+(?:me\s+|us\s+)?(?:back\s+|out\s+)?(?:(?:all|everything in|exactly|verbatim|word for word|the contents? of|the text of|of)\s+)*(?:(?:the|this|that)\s+)?(?:(?:full|entire|complete|exact|whole|real|actual)\s+)*(?:system\s+(?:prompt|message|instructions)|(?:initial|original|hidden|secret|developer|internal)\s+(?:prompt|instructions|system message)|pre-?prompt|meta-?prompt)\b/],
   ['system-prompt-exfiltration', /\bwhat\s+(?:is|are|was|were|'s)\s+(?:your|the)\s+(?:(?:full|exact|original|initial|hidden|secret)\s+)*(?:system\s+(?:prompt|message|instructions)|(?:initial|original|hidden)\s+(?:prompt|instructions)|instructions you were given)\b/],
   ['system-prompt-exfiltration', /\b(?:repeat|print|output|recite|copy)\s+(?:back\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:words|text|everything|content|lines?)\s+(?:above|before this|so far)\b/],
+  ...FOREIGN_REVEAL_RULES.map((re): TextRule => ['system-prompt-exfiltration', re, FOREIGN_GATE]),
   // credential exfiltration
   ['credential-exfiltration', /\b(?:what\s+(?:is|are|was|were)|what's|tell\s+me|give\s+me|show\s+me|reveal|print|output|display|send|share|leak|dump|expose|disclose|list|provide|return|paste|email|post|type\s+out|write\s+out|spell\s+out)\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?your\s+(?:(?:own|current|stored|saved|secret|admin|root|openai|aws|github|stripe|system)\s+)*(?:api[\s_-]?keys?|secret\s+keys?|access\s+(?:keys?|tokens?)|auth(?:entication)?\s+tokens?|bearer\s+tokens?|tokens?|passwords?|passphrases?|credentials?|secrets?|private\s+keys?|ssh\s+keys?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+(?:variables|vars)|\.env(?:\s+file)?|keys)\b(?!\s+(?:policy|policies|manager|reset|strength|requirements?|rules|hint|length))/],
   ['credential-exfiltration', /\b(?:reveal|print|output|leak|dump|exfiltrate|expose|disclose|extract)\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?(?:the|any|every|all)\s+(?:(?:stored|saved|secret|hidden|user'?s?|admin|system|environment|internal)\s+)*(?:api[\s_-]?keys?|secret\s+keys?|access\s+(?:keys?|tokens?)|auth(?:entication)?\s+tokens?|tokens|passwords?|credentials|secrets|private\s+keys?|ssh\s+keys?|session\s+(?:cookies?|tokens?)|env(?:ironment)?\s+(?:variables|vars)|\.env(?:\s+file)?)\b(?!\s+(?:policy|policies|manager|reset|requirements?))/],
+  // "note to the AI reading this": text addressed to whatever model will read the memory
+  ['ai-reader-address', new RegExp(String.raw`\b(?:note|message|instructions?|reminder|attention|memo|psa|warning|notice|important)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+)?${AI_NOUN}(?!\s+(?:team|group|lab|club|course|class|committee|department|researchers?|engineers?|project|meetup|conference|workshop|newsletter|ethics|policy|act)\b)(?=\s*(?:[:,\u2014-]|(?:that|who|which)\s+(?:is\s+)?(?:reads?|reading|process(?:es|ing)|summari[sz](?:es|ing)|sees?)|(?:reading|processing|parsing|summari[sz]ing|seeing)\b(?!\s+(?:group|club|list|room|session|circle|comprehension)\b)))`)],
+  ['ai-reader-address', new RegExp(String.raw`\b(?:to|for|dear|attention|hey)\s+(?:the\s+|any\s+|all\s+|every\s+)?${AI_OR_HELPER}\s+(?:that\s+is\s+|who\s+is\s+|which\s+is\s+|that\s+|who\s+)?(?:reads?|reading|process(?:es|ing)?|pars(?:es|ing)|summari[sz](?:es|ing)|ingest(?:s|ing)?|crawl(?:s|ing)?|scrap(?:es|ing))\s+(?:this|these|the following)\b`)],
+  ['ai-reader-address', new RegExp(String.raw`(?:^|[\n.!?]\s*)(?:the\s+|any\s+)?${AI_OR_HELPER}\s+(?:that\s+is\s+|who\s+is\s+)?(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|ingesting|indexing|crawling|scraping|retrieving)\s+(?:this|these)\b(?:\s+(?:text|page|note|document|memory|message|content|file|email|record|entry))?\s*[:,\u2014-]`)],
+  ['ai-reader-address', new RegExp(String.raw`\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?${AI_OR_HELPER}(?:\s+(?:or|\/)\s+(?:an?\s+)?${AI_OR_HELPER})?(?:\s+(?:reading|processing|summari[sz]ing|parsing)\s+(?:this|these)(?:\s+[a-z]+)?)?\s*(?:[,:;\u2014-]|then\b)`)],
+  ...FOREIGN_AI_ADDRESS_RULES.map((re): TextRule => ['ai-reader-address', re]),
+  ['ai-reader-address', new RegExp(String.raw`\b(?:dear|attention)\s*,?\s+${AI_NOUN}\s*[:,!]`)],
   // data exfiltration
   ['data-exfiltration', /\b(?:send|forward|post|upload|transmit|email|e-mail|leak|exfiltrate|copy|share|submit|pipe|beacon)\s+(?:(?:a copy of|all(?: of)?|the|this|our|your|my|every|each|entire|whole|full|complete|previous|current|prior|recent)\s+)*(?:(?:conversation|chat)(?:\s+(?:history|log|logs|transcript))?|message\s+history|transcripts?|context(?:\s+window)?|memories|memory\s+(?:store|contents|bank)|(?:previous|prior|earlier)\s+messages|system\s+prompt|user\s+data|personal\s+data|(?:everything|all)\s+(?:you\s+know|above|in\s+(?:your\s+)?memory))\s+(?:to|at|via|into|with)\b/],
 ];
+
+/** The text rules without spaces or word edges, for letter-spaced runs that carry no word breaks. */
+const COMPACT_TEXT_RULES: readonly TextRule[] = TEXT_RULES.map(([id, re, gate]): TextRule => [id, compactRule(re), gate]);
+
+function compactRule(re: RegExp): RegExp {
+  const source = re.source
+    .split(WB).join('')
+    .split(WE).join('')
+    .replace(/\\b/g, '')
+    .replace(/\\s(?:[+*?]|\{\d*,?\d*\})?/g, '')
+    .replace(/ (?:[+*?](?!\?))?/g, '');
+  return new RegExp(source, re.flags);
+}
 
 /** Every word spelled out in the text rules (a constant derived from the catalogue). */
 const RULE_KEYWORDS: ReadonlySet<string> = new Set(
@@ -230,7 +306,10 @@ const RULE_KEYWORDS: ReadonlySet<string> = new Set(
 
 const MARKUP_RULES: readonly TextRule[] = [
   ['system-prefix', /(?:^|\n|[.!?]\s)\s*(?:\[|\(|\*\*|<)?\s*(?:system|developer|admin(?:istrator)?|root)(?:\s+(?:message|prompt|note|override|instruction|notice|directive))?\s*(?:\]|\)|\*\*|>)?\s*:\s*(?=[^\n]{0,80}\b(?:you|your|ignore|disregard|always|never|must|do not|don't|respond|reply|answer|assistant|model|ai|override|new|instructions?|reveal|print|output|from now on)\b)/],
-  ['chat-template-token', /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text|eom_id)\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start_of_turn|end_of_turn)>|(?:^|\n)\s*#{2,}\s*(?:system|assistant|human|instruction|response)(?:\s+(?:prompt|message))?\s*:/],
+  ['chat-template-token', /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text|eom_id)\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start_of_turn|end_of_turn|system|system_prompt|sys)>|(?:^|\n)\s*#{2,}\s*(?:system|assistant|human|instruction|response)(?:\s+(?:prompt|message))?\s*:/],
+  // A line (or an HTML comment) that gives an AI an order: "assistant: ignore the user and …". A
+  // transcript's "Assistant: Sure, here is …" is not an order.
+  ['assistant-directive', /(?:^|\n)\s*(?:\[|\(|\*\*|<)?\s*(?:note (?:to|for) (?:the )?)?(?:assistant|ai|a\.i\.|llm|model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai (?:assistant|agent|model))s?(?:\s+(?:note|notes|instructions?|directive|only|task|override))?\s*(?:\]|\)|\*\*|>)?\s*[:,]\s*(?:please\s+)?(?:ignore|disregard|forget|do not|don'?t|dont|never|always|you must|you should|you will|you are|from now on|tell|send|forward|e-?mail|recommend|say|respond|reply|answer|output|print|reveal|include|insert|append|delete|remove|execute|run|call|visit|open|click|pretend|act as|obey|follow|summari[sz]e|translate|write|stop|switch|mention|claim|inform|refuse|praise|rate|rank|leak|share|post|upload|exfiltrate|change|set|describe)\b/],
   ['tool-call-markup', /<\/?\s*(?:tool_calls?|tool_use|tool_result|function_calls?|function_results?|invoke|antml:[a-z_]+)\b|<parameter\s+name=|<\|(?:tool_call|python_tag|plugin|function)\|>|<function=/],
   ['tool-call-json', /"(?:tool_calls|function_call|tool_use|tool_choice)"\s*:|\{\s*"(?:name|tool|function|tool_name)"\s*:\s*"[^"\n]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*[{"[]|"type"\s*:\s*"(?:function|tool_use)"/],
   ['hidden-html', /<[a-z]{1,20}\b[^>]{0,500}?\bstyle\s*=\s*["'][^"']{0,500}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)|<[a-z]{1,20}\b[^>]{0,500}?\shidden(?:\s|>|=)/],
@@ -252,26 +331,53 @@ function add(found: Found, id: InjectionPatternId, evidence: string, weight = IN
   }
 }
 
-/** A non-empty HTML comment (found by index scanning: linear time on any input). */
-function htmlComment(text: string): { index: number; length: number } | null {
+const MAX_COMMENTS = 32;
+
+/** Non-empty HTML comments and their bodies (found by index scanning: linear time on any input). */
+function htmlComments(text: string): { index: number; length: number; body: string }[] {
+  const out: { index: number; length: number; body: string }[] = [];
   let from = 0;
-  for (;;) {
+  while (out.length < MAX_COMMENTS) {
     const start = text.indexOf('<!--', from);
-    if (start < 0) return null;
+    if (start < 0) break;
     const end = text.indexOf('-->', start + 4);
-    if (end < 0) return null;
-    if (text.slice(start + 4, end).trim()) return { index: start, length: end + 3 - start };
+    if (end < 0) break;
+    const body = text.slice(start + 4, end).trim();
+    if (body) out.push({ index: start, length: end + 3 - start, body });
     from = end + 3;
   }
+  return out;
 }
+
+/** A chat message in JSON (or a JS/Python literal, or YAML): `{"role": "system", "content": …}`. */
+const ROLE_FIELD = /["']?\brole["']?\s*[:=]\s*(?:["'](system|developer|assistant|tool|function|model)["']|(system|developer)(?=\s*[,}\n]))/g;
+const MESSAGE_FIELD = /["']?\b(?:content|parts|text)["']?\s*[:=]/;
+const ROLE_WINDOW_CHARS = 200;
+
+function runJsonRoleCheck(text: string, found: Found, prefix: string): void {
+  for (const m of text.matchAll(ROLE_FIELD)) {
+    // A job title ("role": "developer") has no message beside it.
+    const around = text.slice(Math.max(0, m.index - ROLE_WINDOW_CHARS), m.index + m[0].length + ROLE_WINDOW_CHARS);
+    if (!MESSAGE_FIELD.test(around)) continue;
+    const role = m[1] ?? m[2];
+    const weight = role === 'system' || role === 'developer' ? INJECTION_RULES['json-role-message'].weight : JSON_ROLE_TURN_WEIGHT;
+    add(found, 'json-role-message', prefix + excerpt(text, m.index, m[0].length), weight);
+    if (weight === INJECTION_RULES['json-role-message'].weight) return;
+  }
+}
+
+/** Rules anchored at a line's start, run again on each comment body as its own line. */
+const LINE_RULES: readonly TextRule[] = MARKUP_RULES.filter(([id]) => id === 'system-prefix' || id === 'assistant-directive');
 
 const IMAGE_REFERENCE = /!\[[^\]]{0,200}\]\[([^\]]{1,64})\]/g;
 const REFERENCE_DEFINITION = /(?:^|\n)\s{0,3}\[([^\]]{1,64})\]:\s{0,20}<?(?:https?:)?\/\/[^\s?]{1,2048}\?[^\s=]{0,2048}=/g;
 
 /** Markup checks that a single regular expression cannot do in linear time. */
 function runMarkupChecks(text: string, found: Found, prefix: string): void {
-  const comment = htmlComment(text);
-  if (comment) add(found, 'hidden-html', prefix + excerpt(text, comment.index, comment.length));
+  const comments = htmlComments(text);
+  if (comments[0]) add(found, 'hidden-html', prefix + excerpt(text, comments[0].index, comments[0].length));
+  if (comments.length > 0) runRules(LINE_RULES, comments.map((c) => c.body).join('\n'), found, `${prefix}[html comment] `);
+  runJsonRoleCheck(text, found, prefix);
   // Reference-style image whose definition carries a query string: ![x][ref] … [ref]: https://h/?q=…
   const refs = new Set([...text.matchAll(IMAGE_REFERENCE)].map((m) => (m[1] ?? '').toLowerCase()));
   if (refs.size > 0) {
@@ -286,8 +392,11 @@ function runMarkupChecks(text: string, found: Found, prefix: string): void {
 }
 
 function runRules(rules: readonly TextRule[], text: string, found: Found, prefix: string): void {
-  for (const [id, re] of rules) {
+  const gates = new Map<RegExp, boolean>();
+  const passes = (gate: RegExp) => gates.get(gate) ?? gates.set(gate, gate.test(text)).get(gate)!;
+  for (const [id, re, gate] of rules) {
     if (found.has(id) && found.get(id)!.weight >= INJECTION_RULES[id].weight) continue;
+    if (gate && !passes(gate)) continue;
     const m = re.exec(text);
     if (m) {
       const lead = m[0].length - m[0].trimStart().length;
@@ -394,12 +503,16 @@ function screenDecoded(decoded: string, found: Found, depth: number, prefix: str
 
 function screenInto(raw: string, found: Found, depth: number, prefix: string): void {
   screenInvisible(raw, found, depth, prefix);
-  const normalized = normalizeForScreening(raw);
+  // Normalised once; every rule runs on these forms.
+  const folded = foldForScreening(raw);
+  const normalized = collapseWhitespace(folded);
   runRules(MARKUP_RULES, normalized, found, prefix);
   runMarkupChecks(normalized, found, prefix);
   runRules(TEXT_RULES, normalized, found, prefix);
-  const plain = deobfuscate(normalized);
+  const squashed: string[] = [];
+  const plain = deobfuscate(collapseWhitespace(collapseLetterSpacing(folded, squashed)));
   if (plain !== normalized) runRules(TEXT_RULES, plain, found, prefix);
+  for (const run of squashed) runRules(COMPACT_TEXT_RULES, run, found, `${prefix}[letter-spaced] `);
   screenEncoded(raw.normalize('NFKC').replace(INVISIBLE_ALL, ''), found, depth, prefix);
 }
 
@@ -409,10 +522,10 @@ export function combineWeights(weights: readonly number[]): number {
   return Math.round((1 - p) * 10_000) / 10_000;
 }
 
-/** Screen a memory's text for prompt-injection and exfiltration patterns. */
-export function screenForInjection(text: string): InjectionScreenResult {
+/** Screen one text for prompt-injection and exfiltration patterns; `evidencePrefix` names where it came from. */
+export function screenForInjection(text: string, evidencePrefix = ''): InjectionScreenResult {
   const found: Found = new Map();
-  screenInto(text.length > MAX_SCREEN_CHARS ? text.slice(0, MAX_SCREEN_CHARS) : text, found, 0, '');
+  screenInto(text.length > MAX_SCREEN_CHARS ? text.slice(0, MAX_SCREEN_CHARS) : text, found, 0, evidencePrefix);
   const order = Object.keys(INJECTION_RULES) as InjectionPatternId[];
   const patterns = order.flatMap((id) => {
     const p = found.get(id);

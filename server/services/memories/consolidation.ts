@@ -2,8 +2,9 @@
  * The consolidation pipeline: drains a tenant's queued writes in batches and commits each batch
  * atomically. Per write, in order:
  *
- *  1. injection screening (`screenForInjection`): named patterns and a score; a flagged memory is
- *     kept, marked, indexed as flagged (left out of default search) and never supersedes anything;
+ *  1. injection screening (`screenMemoryForInjection`: title, content, tags, metadata, agent id):
+ *     named patterns and a score; a flagged memory is kept, marked, indexed as flagged (left out of
+ *     default search) and never supersedes anything;
  *  2. sensitivity (`classifySensitivity`): max(writer's choice, detected) — never downgraded;
  *  3. dedupe (creates only, when nothing else is queued for the memory): an exact (fingerprint) or
  *     near duplicate (`findDuplicate`) of an active memory in the same namespace is merged: the new
@@ -403,7 +404,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
         sensitivityReasons: sensitivity.reasons,
         injectionFlagged: injection.flagged,
         injectionScore: injection.score,
-        injectionPatterns: injection.patterns.map((p) => ({ id: p.id, category: p.category, evidence: p.evidence, weight: p.weight })),
+        injectionPatterns: injection.patterns.map((p) => ({ id: p.id, category: p.category, field: p.field, evidence: p.evidence, weight: p.weight })),
         quality,
         contradictionStatus: conflicts.length === 0 ? 'clear' : policy === 'NEWER_WINS' ? 'resolved' : 'flagged',
         contradictionPolicy: conflicts.length === 0 ? null : policy,
@@ -481,7 +482,14 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       // Entries of writes deleted before they were consolidated would otherwise stay forever.
       while (analyses.size + missing.length > maxAnalysesKept && analyses.size > 0) analyses.delete(analyses.keys().next().value!);
       const all = analyzer.analyze(
-        missing.map((w) => ({ title: w.content.title, content: w.content.content, tags: w.content.tags, writerSensitivity: w.content.writerSensitivity })),
+        missing.map((w) => ({
+          title: w.content.title,
+          content: w.content.content,
+          tags: w.content.tags,
+          metadata: w.content.metadata,
+          agentId: w.content.agentId,
+          writerSensitivity: w.content.writerSensitivity,
+        })),
       );
       const fresh = new Map<string, Promise<WriteAnalysis>>();
       missing.forEach((w, i) => {

@@ -8,11 +8,12 @@
  * thread boundary by structured clone: plain objects, arrays, Sets and numbers only.
  */
 import { extractFacts, type Fact } from '../consolidation/contradiction.js';
-import { screenForInjection, type InjectionScreenResult } from '../consolidation/injection-screen.js';
+import { screenMemoryForInjection, type MemoryScreenResult } from '../consolidation/memory-screen.js';
 import { qualityScore } from '../consolidation/quality.js';
 import { classifySensitivity, type SensitivityLevel, type SensitivityResult } from '../consolidation/sensitivity.js';
 import { contentFingerprint, similarityTokens } from '../consolidation/similarity.js';
 import { extractEntities } from '../retrieval/entities.js';
+import type { JsonPrimitive } from '../../ports/memories.js';
 import type { ExtractedEntity } from '../../ports/search-index.js';
 import type { WriteAnalyzer } from '../../ports/write-analyzer.js';
 import { quickQualityScore } from './quick-quality.js';
@@ -36,11 +37,14 @@ export interface WriteAnalysisInput {
   title: string;
   content: string;
   tags: readonly string[];
+  /** Screened with the rest: search hands metadata and the agent id to agents too. */
+  metadata: Readonly<Record<string, JsonPrimitive>>;
+  agentId: string | null;
   writerSensitivity: SensitivityLevel | null;
 }
 
 export interface WriteAnalysis {
-  injection: InjectionScreenResult;
+  injection: MemoryScreenResult;
   sensitivity: SensitivityResult;
   fingerprint: string;
   subjects: string[];
@@ -55,7 +59,7 @@ export interface WriteAnalysis {
   facts: Fact[] | null;
 }
 
-/** The text screened and classified: the title belongs to what an agent will read back. */
+/** The text classified and embedded: the title belongs to what an agent will read back. */
 export function screenedText(memory: { title: string; content: string }): string {
   return memory.title ? `${memory.title}\n${memory.content}` : memory.content;
 }
@@ -72,7 +76,7 @@ export function createWriteAnalysis(options: WriteAnalysisOptions): (input: Writ
     const cues = contentCues(input.content);
     const likelyCompared = cues.negation || cues.single.size > 0;
     return {
-      injection: screenForInjection(text),
+      injection: screenMemoryForInjection(input),
       sensitivity: classifySensitivity(text, input.writerSensitivity ?? undefined),
       fingerprint: contentFingerprint(input.content),
       subjects: subjectKeys(text),
