@@ -229,7 +229,7 @@ describe('DELETE /api-keys/{id}', () => {
   it('revokes: {status: "revoked"}; the key answers 401 at once; revoking again is an idempotent 200', async () => {
     const made = await createOk(owner, { name: 'doomed', scopes: ['memories:read'] });
     expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) })).status).toBe(200);
-    const res = await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(member) });
+    const res = await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(owner) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ key_id: made.key_id, status: 'revoked', revoked_at: new Date(nowMs).toISOString() });
     const after = await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) });

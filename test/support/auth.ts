@@ -45,3 +45,14 @@ export function bearer(token: string, tenantId?: string): Record<string, string>
   if (tenantId) headers['x-tenant-id'] = tenantId;
   return headers;
 }
+
+export type TenantRole = 'owner' | 'admin' | 'member' | 'viewer';
+
+/**
+ * Makes `user` a member of the inviter's tenant (or `tenantId`) with `role`, the way a client does it,
+ * and throws with the response when a step fails.
+ */
+export async function addToTenant(baseUrl: string, inviter: SignedUpUser, user: SignedUpUser, role: TenantRole, tenantId = inviter.tenantId): Promise<void> {
+  const res = await http(baseUrl, 'POST', '/auth/members', { headers: bearer(inviter.accessToken, tenantId), body: { email: user.email, role } });
+  if (res.status !== 201) throw new Error(`adding a member failed: ${res.status} ${res.text}`);
+}
