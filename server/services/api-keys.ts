@@ -93,6 +93,8 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
   rotate(actor: ApiKeyActor, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
   /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. Another user's key without `manageAll` → 403. */
   revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
+  /** Revokes every active key `creatorId` created in the actor's tenant (a removed member's); returns their ids. */
+  revokeCreatedBy(actor: ApiKeyActor, creatorId: string): Promise<string[]>;
   /** The key behind an authenticated principal (for `GET /api-keys/current`). */
   describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
   /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
@@ -394,6 +396,27 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         });
       }
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
+    },
+
+    async revokeCreatedBy(actor, creatorId) {
+      const revoked: string[] = [];
+      for (const key of await store.list(actor.tenantId)) {
+        if (key.createdBy !== creatorId || key.status !== 'active') continue;
+        const result = await store.revoke(actor.tenantId, key.id, now().toISOString());
+        if (!result?.changed) continue;
+        revoked.push(key.id);
+        await safeAudit({
+          tenantId: actor.tenantId,
+          action: 'api_key.revoke',
+          actorUserId: actor.userId,
+          keyId: key.id,
+          ip: actor.ip ?? null,
+          userAgent: actor.userAgent ?? null,
+          requestId: actor.requestId ?? null,
+          details: { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' },
+        });
+      }
+      return revoked;
     },
 
     async authenticate(secret, clientIp): Promise<ApiKeyPrincipal> {

@@ -29,7 +29,15 @@ export interface TokenResponse {
   tenant_id: string;
 }
 
-export const stepUpActions = ['data.export', 'data.delete', 'retention.override'] as const;
+export const stepUpActions = [
+  'data.export',
+  'data.delete',
+  'retention.override',
+  // Making someone owner or admin (a role change or an invitation with that role).
+  'members.promote',
+  // Removing a member from the tenant (others or oneself).
+  'members.remove',
+] as const;
 export type StepUpAction = (typeof stepUpActions)[number];
 
 export interface StepUpResponse {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantMemoryClient } from '../../client/index.js';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 const SECRET = /^tmk_[a-z2-7]{52}$/;
@@ -37,8 +37,7 @@ beforeAll(async () => {
     [member, 'member'],
     [viewer, 'viewer'],
   ] as const) {
-    const res = await http(server.url, 'POST', '/auth/members', { headers: bearer(owner.accessToken), body: { email: u.email, role } });
-    expect(res.status).toBe(201);
+    await addToTenant(server.url, owner, u, role);
   }
 });
 afterAll(async () => {
