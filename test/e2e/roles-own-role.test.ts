@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, stepUpToken, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -57,9 +57,14 @@ describe('a break-glass grant never becomes a role', () => {
     expect(await roleOf(otherMember)).toBe('member');
   });
 
-  it('refuses to invite members (403)', async () => {
+  it('refuses to invite or remove members (403), even with a step-up token', async () => {
     const res = await call(holder, 'POST', '/auth/members', { email: `new-${Date.now()}@example.test`, role: 'member' });
     expect(res.status).toBe(403);
+    const token = await stepUpToken(server.url, holder, 'members.remove', tenantId);
+    const removed = await http(server.url, 'DELETE', `/auth/members/${otherMember.userId}`, { headers: { ...as(holder), 'x-step-up-token': token } });
+    expect(removed.status).toBe(403);
+    expect(removed.body.code).toBe('FORBIDDEN');
+    expect(await roleOf(otherMember)).toBe('member');
   });
 
   it('refuses to decide break-glass requests (403)', async () => {
