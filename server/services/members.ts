@@ -105,9 +105,9 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
     },
 
     async pendingInvitations(userId) {
-      const email = await inviteeEmail(userId).catch(() => null);
-      if (!email) return [];
-      const pending = await invitations.listPendingForEmail(email, isoAt(now()));
+      const user = await users.findById(userId);
+      if (!user) return [];
+      const pending = await invitations.listPendingForEmail(user.email, isoAt(now()));
       return Promise.all(pending.map(async (i) => ({ ...i, tenantName: (await tenants.get(i.tenantId))?.name ?? '' })));
     },
 
