@@ -1,4 +1,5 @@
 import { apiKeyProcedure, requirePermission } from '../server/procedures.js';
+import type { Permission } from '../server/services/roles.js';
 import { router } from '../server/trpc.js';
 import {
   apiKeyIdInput,
@@ -16,15 +17,24 @@ import {
 const tags = ['API keys'];
 
 interface ActorContext {
-  principal: { tenantId: string; userId: string };
+  principal: { tenantId: string; userId: string; permissions: ReadonlySet<Permission> };
   ip: string;
   userAgent: string | null;
   requestId: string;
 }
-const actorOf = (ctx: ActorContext) => ({ tenantId: ctx.principal.tenantId, userId: ctx.principal.userId, ip: ctx.ip, userAgent: ctx.userAgent, requestId: ctx.requestId });
+const actorOf = (ctx: ActorContext) => ({
+  tenantId: ctx.principal.tenantId,
+  userId: ctx.principal.userId,
+  // A break-glass grant never adds this permission (server/services/roles.ts `baseRoleOnly`).
+  manageAll: ctx.principal.permissions.has('api_keys:manage_all'),
+  ip: ctx.ip,
+  userAgent: ctx.userAgent,
+  requestId: ctx.requestId,
+});
 
 /**
- * `/api-keys`: management by bearer token (permissions `api_keys:read` / `api_keys:manage`), and two
+ * `/api-keys`: management by bearer token (permissions `api_keys:read` / `api_keys:manage`, one's own
+ * keys, or `api_keys:manage_all`, every key of the tenant), and two
  * probes authenticated by the key itself. Static paths come before `/api-keys/{id}`.
  */
 export const apiKeysRouter = router({
@@ -74,7 +84,7 @@ export const apiKeysRouter = router({
     }),
 
   rotate: requirePermission('api_keys:manage')
-    .meta({ openapi: { method: 'POST', path: '/api-keys/{id}/rotate', tags, summary: 'Replace the secret; the old one stops working at once (409 if revoked)', protect: true }, auth: 'bearer' })
+    .meta({ openapi: { method: 'POST', path: '/api-keys/{id}/rotate', tags, summary: 'Replace the secret; the old one stops working at once (409 if revoked; 403 for a key another user created, unless owner or admin)', protect: true }, auth: 'bearer' })
     .input(apiKeyIdInput)
     .output(rotateApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
@@ -83,7 +93,7 @@ export const apiKeysRouter = router({
     }),
 
   revoke: requirePermission('api_keys:manage')
-    .meta({ openapi: { method: 'DELETE', path: '/api-keys/{id}', tags, summary: 'Revoke a key; it answers 401 from then on. Idempotent: revoking again answers 200', protect: true }, auth: 'bearer' })
+    .meta({ openapi: { method: 'DELETE', path: '/api-keys/{id}', tags, summary: 'Revoke a key; it answers 401 from then on. Idempotent: revoking again answers 200 (403 for a key another user created, unless owner or admin)', protect: true }, auth: 'bearer' })
     .input(apiKeyIdInput)
     .output(revokeApiKeyOutput)
     .mutation(async ({ ctx, input }) => {

@@ -1,14 +1,35 @@
+import type { InvitationRecord } from '../server/ports/invitations.js';
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
+import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
 import { bearerProcedure, requirePermission } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { emptyInput } from './auth/schemas.js';
-import { addMemberInput, changeRoleInput, createTenantInput, member, memberList, primaryTenant, tenantList, tenantListItem } from './tenants/schemas.js';
+import {
+  acceptedInvitation,
+  changeRoleInput,
+  createTenantInput,
+  declinedInvitation,
+  invitation,
+  invitationIdInput,
+  invitationList,
+  inviteInput,
+  member,
+  memberList,
+  primaryTenant,
+  removedMember,
+  removeMemberInput,
+  tenantList,
+  tenantListItem,
+} from './tenants/schemas.js';
 
 const tags = ['Tenants'];
 const metaOf = (ctx: { ip: string; userAgent: string | null }) => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
 
 const toTenantItem = (t: UserTenant) => ({ tenant_id: t.tenant.id, name: t.tenant.name, created_at: t.tenant.createdAt, is_default: t.membership.isDefault });
+const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
+const stepUpTokenOf = (ctx: { header(name: string): string | undefined }) => ctx.header('x-step-up-token') ?? null;
+const toInvitation = (i: InvitationRecord) => ({ invitation_id: i.id, email: i.email, role: i.role, status: 'pending' as const, expires_at: i.expiresAt });
 const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.createdAt });
 
 /** `/auth/tenants`, `/auth/gettenant` and tenant membership (`/auth/members`). */
@@ -48,24 +69,62 @@ export const tenantsRouter = router({
     .output(memberList)
     .query(async ({ ctx }) => ({ members: (await ctx.services.tenants.listMembers(ctx.principal.tenantId)).map(toMember) })),
 
-  addMember: requirePermission('members:manage')
+  invite: requirePermission('members:manage')
     .meta({
       openapi: {
         method: 'POST',
         path: '/auth/members',
         tags,
-        summary: 'Add an existing user to the current tenant (404 unknown email, 409 already a member, 403 when a non-owner grants owner)',
+        summary:
+          'Invite an email to the current tenant: 202 with the pending invitation whether or not the email has an account (409 for a member already; only owners invite owners; owner or admin needs X-Step-Up-Token for members.promote; 429 with Retry-After past the hourly budgets)',
         protect: true,
-        successDescription: 'Created',
+        successDescription: 'Accepted',
       },
       auth: 'bearer',
     })
-    .input(addMemberInput)
-    .output(member)
+    .input(inviteInput)
+    .output(invitation)
     .mutation(async ({ ctx, input }) => {
-      const added = await ctx.services.tenants.addMember({ userId: ctx.principal.userId, tenantId: ctx.principal.tenantId, role: ctx.principal.role }, input, metaOf(ctx));
-      ctx.response.status = 201;
-      return toMember(added);
+      const created = await ctx.services.members.invite(actorOf(ctx.principal), input, stepUpTokenOf(ctx), metaOf(ctx));
+      ctx.response.status = 202;
+      return toInvitation(created);
+    }),
+
+  invitations: bearerProcedure
+    .meta({ openapi: { method: 'GET', path: '/auth/invitations', tags, summary: "The signed-in user's pending invitations (matched by their email), oldest first", protect: true }, auth: 'bearer' })
+    .input(emptyInput)
+    .output(invitationList)
+    .query(async ({ ctx }) => ({
+      invitations: (await ctx.services.members.pendingInvitations(ctx.principal.userId)).map((i) => ({
+        ...toInvitation(i),
+        tenant_id: i.tenantId,
+        tenant_name: i.tenantName,
+        created_at: i.createdAt,
+      })),
+    })),
+
+  acceptInvitation: bearerProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/invitations/{id}/accept', tags, summary: 'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used or already a member)', protect: true },
+      auth: 'bearer',
+    })
+    .input(invitationIdInput)
+    .output(acceptedInvitation)
+    .mutation(async ({ ctx, input }) => {
+      const joined = await ctx.services.members.acceptInvitation(ctx.principal.userId, input.id, metaOf(ctx));
+      return { tenant_id: joined.tenantId, role: joined.role };
+    }),
+
+  declineInvitation: bearerProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/auth/invitations/{id}/decline', tags, summary: 'Decline an invitation (404 unless invited; 409 when already used)', protect: true },
+      auth: 'bearer',
+    })
+    .input(invitationIdInput)
+    .output(declinedInvitation)
+    .mutation(async ({ ctx, input }) => {
+      const declined = await ctx.services.members.declineInvitation(ctx.principal.userId, input.id, metaOf(ctx));
+      return { invitation_id: declined.id, status: 'declined' as const };
     }),
 
   changeRole: requirePermission('members:manage')
@@ -74,7 +133,7 @@ export const tenantsRouter = router({
         method: 'PUT',
         path: '/auth/members/{user_id}',
         tags,
-        summary: "Change a member's role (409 for the last owner; only owners grant or change the owner role)",
+        summary: "Change a member's role (409 for the last owner; only owners grant or change the owner role; owner or admin needs X-Step-Up-Token for members.promote)",
         protect: true,
       },
       auth: 'bearer',
@@ -82,8 +141,25 @@ export const tenantsRouter = router({
     .input(changeRoleInput)
     .output(member)
     .mutation(async ({ ctx, input }) =>
-      toMember(
-        await ctx.services.tenants.changeRole({ userId: ctx.principal.userId, tenantId: ctx.principal.tenantId, role: ctx.principal.role }, input.user_id, input.role, metaOf(ctx)),
-      ),
+      toMember(await ctx.services.members.changeRole(actorOf(ctx.principal), input.user_id, input.role, stepUpTokenOf(ctx), metaOf(ctx))),
     ),
+
+  removeMember: bearerProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/auth/members/{user_id}',
+        tags,
+        summary:
+          "Remove a member (anyone may leave; owners and admins remove others, only owners remove owners; 409 for the last owner); needs X-Step-Up-Token for members.remove; revokes the API keys the member created here",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
+    .input(removeMemberInput)
+    .output(removedMember)
+    .mutation(async ({ ctx, input }) => {
+      const { member: removed, revokedKeyIds } = await ctx.services.members.remove(actorOf(ctx.principal), input.user_id, stepUpTokenOf(ctx), { ...metaOf(ctx), requestId: ctx.requestId });
+      return { user_id: removed.userId, removed: true as const, revoked_api_keys: revokedKeyIds };
+    }),
 });

@@ -83,6 +83,12 @@ const envSchema = z.object({
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   /** SSO sign-in starts (each stores a pending login) allowed per client address per 10 minutes; 0: no limit. */
   SSO_START_RATE_LIMIT: z.coerce.number().int().min(0).default(60),
+  /** Invitations (POST /auth/members) one user may send per hour, whatever their outcome; 0: no limit. */
+  INVITATION_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
+  /** Invitations one tenant may send per hour (all its users together); 0: no limit. */
+  INVITATION_TENANT_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
+  /** How long an invitation can be accepted (default 7 days). */
+  INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
   OIDC_PROVIDERS: oidcProviders.default([]),
   /**
    * Lets OIDC issuers on plain http that are not on loopback be used (development against a provider

@@ -15,7 +15,7 @@ import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
-import { createAddressBudget } from './services/address-budget.js';
+import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
@@ -30,6 +30,7 @@ import { reindexAll } from './services/search/reindex.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params, type PasswordHasher } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
+import { createMembersService, type MembersService } from './services/members.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
@@ -56,6 +57,8 @@ export interface Services {
   auth: AuthService;
   users: UsersService;
   tenants: TenantsService;
+  /** Invitations, role changes and removal of members. */
+  members: MembersService;
   breakGlass: BreakGlassService;
   /** OIDC single sign-on (POST /auth/sso/login, GET /auth/callback). */
   sso: SsoService;
@@ -202,7 +205,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
   const embedder = options.embedder ?? embedderFor(config, false);
   const audit = createAuditService({ audit: ports.audit, logger, now });
   const users = createUsersService({ users: ports.users, now });
-  const tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });
+  const tenants = createTenantsService({ tenants: ports.tenants, audit, now });
   const breakGlass = createBreakGlassService({ breakGlass: ports.breakGlass, audit, maxMinutes: config.BREAK_GLASS_MAX_MINUTES, now });
   const auth = createAuthService({
     config,
@@ -246,6 +249,20 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     now,
   });
   const apiKeys = createApiKeyService({ store: ports.apiKeys, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
+  const members = createMembersService({
+    tenants: ports.tenants,
+    users: ports.users,
+    invitations: ports.invitations,
+    audit,
+    stepUp: auth,
+    apiKeys,
+    invitationBudgets: {
+      perUser: createKeyedBudget({ keyPrefix: 'invite_user', perWindow: config.INVITATION_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this user' }, ports.attemptCounters),
+      perTenant: createKeyedBudget({ keyPrefix: 'invite_tenant', perWindow: config.INVITATION_TENANT_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this tenant' }, ports.attemptCounters),
+    },
+    invitationTtlSeconds: config.INVITATION_TTL_SECONDS,
+    now,
+  });
   const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   // Reads and searches are counted in batches far from a plan's limit (see usage-batching.ts).
   const usageCounts = batchedUsageStore(ports.usage, {
@@ -308,6 +325,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     auth,
     users,
     tenants,
+    members,
     breakGlass,
     sso,
     apiKeyAuth: apiKeys,

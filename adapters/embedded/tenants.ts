@@ -56,6 +56,7 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
   const member = db.prepare(`SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? AND m.user_id = ?`);
   const owners = db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE tenant_id = ? AND role = 'owner'");
   const setRole = db.prepare('UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ?');
+  const deleteMember = db.prepare('DELETE FROM memberships WHERE tenant_id = ? AND user_id = ?');
 
   const createTx = db.transaction((tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }) => {
     insertTenant.run([tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt]);
@@ -72,6 +73,14 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     }
     setRole.run([role, tenantId, userId]);
     return { ok: true as const, previous: current.role, member: toMember({ ...current, role }) };
+  });
+
+  const removeTx = db.transaction((tenantId: string, userId: string) => {
+    const current = member.get([tenantId, userId]) as Row | undefined;
+    if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role === 'owner' && (owners.get([tenantId]) as { n: number }).n <= 1) return { ok: false as const, reason: 'last_owner' as const };
+    deleteMember.run([tenantId, userId]);
+    return { ok: true as const, member: toMember(current) };
   });
 
   return {
@@ -113,6 +122,9 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     },
     async changeRole(tenantId, userId, role) {
       return changeRoleTx.immediate(tenantId, userId, role);
+    },
+    async removeMember(tenantId, userId) {
+      return removeTx.immediate(tenantId, userId);
     },
   };
 }

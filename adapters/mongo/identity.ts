@@ -101,7 +101,7 @@ interface TenantDoc {
   status: string;
   createdAt: Date;
 }
-interface MembershipDoc {
+export interface MembershipDoc {
   _id: { tenantId: string; userId: string };
   tenantId: string;
   userId: string;
@@ -210,6 +210,17 @@ export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
       }
       const [member] = await withUsers([{ ...before, role }]);
       return member ? { ok: true, previous: before.role, member } : { ok: false, reason: 'not_found' };
+    },
+    async removeMember(tenantId, userId) {
+      const [current] = await withUsers(await memberships.find({ _id: { tenantId, userId } }).toArray());
+      const removed = await memberships.findOneAndDelete({ _id: { tenantId, userId } });
+      if (!removed) return { ok: false, reason: 'not_found' };
+      if (removed.role === 'owner' && (await memberships.countDocuments({ tenantId, role: 'owner' })) === 0) {
+        // Removed the last owner (possibly racing another removal or demotion): put it back.
+        await memberships.insertOne(removed);
+        return { ok: false, reason: 'last_owner' };
+      }
+      return { ok: true, member: current ?? { ...toMembership(removed), email: '', name: null } };
     },
   };
 }

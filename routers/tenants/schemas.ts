@@ -31,6 +31,40 @@ export const member = z.object({
 
 export const memberList = z.object({ members: z.array(member) });
 
-export const addMemberInput = z.object({ email: emailSchema, role: roleName });
-
 export const changeRoleInput = z.object({ user_id: z.uuid(), role: roleName });
+
+export const removeMemberInput = z.object({ user_id: z.uuid() });
+
+export const removedMember = z.object({
+  user_id: z.uuid(),
+  removed: z.literal(true),
+  revoked_api_keys: z.array(z.uuid()).meta({ description: 'The API keys the removed user had created in this tenant, now revoked' }),
+});
+
+export const inviteInput = z.object({
+  email: emailSchema.meta({ description: 'Who is invited (case-insensitive); need not have an account yet' }),
+  role: roleName,
+});
+
+/** The same answer whether or not the email has an account. */
+export const invitation = z.object({
+  invitation_id: z.uuid(),
+  email: z.string(),
+  role: roleName,
+  status: z.literal('pending'),
+  expires_at: timestamp,
+});
+
+export const pendingInvitation = invitation.extend({
+  tenant_id: z.uuid(),
+  tenant_name: z.string(),
+  created_at: timestamp,
+});
+
+export const invitationList = z.object({ invitations: z.array(pendingInvitation) });
+
+export const invitationIdInput = z.object({ id: z.uuid() });
+
+export const acceptedInvitation = z.object({ tenant_id: z.uuid(), role: roleName });
+
+export const declinedInvitation = z.object({ invitation_id: z.uuid(), status: z.literal('declined') });

@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { InvitationsPort } from './invitations.js';
 import type { AuditPort } from './audit.js';
 import type { BreakGlassPort } from './break-glass.js';
 import type { SessionsPort } from './sessions.js';
@@ -24,6 +25,8 @@ export interface StoragePorts {
   sessions: SessionsPort;
   stepUpTokens: StepUpTokensPort;
   breakGlass: BreakGlassPort;
+  /** Invitations to join a tenant (POST /auth/members, /auth/invitations). */
+  invitations: InvitationsPort;
   audit: AuditPort;
   apiKeys: ApiKeyStore;
   /** Pending SSO logins (state, nonce, PKCE verifier) between /auth/sso/login and /auth/callback. */

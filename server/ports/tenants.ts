@@ -38,6 +38,8 @@ export type RoleChangeResult =
   | { ok: true; previous: RoleName; member: MemberRecord }
   | { ok: false; reason: 'not_found' | 'last_owner' };
 
+export type RemoveMemberResult = { ok: true; member: MemberRecord } | { ok: false; reason: 'not_found' | 'last_owner' };
+
 export interface TenantsPort {
   /** Creates the tenant and makes `owner` its owner, atomically. */
   create(tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }): Promise<TenantRecord>;
@@ -54,6 +56,8 @@ export interface TenantsPort {
    * so a tenant can never be left without one.
    */
   changeRole(tenantId: string, userId: string, role: RoleName): Promise<RoleChangeResult>;
+  /** Ends a membership atomically; refuses (`last_owner`) to remove the tenant's only owner. */
+  removeMember(tenantId: string, userId: string): Promise<RemoveMemberResult>;
   /**
    * Every tenant id in id order, a page at a time (`after`: the last id of the previous page), for
    * maintenance that spans tenants (`tenant-memory reindex`). Never used to answer a request.

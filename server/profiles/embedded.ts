@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
 import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
@@ -36,6 +37,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     sessions: createEmbeddedSessionsPort(db),
     stepUpTokens: createEmbeddedStepUpPort(db),
     breakGlass: createEmbeddedBreakGlassPort(db),
+    invitations: createEmbeddedInvitationsPort(db),
     audit: createEmbeddedAuditPort(db),
     // Every X-API-Key request looks its key up: remembered per process, dropped in every process on
     // this DATA_DIR as soon as one of them rotates or revokes a key (the signal file).

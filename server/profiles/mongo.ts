@@ -1,4 +1,5 @@
 import { MongoClient } from 'mongodb';
+import { createMongoInvitationsPort } from '../../adapters/mongo/invitations.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import { createMongoAttemptCounters } from '../../adapters/mongo/attempt-counters.js';
 import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
@@ -31,6 +32,7 @@ export async function createMongoPorts(config: Config, logger: Logger, embedder:
     sessions: await createMongoSessionsPort(db),
     stepUpTokens: await createMongoStepUpPort(db),
     breakGlass: await createMongoBreakGlassPort(db),
+    invitations: await createMongoInvitationsPort(db),
     audit: await createMongoAuditPort(db),
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),

@@ -44,15 +44,25 @@ export interface AddressBudgetOptions {
 }
 
 export function createAddressBudget(options: AddressBudgetOptions, counters: AttemptCounters): AddressBudget {
+  const budget = createKeyedBudget({ ...options, what: `${options.what} from this address` }, counters);
+  return { consume: (ip) => budget.consume(budgetKey(ip)) };
+}
+
+/** A budget per any key (a user, a tenant), counted like the address budgets; `consume(key)` throws 429 past it. */
+export interface KeyedBudget {
+  consume(key: string): Promise<void>;
+}
+
+export function createKeyedBudget(options: AddressBudgetOptions, counters: AttemptCounters): KeyedBudget {
   const { perWindow, windowSeconds, what } = options;
   if (perWindow <= 0) return { consume: async () => {} };
-  const byIp = counters.counter({ keyPrefix: options.keyPrefix, points: perWindow, duration: windowSeconds });
+  const byKey = counters.counter({ keyPrefix: options.keyPrefix, points: perWindow, duration: windowSeconds });
   return {
-    async consume(ip) {
+    async consume(key) {
       // Count first, then judge the count: concurrent requests each see their own increment.
-      const counted = await byIp.penalty(budgetKey(ip), 1);
+      const counted = await byKey.penalty(key, 1);
       if (counted.consumedPoints > perWindow) {
-        throw new AppError('RATE_LIMITED', `too many ${what} from this address; try again later`, {
+        throw new AppError('RATE_LIMITED', `too many ${what}; try again later`, {
           retryAfterSeconds: Math.max(1, Math.ceil(counted.msBeforeNext / 1000)),
         });
       }

@@ -55,6 +55,8 @@ export type ApiKeyAuditSink = (event: ApiKeyAuditEvent) => Promise<void>;
 export interface ApiKeyActor {
   tenantId: string;
   userId: string | null;
+  /** May rotate and revoke keys other users created (owners and admins by their own role); default: own keys only. */
+  manageAll?: boolean;
   ip?: string | null;
   userAgent?: string | null;
   requestId?: string | null;
@@ -88,10 +90,12 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
   create(actor: ApiKeyActor, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }>;
   list(tenantId: string): Promise<ApiKeyView[]>;
   get(tenantId: string, keyId: string): Promise<ApiKeyView>;
-  /** New secret for an active key; the old one stops working at once. Revoked key → 409. */
+  /** New secret for an active key; the old one stops working at once. Revoked key → 409; another user's key without `manageAll` → 403. */
   rotate(actor: ApiKeyActor, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
-  /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. */
+  /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. Another user's key without `manageAll` → 403. */
   revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
+  /** Revokes every active key `creatorId` created in the actor's tenant (a removed member's); returns their ids. */
+  revokeCreatedBy(actor: ApiKeyActor, creatorId: string): Promise<string[]>;
   /** The key behind an authenticated principal (for `GET /api-keys/current`). */
   describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
   /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
@@ -300,6 +304,15 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     return record;
   }
 
+  /** Keys belong to the tenant, but only their creator (or an owner or admin) may take one over or end it. */
+  async function manageable(actor: ApiKeyActor, keyId: string): Promise<ApiKeyRecord> {
+    const record = await existing(actor.tenantId, keyId); // 404 when absent or another tenant's
+    if (!actor.manageAll && (record.createdBy === null || record.createdBy !== actor.userId)) {
+      throw new AppError('FORBIDDEN', 'only the creator of an API key, or an owner or admin of the tenant, may rotate or revoke it');
+    }
+    return record;
+  }
+
   function newSecret() {
     const secret = generateApiKeySecret();
     return { secret, secretHash: hashApiKeySecret(secret), secretPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH) };
@@ -346,10 +359,11 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async rotate(actor, keyId) {
+      await manageable(actor, keyId);
       const { secret, secretHash, secretPrefix } = newSecret();
       const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString() });
       if (!record) {
-        const current = await existing(actor.tenantId, keyId); // 404 when absent or another tenant's
+        const current = await existing(actor.tenantId, keyId);
         throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);
       }
       await safeAudit({
@@ -366,6 +380,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async revoke(actor, keyId) {
+      await manageable(actor, keyId);
       const result = await store.revoke(actor.tenantId, keyId, now().toISOString());
       if (!result) throw notFound('API key');
       if (result.changed) {
@@ -381,6 +396,27 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         });
       }
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
+    },
+
+    async revokeCreatedBy(actor, creatorId) {
+      const revoked: string[] = [];
+      for (const key of await store.list(actor.tenantId)) {
+        if (key.createdBy !== creatorId || key.status !== 'active') continue;
+        const result = await store.revoke(actor.tenantId, key.id, now().toISOString());
+        if (!result?.changed) continue;
+        revoked.push(key.id);
+        await safeAudit({
+          tenantId: actor.tenantId,
+          action: 'api_key.revoke',
+          actorUserId: actor.userId,
+          keyId: key.id,
+          ip: actor.ip ?? null,
+          userAgent: actor.userAgent ?? null,
+          requestId: actor.requestId ?? null,
+          details: { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' },
+        });
+      }
+      return revoked;
     },
 
     async authenticate(secret, clientIp): Promise<ApiKeyPrincipal> {

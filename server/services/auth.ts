@@ -15,7 +15,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import type { AddressBudget } from './address-budget.js';
 import { newOpaqueToken, parseOpaqueToken, randomId, secretMatches } from './opaque-tokens.js';
 import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
-import { breakGlassRole, roleByName, type Permission, type RoleName } from './roles.js';
+import { breakGlassPermissions, roleByName, type Permission, type RoleName } from './roles.js';
 import type { TenantsService } from './tenants.js';
 
 /** The token response of api-decisions (signup, login, refresh and the SSO callback). */
@@ -29,7 +29,15 @@ export interface TokenResponse {
   tenant_id: string;
 }
 
-export const stepUpActions = ['data.export', 'data.delete', 'retention.override'] as const;
+export const stepUpActions = [
+  'data.export',
+  'data.delete',
+  'retention.override',
+  // Making someone owner or admin (a role change or an invitation with that role).
+  'members.promote',
+  // Removing a member from the tenant (others or oneself).
+  'members.remove',
+] as const;
 export type StepUpAction = (typeof stepUpActions)[number];
 
 export interface StepUpResponse {
@@ -322,7 +330,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (!base) return null;
       const permissions = new Set<Permission>(base.permissions);
       const grant = await deps.breakGlass.activeGrant(tenantId, userId);
-      if (grant) for (const p of roleByName(breakGlassRole)?.permissions ?? []) permissions.add(p);
+      if (grant) for (const p of breakGlassPermissions) permissions.add(p);
       return { role: membership.role as RoleName, permissions, breakGlass: grant !== null };
     },
 

@@ -10,6 +10,8 @@ export const permissions = [
   'roles:read',
   'api_keys:read',
   'api_keys:manage',
+  // Rotate and revoke keys other users created; without it, `api_keys:manage` covers one's own keys only.
+  'api_keys:manage_all',
   'audit:read',
   'memories:read',
   'memories:write',
@@ -41,7 +43,7 @@ const admin: Permission[] = permissions.filter((p) => p !== 'tenant:manage');
 export const builtInRoles: readonly RoleDefinition[] = [
   { name: 'owner', description: 'Full control of the tenant, including its settings and members', permissions: [...permissions] },
   { name: 'admin', description: 'Manages members, keys, data and audit; cannot change tenant settings', permissions: admin },
-  { name: 'member', description: 'Uses the tenant: reads and writes memories and knowledge, manages API keys', permissions: member },
+  { name: 'member', description: 'Uses the tenant: reads and writes memories and knowledge, manages the API keys they created', permissions: member },
   { name: 'viewer', description: 'Read-only access to the tenant', permissions: readOnly },
 ];
 
@@ -49,5 +51,15 @@ export function roleByName(name: string): RoleDefinition | undefined {
   return builtInRoles.find((r) => r.name === name);
 }
 
-/** What a break-glass approval grants for its duration. */
+/** What a break-glass approval grants for its duration (less `baseRoleOnly`). */
 export const breakGlassRole: RoleName = 'admin';
+
+/**
+ * Permissions that follow the holder's own base role and that a break-glass grant never adds: an
+ * emergency elevation must not become a lasting one (changing roles, managing members, approving
+ * grants, taking over other people's keys).
+ */
+export const baseRoleOnly: ReadonlySet<Permission> = new Set<Permission>(['tenant:manage', 'members:manage', 'api_keys:manage_all', 'break_glass:approve']);
+
+/** The permissions an approved break-glass grant adds to its holder's own. */
+export const breakGlassPermissions: readonly Permission[] = (roleByName(breakGlassRole)?.permissions ?? []).filter((p) => !baseRoleOnly.has(p));

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, notFound } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { MemberRecord, TenantsPort, UserTenant } from '../ports/tenants.js';
-import type { UsersPort } from '../ports/users.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import type { RoleName } from './roles.js';
@@ -21,20 +20,11 @@ export interface TenantsService {
   /** Creates a tenant (plan free, status active) whose owner is the user. */
   create(userId: string, input: { name: string; isDefault?: boolean }, meta: RequestMeta): Promise<UserTenant>;
   listMembers(tenantId: string): Promise<MemberRecord[]>;
-  addMember(actor: TenantActor, input: { email: string; role: RoleName }, meta: RequestMeta): Promise<MemberRecord>;
-  changeRole(actor: TenantActor, userId: string, role: RoleName, meta: RequestMeta): Promise<MemberRecord>;
 }
 
-export function createTenantsService(deps: { tenants: TenantsPort; users: UsersPort; audit: AuditService; now?: Clock }): TenantsService {
-  const { tenants, users, audit } = deps;
+export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditService; now?: Clock }): TenantsService {
+  const { tenants, audit } = deps;
   const now = deps.now ?? systemClock;
-
-  /** Only owners may create owners or change an owner's role. */
-  const assertMayAssign = (actor: TenantActor, role: RoleName, currentRole?: RoleName) => {
-    if (actor.role !== 'owner' && (role === 'owner' || currentRole === 'owner')) {
-      throw new AppError('FORBIDDEN', 'only an owner may grant or change the owner role');
-    }
-  };
 
   return {
     listForUser: (userId) => tenants.listForUser(userId),
@@ -66,45 +56,5 @@ export function createTenantsService(deps: { tenants: TenantsPort; users: UsersP
     },
 
     listMembers: (tenantId) => tenants.listMembers(tenantId),
-
-    async addMember(actor, input, meta) {
-      assertMayAssign(actor, input.role);
-      const user = await users.findByEmail(input.email.trim().toLowerCase());
-      if (!user) throw notFound('user');
-      const added = await tenants.addMember(actor.tenantId, { userId: user.id, role: input.role, isDefault: false, createdAt: isoAt(now()) });
-      if (!added) throw new AppError('CONFLICT', 'user is already a member of this tenant');
-      await audit.record({
-        tenantId: actor.tenantId,
-        type: 'member.add',
-        actor: { userId: actor.userId },
-        ...meta,
-        target: { type: 'user', id: user.id },
-        details: { role: input.role },
-      });
-      const member = await tenants.getMember(actor.tenantId, user.id);
-      if (!member) throw notFound('member');
-      return member;
-    },
-
-    async changeRole(actor, userId, role, meta) {
-      const current = await tenants.getMember(actor.tenantId, userId);
-      if (!current) throw notFound('member');
-      assertMayAssign(actor, role, current.role);
-      if (current.role === role) return current;
-      const result = await tenants.changeRole(actor.tenantId, userId, role);
-      if (!result.ok) {
-        if (result.reason === 'not_found') throw notFound('member');
-        throw new AppError('CONFLICT', 'the last owner of a tenant cannot be demoted');
-      }
-      await audit.record({
-        tenantId: actor.tenantId,
-        type: 'member.role_change',
-        actor: { userId: actor.userId },
-        ...meta,
-        target: { type: 'user', id: userId },
-        details: { from: result.previous, to: role },
-      });
-      return result.member;
-    },
   };
 }

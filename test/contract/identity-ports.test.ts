@@ -137,6 +137,24 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         expect(await p.tenants.changeRole(t.id, owner.id, 'member')).toMatchObject({ ok: true, previous: 'owner' });
       });
 
+      it('removes members but never the last owner, and reports unknown members', async () => {
+        const owner = await newUser();
+        const t = await newTenant(owner.id);
+        expect(await p.tenants.removeMember(t.id, owner.id)).toEqual({ ok: false, reason: 'last_owner' });
+        expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
+        expect(await p.tenants.removeMember(t.id, randomUUID())).toEqual({ ok: false, reason: 'not_found' });
+        const viewer = await newUser();
+        await p.tenants.addMember(t.id, { userId: viewer.id, role: 'viewer', isDefault: false, createdAt: at(1) });
+        expect(await p.tenants.removeMember(randomUUID(), viewer.id)).toEqual({ ok: false, reason: 'not_found' }); // another tenant
+        expect(await p.tenants.removeMember(t.id, viewer.id)).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
+        expect(await p.tenants.membership(t.id, viewer.id)).toBeNull();
+        expect(await p.tenants.removeMember(t.id, viewer.id)).toEqual({ ok: false, reason: 'not_found' });
+        const second = await newUser();
+        await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(2) });
+        expect(await p.tenants.removeMember(t.id, owner.id)).toMatchObject({ ok: true, member: { role: 'owner' } });
+        expect((await p.tenants.listMembers(t.id)).map((m) => m.userId)).toEqual([second.id]);
+      });
+
       it('keeps tenants apart: membership of one tenant says nothing about another', async () => {
         const a = await newUser();
         const b = await newUser();

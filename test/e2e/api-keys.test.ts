@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantMemoryClient } from '../../client/index.js';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 const SECRET = /^tmk_[a-z2-7]{52}$/;
@@ -37,8 +37,7 @@ beforeAll(async () => {
     [member, 'member'],
     [viewer, 'viewer'],
   ] as const) {
-    const res = await http(server.url, 'POST', '/auth/members', { headers: bearer(owner.accessToken), body: { email: u.email, role } });
-    expect(res.status).toBe(201);
+    await addToTenant(server.url, owner, u, role);
   }
 });
 afterAll(async () => {
@@ -229,7 +228,7 @@ describe('DELETE /api-keys/{id}', () => {
   it('revokes: {status: "revoked"}; the key answers 401 at once; revoking again is an idempotent 200', async () => {
     const made = await createOk(owner, { name: 'doomed', scopes: ['memories:read'] });
     expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) })).status).toBe(200);
-    const res = await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(member) });
+    const res = await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(owner) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ key_id: made.key_id, status: 'revoked', revoked_at: new Date(nowMs).toISOString() });
     const after = await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) });

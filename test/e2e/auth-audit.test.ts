@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashAuditEvent } from '../../server/services/audit.js';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -65,7 +65,7 @@ describe('GET /auth/audit', () => {
     expect((await audit(owner, '?limit=500')).status).toBe(400);
     expect((await audit(owner, '?offset=-1')).status).toBe(400);
     const member = await signUp(server.url);
-    await http(server.url, 'POST', '/auth/members', { headers: bearer(owner.accessToken), body: { email: member.email, role: 'member' } });
+    await addToTenant(server.url, owner, member, 'member');
     expect((await http(server.url, 'GET', '/auth/audit', { headers: bearer(member.accessToken, owner.tenantId) })).status).toBe(403);
     expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(member.accessToken, owner.tenantId) })).status).toBe(403);
     expect((await http(server.url, 'GET', '/auth/audit')).status).toBe(401);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 let nowMs = Date.now();
@@ -25,8 +25,7 @@ beforeAll(async () => {
     [member, 'member'],
     [viewer, 'viewer'],
   ] as const) {
-    const res = await http(server.url, 'POST', '/auth/members', { headers: bearer(owner.accessToken), body: { email: u.email, role } });
-    expect(res.status).toBe(201);
+    await addToTenant(server.url, owner, u, role);
   }
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -13,7 +13,7 @@ let bRequestId: string;
 beforeAll(async () => {
   server = await startTestServer();
   [a, b, bMember] = await Promise.all([signUp(server.url), signUp(server.url), signUp(server.url)]);
-  await http(server.url, 'POST', '/auth/members', { headers: bearer(b.accessToken), body: { email: bMember.email, role: 'member' } });
+  await addToTenant(server.url, b, bMember, 'member');
   const req = await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(bMember.accessToken, b.tenantId), body: { reason: 'b only', duration_minutes: 5 } });
   bRequestId = req.body.id;
   await http(server.url, 'POST', '/auth/tenants', { headers: bearer(b.accessToken), body: { name: 'B second' } });
@@ -85,7 +85,7 @@ describe('cross-tenant isolation', () => {
   });
 
   it('a member added to two tenants acts in each only through X-Tenant-ID, with that tenant’s role', async () => {
-    await http(server.url, 'POST', '/auth/members', { headers: bearer(a.accessToken), body: { email: bMember.email, role: 'viewer' } });
+    await addToTenant(server.url, a, bMember, 'viewer');
     // Viewer in A: no members:manage there, even though bMember could request break-glass in B as a member.
     expect((await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(bMember.accessToken, a.tenantId), body: { reason: 'x', duration_minutes: 5 } })).status).toBe(403);
     expect((await http(server.url, 'GET', '/auth/members', { headers: bearer(bMember.accessToken, a.tenantId) })).status).toBe(200);

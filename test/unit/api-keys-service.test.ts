@@ -260,6 +260,20 @@ describe('last_used_at', () => {
   });
 });
 
+describe('who may rotate and revoke', () => {
+  it('lets the creator and a manageAll actor act, and refuses (403) anyone else, leaving the key untouched', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    const colleague = { tenantId: tenant, userId: randomUUID() };
+    expect((await appError(service.rotate(colleague, key.keyId))).code).toBe('FORBIDDEN');
+    expect((await appError(service.revoke(colleague, key.keyId))).code).toBe('FORBIDDEN');
+    expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
+    expect((await service.rotate({ ...colleague, manageAll: true }, key.keyId)).key.keyId).toBe(key.keyId);
+    const system = await service.create({ tenantId: tenant, userId: null }, { name: 'system', scopes: ['usage:read'] });
+    expect((await appError(service.revoke(actor(), system.key.keyId))).code).toBe('FORBIDDEN');
+    expect((await service.revoke({ ...actor(), manageAll: true }, system.key.keyId)).status).toBe('revoked');
+  });
+});
+
 describe('tenant scoping', () => {
   it('answers 404 for another tenant’s key on get, rotate and revoke, leaving it untouched', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
