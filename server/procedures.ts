@@ -62,10 +62,3 @@ export function requireScope(scope: ApiKeyScope) {
     return next();
   });
 }
-
-/** Throws unless the key may use the namespace (keys without restrictions may use any). */
-export function assertNamespaceAllowed(principal: ApiKeyPrincipal, namespace: string): void {
-  if (principal.namespaces && !principal.namespaces.includes(namespace)) {
-    throw new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
-  }
-}

@@ -8,7 +8,8 @@ import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
-import { assertNamespaceAllowed, requireScope } from '../../server/procedures.js';
+import { requireScope } from '../../server/procedures.js';
+import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
 import { z } from 'zod';
@@ -134,8 +135,8 @@ describe('authenticate', () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['team'] });
     const principal = await service.authenticate(secret, '203.0.113.9');
     expect(principal).toEqual({ kind: 'apiKey', keyId: key.keyId, tenantId: tenant, scopes: new Set(['memories:read', 'usage:read']), namespaces: ['team'] });
-    expect(() => assertNamespaceAllowed(principal, 'team')).not.toThrow();
-    expect(() => assertNamespaceAllowed(principal, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
+    expect(() => assertNamespaceAllowed(principal.namespaces, 'team')).not.toThrow();
+    expect(() => assertNamespaceAllowed(principal.namespaces, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
   });
 
   it('answers 401 for malformed, unknown and tampered secrets', async () => {
@@ -277,7 +278,7 @@ describe('requireScope over the real authenticator', () => {
     write: requireScope('memories:write')
       .input(z.object({ namespace: z.string() }))
       .query(({ ctx, input }) => {
-        assertNamespaceAllowed(ctx.principal, input.namespace);
+        assertNamespaceAllowed(ctx.principal.namespaces, input.namespace);
         return ctx.principal.keyId;
       }),
   });
