@@ -1,6 +1,6 @@
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
 import { notFound } from '../server/errors.js';
-import { bearerProcedure, requirePermission } from '../server/procedures.js';
+import { requirePermission, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { emptyInput } from './auth/schemas.js';
 import { addMemberInput, changeRoleInput, createTenantInput, member, memberList, primaryTenant, tenantList, tenantListItem } from './tenants/schemas.js';
@@ -13,13 +13,13 @@ const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name
 
 /** `/auth/tenants`, `/auth/gettenant` and tenant membership (`/auth/members`). */
 export const tenantsRouter = router({
-  list: bearerProcedure
+  list: userProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/tenants', tags, summary: "The caller's tenants, oldest membership first", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(tenantList)
     .query(async ({ ctx }) => ({ tenants: (await ctx.services.tenants.listForUser(ctx.principal.userId)).map(toTenantItem) })),
 
-  create: bearerProcedure
+  create: userProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/tenants', tags, summary: 'Create a tenant (plan free, status active) owned by the caller', protect: true, successDescription: 'Created' },
       auth: 'bearer',
@@ -32,7 +32,7 @@ export const tenantsRouter = router({
       return toTenantItem(created);
     }),
 
-  primary: bearerProcedure
+  primary: userProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/gettenant', tags, summary: "The caller's primary tenant (the first of their memberships)", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(primaryTenant)

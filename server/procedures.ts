@@ -1,6 +1,7 @@
 import { AppError, forbidden, unauthenticated } from './errors.js';
 import type { ApiKeyScope, UserPrincipal, ApiKeyPrincipal } from './principal.js';
 import type { Permission } from './services/roles.js';
+import { assertTenantActive } from './services/tenants.js';
 import { baseProcedure } from './trpc.js';
 
 /** Routes anyone may call (sign-up, login, health probes of tRPC). */
@@ -13,27 +14,42 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * Bearer JWT routes. The tenant is the token's, or `X-Tenant-ID` naming another tenant the user
- * belongs to; a tenant the user is not in answers 403 (it is the user's own claim, not a lookup).
+ * Bearer JWT authentication. The tenant is the token's, or `X-Tenant-ID` naming another tenant the
+ * user belongs to; a tenant the user is not in answers 403 (it is the user's own claim, not a lookup).
+ * `tenantMustBeActive`: refuse a suspended tenant (403 TENANT_SUSPENDED), after membership, so only
+ * members learn the status.
  */
-export const bearerProcedure = baseProcedure.use(async ({ ctx, next }) => {
-  const token = bearerToken(ctx.header('authorization'));
-  if (!token) throw unauthenticated('missing bearer token');
-  const session = await ctx.services.bearerAuth.authenticateAccessToken(token);
-  const tenantId = ctx.header('x-tenant-id') ?? session.tenantId;
-  const access = await ctx.services.bearerAuth.accessOf(tenantId, session.userId);
-  if (!access) throw forbidden('not a member of this tenant');
-  const principal: UserPrincipal = {
-    kind: 'user',
-    userId: session.userId,
-    sessionId: session.sessionId,
-    tenantId,
-    role: access.role,
-    permissions: access.permissions,
-    breakGlass: access.breakGlass,
-  };
-  return next({ ctx: { ...ctx, principal } });
-});
+function bearerAuthenticated(tenantMustBeActive: boolean) {
+  return baseProcedure.use(async ({ ctx, next }) => {
+    const token = bearerToken(ctx.header('authorization'));
+    if (!token) throw unauthenticated('missing bearer token');
+    const session = await ctx.services.bearerAuth.authenticateAccessToken(token);
+    const tenantId = ctx.header('x-tenant-id') ?? session.tenantId;
+    const access = await ctx.services.bearerAuth.accessOf(tenantId, session.userId);
+    if (!access) throw forbidden('not a member of this tenant');
+    if (tenantMustBeActive) assertTenantActive({ status: access.tenantStatus });
+    const principal: UserPrincipal = {
+      kind: 'user',
+      userId: session.userId,
+      sessionId: session.sessionId,
+      tenantId,
+      role: access.role,
+      permissions: access.permissions,
+      breakGlass: access.breakGlass,
+    };
+    return next({ ctx: { ...ctx, principal } });
+  });
+}
+
+/** Bearer routes that act on the current tenant: refused while it is suspended. */
+export const bearerProcedure = bearerAuthenticated(true);
+
+/**
+ * Bearer routes about the signed-in user rather than the current tenant (list their tenants, their
+ * primary tenant, create a tenant): they keep working while the current tenant is suspended, so its
+ * members can move to another tenant. Signing out (`/auth/revoke`) needs no tenant at all.
+ */
+export const userProcedure = bearerAuthenticated(false);
 
 /** A bearer route that also needs one permission of the caller's role in the tenant. */
 export function requirePermission(permission: Permission) {

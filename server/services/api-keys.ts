@@ -5,6 +5,8 @@ import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyU
 import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiKeyScope } from '../principal.js';
 import { isValidNamespace } from '../schemas/namespace.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
+import { assertTenantActive } from './tenants.js';
+import type { TenantsPort } from '../ports/tenants.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
 /**
@@ -103,6 +105,8 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
 
 export interface ApiKeyServiceDeps {
   store: ApiKeyStore;
+  /** The key's tenant, for its status (a suspended tenant's keys are refused). */
+  tenants: Pick<TenantsPort, 'get'>;
   audit?: ApiKeyAuditSink;
   logger: { warn(obj: object, msg: string): void };
   now?: () => Date;
@@ -411,6 +415,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         }
         throw new AppError('IP_NOT_ALLOWED', 'this API key may not be used from this address');
       }
+      // After the allowlist: a key used from a refused address learns nothing about its tenant.
+      const tenant = await deps.tenants.get(record.tenantId);
+      if (!tenant) throw unauthenticated('invalid API key');
+      assertTenantActive(tenant);
       noteUse(record);
       return {
         kind: 'apiKey',

@@ -17,6 +17,7 @@ export const auditEventTypes = [
   'break_glass.deny',
   'break_glass.expire',
   'tenant.create',
+  'tenant.status_change',
   'member.add',
   'member.role_change',
   'api_key.create',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, notFound } from '../errors.js';
-import type { MemberRecord, TenantsPort, UserTenant } from '../ports/tenants.js';
+import type { MemberRecord, TenantRecord, TenantStatus, TenantsPort, UserTenant } from '../ports/tenants.js';
 import type { UsersPort } from '../ports/users.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -13,6 +13,15 @@ export interface TenantActor {
   role: RoleName;
 }
 
+/**
+ * The one tenant-status rule, applied where requests authenticate (bearer middleware, API-key
+ * authenticator): a tenant that is not `active` is refused with 403 TENANT_SUSPENDED. Its data is
+ * kept and its accepted writes still consolidate; only acting on it is refused.
+ */
+export function assertTenantActive(tenant: Pick<TenantRecord, 'status'>): void {
+  if (tenant.status !== 'active') throw new AppError('TENANT_SUSPENDED', 'this tenant is suspended; contact the operator of this service');
+}
+
 export interface TenantsService {
   /** The user's tenants, oldest membership first. */
   listForUser(userId: string): Promise<UserTenant[]>;
@@ -23,6 +32,8 @@ export interface TenantsService {
   listMembers(tenantId: string): Promise<MemberRecord[]>;
   addMember(actor: TenantActor, input: { email: string; role: RoleName }, meta: RequestMeta): Promise<MemberRecord>;
   changeRole(actor: TenantActor, userId: string, role: RoleName, meta: RequestMeta): Promise<MemberRecord>;
+  /** An operator's action (`tenant-memory tenant suspend|resume`): sets the status; a change is audited. 404 for an unknown tenant. */
+  setStatus(tenantId: string, status: TenantStatus, meta: RequestMeta): Promise<TenantRecord>;
 }
 
 export function createTenantsService(deps: { tenants: TenantsPort; users: UsersPort; audit: AuditService; now?: Clock }): TenantsService {
@@ -105,6 +116,22 @@ export function createTenantsService(deps: { tenants: TenantsPort; users: UsersP
         details: { from: result.previous, to: role },
       });
       return result.member;
+    },
+
+    async setStatus(tenantId, status, meta) {
+      const result = await tenants.setStatus(tenantId, status);
+      if (!result) throw notFound('tenant');
+      if (result.previous !== status) {
+        await audit.record({
+          tenantId,
+          type: 'tenant.status_change',
+          actor: {},
+          ...meta,
+          target: { type: 'tenant', id: tenantId },
+          details: { from: result.previous, to: status },
+        });
+      }
+      return result.tenant;
     },
   };
 }
