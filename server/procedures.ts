@@ -1,5 +1,6 @@
 import { AppError, forbidden, unauthenticated } from './errors.js';
 import type { ApiKeyScope, UserPrincipal, ApiKeyPrincipal } from './principal.js';
+import type { StepUpAction } from './services/auth.js';
 import type { Permission } from './services/roles.js';
 import { assertTenantActive } from './services/tenants.js';
 import { baseProcedure } from './trpc.js';
@@ -57,6 +58,18 @@ export function requirePermission(permission: Permission) {
     if (!ctx.principal.permissions.has(permission)) {
       throw new AppError('FORBIDDEN', `role '${ctx.principal.role}' lacks permission '${permission}'`);
     }
+    return next();
+  });
+}
+
+/**
+ * A bearer route that needs a permission and, for a sensitive action, a step-up token for it in
+ * `X-Step-Up-Token` (403 STEP_UP_REQUIRED otherwise): the permission is checked first, so a caller
+ * without it is told that, not asked to re-authenticate.
+ */
+export function requireStepUp(permission: Permission, action: StepUpAction) {
+  return requirePermission(permission).use(async ({ ctx, next }) => {
+    await ctx.services.auth.verifyStepUp(ctx.header('x-step-up-token'), { userId: ctx.principal.userId, tenantId: ctx.principal.tenantId, action });
     return next();
   });
 }

@@ -26,7 +26,7 @@ export const auditEventTypes = [
   'api_key.denied_ip',
   'user.identity_link',
   'memory.delete',
-  'memory_settings.update',
+  'memory.settings_change',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

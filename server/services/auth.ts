@@ -29,7 +29,12 @@ export interface TokenResponse {
   tenant_id: string;
 }
 
-export const stepUpActions = ['data.export', 'data.delete', 'retention.override'] as const;
+export const stepUpActions = [
+  'data.export',
+  'data.delete',
+  'retention.override',
+  'settings.memory',
+] as const;
 export type StepUpAction = (typeof stepUpActions)[number];
 
 export interface StepUpResponse {

@@ -301,10 +301,10 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       if (before.contradictionPolicy !== after.contradictionPolicy) {
         await deps.audit.record({
           tenantId,
-          type: 'memory_settings.update',
+          type: 'memory.settings_change',
           ...by,
           target: { type: 'memory_settings', id: tenantId },
-          details: { contradiction_policy: after.contradictionPolicy, previous: before.contradictionPolicy },
+          details: { old: { contradiction_policy: before.contradictionPolicy }, new: { contradiction_policy: after.contradictionPolicy } },
         });
       }
       return after;
