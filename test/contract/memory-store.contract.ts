@@ -348,6 +348,24 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 })).toEqual([]);
     });
 
+    it("never offers another tenant's memory as a dedupe or contradiction candidate, however the lookups were warmed", async () => {
+      const other = randomUUID();
+      const mine = await create(tenant, 'Alice lives in Paris');
+      const theirs = await create(other, 'Alice lives in Paris');
+      if (mine.kind !== 'accepted' || theirs.kind !== 'accepted') throw new Error('not accepted');
+      // Same namespace, same fingerprint, same subject keys: only the tenant tells them apart.
+      for (const t of [tenant, other]) await consolidateAll(t, () => ({ fingerprint: 'fp-shared', subjects: ['alice', 'paris'] }));
+      const lookups = [
+        { namespace: 'default', fingerprint: 'fp-shared', limit: 10 },
+        { namespace: 'default', subjects: ['alice', 'paris'], limit: 10 },
+        { namespace: 'default', fingerprint: 'fp-shared', subjects: ['alice'], limit: 10 },
+      ];
+      // The other tenant's lookups first, so anything a store remembers holds their memory.
+      for (const q of lookups) expect((await f.memories.findCandidates(other, q)).map((c) => c.id)).toEqual([theirs.receipt.memoryId]);
+      for (const q of lookups) expect((await f.memories.findCandidates(tenant, q)).map((c) => c.id)).toEqual([mine.receipt.memoryId]);
+      expect(await f.memories.findCandidates(randomUUID(), lookups[2]!)).toEqual([]);
+    });
+
     it('returns each candidate with the content of its latest committed version', async () => {
       const r = await create(tenant, 'Alice lives in Paris');
       if (r.kind !== 'accepted') throw new Error(r.kind);
