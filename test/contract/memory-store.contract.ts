@@ -500,6 +500,23 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
     });
 
+    it('totals live memories, bytes and queued writes per namespace, for the tenant only', async () => {
+      const other = randomUUID();
+      await create(other, 'other tenant', { namespace: 'a' });
+      const a1 = await create(tenant, 'one in a', { namespace: 'a' });
+      await create(tenant, 'two in a', { namespace: 'a' });
+      await create(tenant, 'one in b', { namespace: 'b' });
+      if (a1.kind !== 'accepted') throw new Error(a1.kind);
+      const bytesOf = (text: string) => memorySizeBytes(content(text));
+      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({ memoryCount: 2, storageBytes: bytesOf('one in a') + bytesOf('two in a'), pendingWrites: 2 });
+      expect(await f.usage.namespaceTotals(tenant, ['a', 'b'])).toMatchObject({ memoryCount: 3, pendingWrites: 3 });
+      expect(await f.usage.namespaceTotals(tenant, ['c'])).toEqual({ memoryCount: 0, storageBytes: 0, pendingWrites: 0 });
+      // Consolidated: nothing pending; a merged duplicate no longer counts, as in the tenant totals.
+      await consolidateAll(tenant, (w) => (w.memoryId === a1.receipt.memoryId ? { status: 'archived', mergedInto: randomUUID() } : {}));
+      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({ memoryCount: 1, storageBytes: bytesOf('two in a'), pendingWrites: 0 });
+      expect((await f.usage.snapshot(tenant, PERIOD)).memoryCount).toBe(2);
+    });
+
     it('counts reads and searches against limits atomically', async () => {
       expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(1);
       expect(await f.usage.consume(tenant, PERIOD, 'reads', 2)).toBe(2);

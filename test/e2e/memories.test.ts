@@ -240,12 +240,46 @@ describe('memory routes', () => {
       writes_current_period: 1,
       reads_current_period: 1,
       searches_current_period: 0,
+      namespaces: null,
       plan: 'free',
       pending_writes: 0,
       period: expect.stringMatching(/^\d{4}-\d\d$/),
       limits: { writes: 10000, reads: 100000, searches: 50000, storage_bytes: 104857600, memories: null },
     });
     expect(usage.storage_used_bytes).toBeGreaterThan(0);
+  });
+});
+
+describe('usage for a namespace-restricted key', () => {
+  it('counts only its namespaces and withholds the tenant-wide period counters', async () => {
+    const t = await tenantWithKey(server.url);
+    const full = withKey(server.url, t.key);
+    for (const [namespace, content] of [['a', 'Alpha one'], ['a', 'Alpha two, a little longer'], ['b', 'Beta one'], ['b', 'Beta two'], ['b', 'Beta three is the longest note of all']]) {
+      expect((await full('POST', '/memories', { body: { content, namespace } })).status).toBe(202);
+    }
+    const whole = await waitConsolidated(server.url, t.key);
+    expect(whole).toMatchObject({ memory_count: 5, namespaces: null, writes_current_period: 5, pending_writes: 0 });
+
+    const onlyA = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read', 'memories:read'], ['a']));
+    const listed = (await onlyA('GET', '/memories')).body.memories as { title: string; content: string; tags: string[]; metadata: object }[];
+    const scoped = await onlyA('GET', '/usage');
+    expect(scoped.status).toBe(200);
+    expect(scoped.body).toEqual({
+      ...whole,
+      namespaces: ['a'],
+      memory_count: 2,
+      storage_used_bytes: expect.any(Number),
+      writes_current_period: null,
+      reads_current_period: null,
+      searches_current_period: null,
+      pending_writes: 0,
+    });
+    // Its bytes are those of its own memories, less than the tenant's.
+    expect(listed).toHaveLength(2);
+    expect(scoped.body.storage_used_bytes).toBeGreaterThan(0);
+    expect(scoped.body.storage_used_bytes).toBeLessThan(whole.storage_used_bytes as number);
+    const onlyNone = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read'], ['empty']));
+    expect((await onlyNone('GET', '/usage')).body).toMatchObject({ namespaces: ['empty'], memory_count: 0, storage_used_bytes: 0, pending_writes: 0 });
   });
 });
 
