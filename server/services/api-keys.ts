@@ -14,8 +14,8 @@ import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type Ip
  *
  * Secrets are `tmk_` + 52 lower-case base32 characters (32 random bytes, 256 bits). Only their SHA-256
  * is stored; the secret is returned once, by create and rotate. Authentication hashes the presented
- * secret, probes the unique hash index, compares the stored hash in constant time, then checks status
- * and the IP allowlist. This service caches nothing about a key's validity: it asks the store on every
+ * secret, probes the unique hash index, compares the stored hash in constant time, then checks status,
+ * the IP allowlist and that the key's tenant is active. This service caches nothing about a key's validity: it asks the store on every
  * request, and a rotation or revocation made by any process takes effect on the very next request
  * everywhere. (The embedded profile's store remembers lookups per process behind a change signal that
  * keeps that promise, `adapters/embedded/credential-cache.ts`.) Only derived, immutable data (a
