@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../server/principal.js';
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import type { RequestMeta } from '../server/services/audit.js';
+import { stepUpActions } from '../server/services/auth.js';
 import {
   auditList,
   auditListInput,
@@ -118,7 +119,7 @@ export const authRouter = router({
         method: 'POST',
         path: '/auth/step-up',
         tags,
-        summary: 'Re-authenticate for one sensitive action (data.export, data.delete, retention.override); returns a short-lived token for X-Step-Up-Token',
+        summary: `Re-authenticate for one sensitive action (${stepUpActions.join(', ')}); returns a short-lived token for X-Step-Up-Token`,
         protect: true,
       },
       auth: 'bearer',

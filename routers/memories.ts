@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { validation } from '../server/errors.js';
 import type { RequestContext } from '../server/context.js';
 import type { ApiKeyPrincipal } from '../server/principal.js';
-import { requirePermission, requireScope } from '../server/procedures.js';
+import { requirePermission, requireScope, requireStepUp } from '../server/procedures.js';
 import type { AuditedBy, MemoryCaller, MemoryWriteInput, WriteOptions } from '../server/services/memories/memory-service.js';
 import { router } from '../server/trpc.js';
 import {
@@ -192,9 +192,15 @@ export const memoriesRouter = router({
       return { contradiction_policy: s.contradictionPolicy, updated_at: s.updatedAt };
     }),
 
-  updateSettings: requirePermission('tenant:manage')
+  updateSettings: requireStepUp('tenant:manage', 'settings.memory')
     .meta({
-      openapi: { method: 'PUT', path: '/settings/memory', tags: ['Memory settings'], summary: 'Choose the contradiction policy for memories consolidated from now on (owners)', protect: true },
+      openapi: {
+        method: 'PUT',
+        path: '/settings/memory',
+        tags: ['Memory settings'],
+        summary: 'Choose the contradiction policy for memories consolidated from now on (owners; X-Step-Up-Token for settings.memory)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(updateMemorySettingsInput)

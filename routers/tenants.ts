@@ -2,7 +2,7 @@ import type { InvitationRecord } from '../server/ports/invitations.js';
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
 import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
-import { bearerProcedure, requirePermission } from '../server/procedures.js';
+import { bearerProcedure, requirePermission, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { emptyInput } from './auth/schemas.js';
 import {
@@ -34,13 +34,13 @@ const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name
 
 /** `/auth/tenants`, `/auth/gettenant` and tenant membership (`/auth/members`). */
 export const tenantsRouter = router({
-  list: bearerProcedure
+  list: userProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/tenants', tags, summary: "The caller's tenants, oldest membership first", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(tenantList)
     .query(async ({ ctx }) => ({ tenants: (await ctx.services.tenants.listForUser(ctx.principal.userId)).map(toTenantItem) })),
 
-  create: bearerProcedure
+  create: userProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/tenants', tags, summary: 'Create a tenant (plan free, status active) owned by the caller', protect: true, successDescription: 'Created' },
       auth: 'bearer',
@@ -53,7 +53,7 @@ export const tenantsRouter = router({
       return toTenantItem(created);
     }),
 
-  primary: bearerProcedure
+  primary: userProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/gettenant', tags, summary: "The caller's primary tenant (the first of their memberships)", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(primaryTenant)
@@ -90,7 +90,7 @@ export const tenantsRouter = router({
       return toInvitation(created);
     }),
 
-  invitations: bearerProcedure
+  invitations: userProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/invitations', tags, summary: "The signed-in user's pending invitations (matched by their email), oldest first", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(invitationList)
@@ -103,7 +103,7 @@ export const tenantsRouter = router({
       })),
     })),
 
-  acceptInvitation: bearerProcedure
+  acceptInvitation: userProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/invitations/{id}/accept', tags, summary: 'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used or already a member)', protect: true },
       auth: 'bearer',
@@ -115,7 +115,7 @@ export const tenantsRouter = router({
       return { tenant_id: joined.tenantId, role: joined.role };
     }),
 
-  declineInvitation: bearerProcedure
+  declineInvitation: userProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/invitations/{id}/decline', tags, summary: 'Decline an invitation (404 unless invited; 409 when already used)', protect: true },
       auth: 'bearer',

@@ -2,7 +2,10 @@ import { requireScope } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { toUsage, usageOutput } from './memories/schemas.js';
 
-/** `GET /usage` (X-API-Key with `usage:read`): the tenant's counters for the current period and its plan limits. */
+/**
+ * `GET /usage` (X-API-Key with `usage:read`): the tenant's counters for the current period and its plan
+ * limits; a namespace-restricted key's counts cover its namespaces only.
+ */
 export const usageRouter = router({
   get: requireScope('usage:read')
     .meta({
@@ -10,5 +13,5 @@ export const usageRouter = router({
       auth: 'apiKey',
     })
     .output(usageOutput)
-    .query(async ({ ctx }) => toUsage(await ctx.services.usage.snapshot(ctx.principal.tenantId))),
+    .query(async ({ ctx }) => toUsage(await ctx.services.usage.snapshot(ctx.principal.tenantId, ctx.principal.namespaces))),
 });

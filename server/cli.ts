@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { EmbeddingModelMismatchError, IncompleteReindexError } from './ports/search-index.js';
-import { prepareStorage, reindexSearch } from './container.js';
+import { prepareStorage, reindexSearch, setTenantStatus } from './container.js';
+import { AppError } from './errors.js';
 import { isPrimaryOfMany, superviseHttpProcesses } from './cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
 import { createLogger } from './logger.js';
@@ -123,6 +124,28 @@ export function buildCli(): Command {
       bar.stop();
       process.stdout.write(`reindexed ${result.memories} memories of ${result.tenants} tenants with ${config.EMBEDDINGS_PROVIDER} embeddings\n`);
     });
+
+  const tenant = program.command('tenant').description("operator actions on one tenant (there is no API for them)");
+  const statusCommands = [
+    ['suspend', 'suspended', "refuse every request acting on the tenant (403 TENANT_SUSPENDED); its data is kept and its accepted writes still consolidate"],
+    ['resume', 'active', 'let a suspended tenant act again'],
+  ] as const;
+  for (const [name, status, description] of statusCommands) {
+    withStorageOptions(tenant.command(name))
+      .description(description)
+      .argument('<tenant-id>')
+      .action(async (tenantId: string, flags: Record<string, string | undefined>) => {
+        const config = configFrom(flags, { LOG_LEVEL: 'warn' });
+        try {
+          const changed = await setTenantStatus(config, createLogger(config.LOG_LEVEL), tenantId, status);
+          process.stdout.write(`tenant ${changed.id} (${changed.name}) is ${changed.status}\n`);
+        } catch (err) {
+          if (!(err instanceof AppError)) fail(err);
+          process.stderr.write(`${err.message}\n`);
+          process.exit(1);
+        }
+      });
+  }
 
   program
     .command('bench')

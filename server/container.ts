@@ -32,6 +32,7 @@ import { createPasswordHasher, type Argon2Params, type PasswordHasher } from './
 import { createSsoService, type SsoService } from './services/sso.js';
 import { createMembersService, type MembersService } from './services/members.js';
 import { createTenantsService, type TenantsService } from './services/tenants.js';
+import type { TenantRecord, TenantStatus } from './ports/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
 import { batchedUsageStore } from './services/usage-batching.js';
@@ -197,6 +198,20 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
   }
 }
 
+/**
+ * `tenant-memory tenant suspend|resume <id>`: an operator's change of a tenant's status, recorded in
+ * the tenant's audit log. Running services see it at their next request (the embedded profile's
+ * tenant cache follows a signal file in DATA_DIR). Throws NOT_FOUND for an unknown tenant.
+ */
+export async function setTenantStatus(config: Config, logger: Logger, tenantId: string, status: TenantStatus): Promise<TenantRecord> {
+  const services = await createContainer(config, logger, { workers: false });
+  try {
+    return await services.tenants.setStatus(tenantId, status, { ip: null, userAgent: null });
+  } finally {
+    await services.close();
+  }
+}
+
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
@@ -248,7 +263,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     ),
     now,
   });
-  const apiKeys = createApiKeyService({ store: ports.apiKeys, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
+  const apiKeys = createApiKeyService({ store: ports.apiKeys, tenants: ports.tenants, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
   const members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,

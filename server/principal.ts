@@ -29,12 +29,15 @@ export interface ApiKeyPrincipal {
 export interface BearerAuthenticator {
   /** Verifies an access token and that its session is still live; throws UNAUTHENTICATED otherwise. */
   authenticateAccessToken(token: string): Promise<{ userId: string; sessionId: string; tenantId: string }>;
-  /** The caller's role and effective permissions in a tenant (break-glass included), or null if not a member. */
-  accessOf(tenantId: string, userId: string): Promise<{ role: RoleName; permissions: ReadonlySet<Permission>; breakGlass: boolean } | null>;
+  /**
+   * The caller's role and effective permissions in a tenant (break-glass included) and the tenant's
+   * status, or null if not a member.
+   */
+  accessOf(tenantId: string, userId: string): Promise<{ role: RoleName; permissions: ReadonlySet<Permission>; breakGlass: boolean; tenantStatus: string } | null>;
 }
 
 /** What the API-key middleware needs from the API key service. */
 export interface ApiKeyAuthenticator {
-  /** Verifies a presented secret from a client address; throws UNAUTHENTICATED or IP_NOT_ALLOWED. */
+  /** Verifies a presented secret from a client address; throws UNAUTHENTICATED, IP_NOT_ALLOWED or TENANT_SUSPENDED. */
   authenticate(secret: string, clientIp: string): Promise<ApiKeyPrincipal>;
 }

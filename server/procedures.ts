@@ -1,6 +1,8 @@
 import { AppError, forbidden, unauthenticated } from './errors.js';
 import type { ApiKeyScope, UserPrincipal, ApiKeyPrincipal } from './principal.js';
+import type { StepUpAction } from './services/auth.js';
 import type { Permission } from './services/roles.js';
+import { assertTenantActive } from './services/tenants.js';
 import { baseProcedure } from './trpc.js';
 
 /** Routes anyone may call (sign-up, login, health probes of tRPC). */
@@ -13,27 +15,42 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * Bearer JWT routes. The tenant is the token's, or `X-Tenant-ID` naming another tenant the user
- * belongs to; a tenant the user is not in answers 403 (it is the user's own claim, not a lookup).
+ * Bearer JWT authentication. The tenant is the token's, or `X-Tenant-ID` naming another tenant the
+ * user belongs to; a tenant the user is not in answers 403 (it is the user's own claim, not a lookup).
+ * `tenantMustBeActive`: refuse a suspended tenant (403 TENANT_SUSPENDED), after membership, so only
+ * members learn the status.
  */
-export const bearerProcedure = baseProcedure.use(async ({ ctx, next }) => {
-  const token = bearerToken(ctx.header('authorization'));
-  if (!token) throw unauthenticated('missing bearer token');
-  const session = await ctx.services.bearerAuth.authenticateAccessToken(token);
-  const tenantId = ctx.header('x-tenant-id') ?? session.tenantId;
-  const access = await ctx.services.bearerAuth.accessOf(tenantId, session.userId);
-  if (!access) throw forbidden('not a member of this tenant');
-  const principal: UserPrincipal = {
-    kind: 'user',
-    userId: session.userId,
-    sessionId: session.sessionId,
-    tenantId,
-    role: access.role,
-    permissions: access.permissions,
-    breakGlass: access.breakGlass,
-  };
-  return next({ ctx: { ...ctx, principal } });
-});
+function bearerAuthenticated(tenantMustBeActive: boolean) {
+  return baseProcedure.use(async ({ ctx, next }) => {
+    const token = bearerToken(ctx.header('authorization'));
+    if (!token) throw unauthenticated('missing bearer token');
+    const session = await ctx.services.bearerAuth.authenticateAccessToken(token);
+    const tenantId = ctx.header('x-tenant-id') ?? session.tenantId;
+    const access = await ctx.services.bearerAuth.accessOf(tenantId, session.userId);
+    if (!access) throw forbidden('not a member of this tenant');
+    if (tenantMustBeActive) assertTenantActive({ status: access.tenantStatus });
+    const principal: UserPrincipal = {
+      kind: 'user',
+      userId: session.userId,
+      sessionId: session.sessionId,
+      tenantId,
+      role: access.role,
+      permissions: access.permissions,
+      breakGlass: access.breakGlass,
+    };
+    return next({ ctx: { ...ctx, principal } });
+  });
+}
+
+/** Bearer routes that act on the current tenant: refused while it is suspended. */
+export const bearerProcedure = bearerAuthenticated(true);
+
+/**
+ * Bearer routes about the signed-in user rather than the current tenant (list their tenants, their
+ * primary tenant, create a tenant, their invitations): they keep working while the current tenant is suspended, so its
+ * members can move to another tenant. Signing out (`/auth/revoke`) needs no tenant at all.
+ */
+export const userProcedure = bearerAuthenticated(false);
 
 /** A bearer route that also needs one permission of the caller's role in the tenant. */
 export function requirePermission(permission: Permission) {
@@ -41,6 +58,18 @@ export function requirePermission(permission: Permission) {
     if (!ctx.principal.permissions.has(permission)) {
       throw new AppError('FORBIDDEN', `role '${ctx.principal.role}' lacks permission '${permission}'`);
     }
+    return next();
+  });
+}
+
+/**
+ * A bearer route that needs a permission and, for a sensitive action, a step-up token for it in
+ * `X-Step-Up-Token` (403 STEP_UP_REQUIRED otherwise): the permission is checked first, so a caller
+ * without it is told that, not asked to re-authenticate.
+ */
+export function requireStepUp(permission: Permission, action: StepUpAction) {
+  return requirePermission(permission).use(async ({ ctx, next }) => {
+    await ctx.services.auth.verifyStepUp(ctx.header('x-step-up-token'), { userId: ctx.principal.userId, tenantId: ctx.principal.tenantId, action });
     return next();
   });
 }
@@ -61,11 +90,4 @@ export function requireScope(scope: ApiKeyScope) {
     }
     return next();
   });
-}
-
-/** Throws unless the key may use the namespace (keys without restrictions may use any). */
-export function assertNamespaceAllowed(principal: ApiKeyPrincipal, namespace: string): void {
-  if (principal.namespaces && !principal.namespaces.includes(namespace)) {
-    throw new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
-  }
 }

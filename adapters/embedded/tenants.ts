@@ -57,6 +57,7 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
   const owners = db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE tenant_id = ? AND role = 'owner'");
   const setRole = db.prepare('UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ?');
   const deleteMember = db.prepare('DELETE FROM memberships WHERE tenant_id = ? AND user_id = ?');
+  const setStatus = db.prepare('UPDATE tenants SET status = ? WHERE id = ?');
 
   const createTx = db.transaction((tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }) => {
     insertTenant.run([tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt]);
@@ -64,6 +65,12 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
   });
 
   type Row = MembershipRow & { email: string; name: string | null };
+  const setStatusTx = db.transaction((tenantId: string, status: string) => {
+    const before = getTenant.get([tenantId]) as TenantRow | undefined;
+    if (!before) return null;
+    setStatus.run([status, tenantId]);
+    return { tenant: toTenant({ ...before, status }), previous: before.status };
+  });
   const changeRoleTx = db.transaction((tenantId: string, userId: string, role: RoleName) => {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
@@ -92,6 +99,9 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     async get(tenantId) {
       const row = getTenant.get([tenantId]) as TenantRow | undefined;
       return row ? toTenant(row) : null;
+    },
+    async setStatus(tenantId, status) {
+      return setStatusTx.immediate(tenantId, status);
     },
     async listForUser(userId) {
       const rows = forUser.all([userId]) as Array<TenantRow & MembershipRow & { m_created_at: string }>;

@@ -6,6 +6,9 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
   const counters = db.prepare('SELECT writes, reads, searches FROM usage_periods WHERE tenant_id = ? AND period = ?');
   const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
+  const inNamespaces = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size_bytes), 0) AS bytes FROM memories
+    WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2)) AND merged_into IS NULL`);
+  const pendingInNamespaces = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2))');
   const consume: Record<UsageCounter, ReturnType<EmbeddedDatabase['prepare']>> = {
     reads: db.prepare(`INSERT INTO usage_periods (tenant_id, period, reads) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
       ON CONFLICT (tenant_id, period) DO UPDATE SET reads = reads + excluded.reads WHERE ?4 IS NULL OR reads + excluded.reads <= ?4
@@ -33,6 +36,12 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
         storageBytes: t.storage_bytes,
         pendingWrites: p,
       };
+    },
+    async namespaceTotals(tenantId, namespaces) {
+      const list = JSON.stringify(namespaces);
+      const m = inNamespaces.get([tenantId, list]) as { n: number; bytes: number };
+      const p = pendingInNamespaces.get([tenantId, list]) as { n: number };
+      return { memoryCount: m.n, storageBytes: m.bytes, pendingWrites: p.n };
     },
   };
 }

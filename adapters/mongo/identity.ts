@@ -156,6 +156,11 @@ export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
       const t = await tenants.findOne({ _id: tenantId });
       return t ? toTenant(t) : null;
     },
+    async setStatus(tenantId, status) {
+      // One atomic step that also tells the status it replaced (for the audit event).
+      const before = await tenants.findOneAndUpdate({ _id: tenantId }, { $set: { status } }, { returnDocument: 'before' });
+      return before ? { tenant: toTenant({ ...before, status }), previous: before.status } : null;
+    },
     async listForUser(userId) {
       const ms = await memberships.find({ userId }).sort({ createdAt: 1, tenantId: 1 }).toArray();
       const ts = await tenants.find({ _id: { $in: ms.map((m) => m.tenantId) } }).toArray();

@@ -632,6 +632,17 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
         pendingWrites: pending,
       };
     },
+
+    async namespaceTotals(tenantId, namespaces) {
+      const inScope = { tenantId, namespace: { $in: [...namespaces] } };
+      const [live, pending] = await Promise.all([
+        memories
+          .aggregate<{ n: number; bytes: number }>([{ $match: { ...inScope, mergedInto: null } }, { $group: { _id: null, n: { $sum: 1 }, bytes: { $sum: '$sizeBytes' } } }])
+          .toArray(),
+        writes.countDocuments(inScope),
+      ]);
+      return { memoryCount: live[0]?.n ?? 0, storageBytes: live[0]?.bytes ?? 0, pendingWrites: pending };
+    },
   };
 
   const idempotency: IdempotencyStore = {

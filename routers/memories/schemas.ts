@@ -187,12 +187,19 @@ export const updateMemorySettingsInput = z.strictObject({ contradiction_policy: 
 
 const limit = z.number().int().nullable();
 
+/** Period counters are kept per tenant: a namespace-restricted key gets null, never another namespace's activity. */
+const periodCounter = z.number().int().nullable().meta({ description: 'This period, tenant-wide; null for a namespace-restricted key' });
+
 export const usageOutput = z.object({
   memory_count: z.number().int(),
   storage_used_bytes: z.number().int(),
-  writes_current_period: z.number().int(),
-  reads_current_period: z.number().int(),
-  searches_current_period: z.number().int(),
+  writes_current_period: periodCounter,
+  reads_current_period: periodCounter,
+  searches_current_period: periodCounter,
+  namespaces: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: "The namespaces the counts cover (a namespace-restricted key's); null: the whole tenant" }),
   plan: z.string(),
   pending_writes: z.number().int().meta({ description: 'Accepted writes not yet consolidated' }),
   period: z.string().meta({ description: 'The current period (calendar month, UTC)', example: '2025-01' }),
@@ -263,6 +270,7 @@ export function toUsage(u: UsageReport): z.output<typeof usageOutput> {
     writes_current_period: u.writes,
     reads_current_period: u.reads,
     searches_current_period: u.searches,
+    namespaces: u.namespaces,
     plan: u.plan,
     pending_writes: u.pendingWrites,
     period: u.period,

@@ -6,11 +6,14 @@ export interface TenantRecord {
   name: string;
   /** `free` | `pro` | `enterprise`. */
   plan: string;
-  /** `active` | `suspended`. */
+  /** `active` | `suspended` (`TenantStatus`); only an active tenant's members and keys may act on it. */
   status: string;
   /** ISO 8601. */
   createdAt: string;
 }
+
+export const tenantStatuses = ['active', 'suspended'] as const;
+export type TenantStatus = (typeof tenantStatuses)[number];
 
 /** A user's place in a tenant. */
 export interface MembershipRecord {
@@ -44,6 +47,11 @@ export interface TenantsPort {
   /** Creates the tenant and makes `owner` its owner, atomically. */
   create(tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }): Promise<TenantRecord>;
   get(tenantId: string): Promise<TenantRecord | null>;
+  /**
+   * Sets the tenant's status (an operator's action: `tenant-memory tenant suspend|resume`). Returns the
+   * tenant after the change with the status it had before, or null when there is no such tenant.
+   */
+  setStatus(tenantId: string, status: TenantStatus): Promise<{ tenant: TenantRecord; previous: string } | null>;
   /** The user's tenants, oldest membership first (the first is the "primary" tenant). */
   listForUser(userId: string): Promise<UserTenant[]>;
   membership(tenantId: string, userId: string): Promise<MembershipRecord | null>;

@@ -25,4 +25,11 @@ export interface UsageStore {
    */
   consume(tenantId: string, period: string, counter: UsageCounter, limit: number | null, by?: number): Promise<number | null>;
   snapshot(tenantId: string, period: string): Promise<UsageSnapshot>;
+  /**
+   * What can be counted per namespace, for a key restricted to some: the live memories (as
+   * `memoryCount` counts them) and their bytes, and the accepted writes not yet consolidated, in
+   * those namespaces only. Read from the memories and queued writes themselves (a scan of the
+   * tenant's rows in those namespaces), not from the tenant-wide totals.
+   */
+  namespaceTotals(tenantId: string, namespaces: readonly string[]): Promise<Pick<UsageSnapshot, 'memoryCount' | 'storageBytes' | 'pendingWrites'>>;
 }

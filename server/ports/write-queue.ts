@@ -9,6 +9,7 @@
  * order, so concurrent writes to one memory are applied in the order they were accepted.
  */
 import type { MemoryContent, Sensitivity } from './memories.js';
+import { mayUseNamespace } from '../namespace-access.js';
 
 export type WriteKind = 'create' | 'update' | 'rollback';
 
@@ -152,7 +153,7 @@ export function headRefusal(
   req: UpdateRequest | RollbackRequest,
   head: { namespace: string; headVersion: number; mergedInto: string | null } | null,
 ): EnqueueResult | null {
-  if (!head || (req.allowedNamespaces !== null && !req.allowedNamespaces.includes(head.namespace))) return { kind: 'not_found' };
+  if (!head || !mayUseNamespace(req.allowedNamespaces, head.namespace)) return { kind: 'not_found' };
   if (head.mergedInto !== null) return { kind: 'merged', mergedInto: head.mergedInto };
   if (req.ifMatch !== null && req.ifMatch !== head.headVersion) return { kind: 'version_mismatch', currentVersion: head.headVersion };
   if (req.kind === 'update' && req.namespace !== null && req.namespace !== head.namespace) return { kind: 'namespace_mismatch', current: head.namespace };

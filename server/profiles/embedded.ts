@@ -18,6 +18,7 @@ import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js'
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
 import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { withTenantCache } from '../../adapters/embedded/tenant-cache.js';
 import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
 import { jwtSecretFile, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -33,7 +34,11 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   warnAboutLooseModes(config, logger);
   return {
     users: createEmbeddedUsersPort(db),
-    tenants: createEmbeddedTenantsPort(db),
+    // Every authenticated request checks its tenant's status: remembered per process, dropped in every
+    // process on this DATA_DIR as soon as one of them suspends or resumes a tenant (the signal file).
+    tenants: withTenantCache(createEmbeddedTenantsPort(db), fileChangeSignal(path.join(config.DATA_DIR, 'tenant-changes')), {
+      onSignalError: (err) => logger.error({ err }, 'cannot signal a tenant change to other processes; this process stops caching tenants'),
+    }),
     sessions: createEmbeddedSessionsPort(db),
     stepUpTokens: createEmbeddedStepUpPort(db),
     breakGlass: createEmbeddedBreakGlassPort(db),

@@ -6,6 +6,8 @@ import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiK
 import { isValidNamespace } from '../schemas/namespace.js';
 import { unsafeTextReason } from '../schemas/safe-text.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
+import { assertTenantActive } from './tenants.js';
+import type { TenantsPort } from '../ports/tenants.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
 /**
@@ -13,8 +15,8 @@ import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type Ip
  *
  * Secrets are `tmk_` + 52 lower-case base32 characters (32 random bytes, 256 bits). Only their SHA-256
  * is stored; the secret is returned once, by create and rotate. Authentication hashes the presented
- * secret, probes the unique hash index, compares the stored hash in constant time, then checks status
- * and the IP allowlist. This service caches nothing about a key's validity: it asks the store on every
+ * secret, probes the unique hash index, compares the stored hash in constant time, then checks status,
+ * the IP allowlist and that the key's tenant is active. This service caches nothing about a key's validity: it asks the store on every
  * request, and a rotation or revocation made by any process takes effect on the very next request
  * everywhere. (The embedded profile's store remembers lookups per process behind a change signal that
  * keeps that promise, `adapters/embedded/credential-cache.ts`.) Only derived, immutable data (a
@@ -108,6 +110,8 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
 
 export interface ApiKeyServiceDeps {
   store: ApiKeyStore;
+  /** The key's tenant, for its status (a suspended tenant's keys are refused). */
+  tenants: Pick<TenantsPort, 'get'>;
   audit?: ApiKeyAuditSink;
   logger: { warn(obj: object, msg: string): void };
   now?: () => Date;
@@ -447,6 +451,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         }
         throw new AppError('IP_NOT_ALLOWED', 'this API key may not be used from this address');
       }
+      // After the allowlist: a key used from a refused address learns nothing about its tenant.
+      const tenant = await deps.tenants.get(record.tenantId);
+      if (!tenant) throw unauthenticated('invalid API key');
+      assertTenantActive(tenant);
       noteUse(record);
       return {
         kind: 'apiKey',

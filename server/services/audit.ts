@@ -17,6 +17,7 @@ export const auditEventTypes = [
   'break_glass.deny',
   'break_glass.expire',
   'tenant.create',
+  'tenant.status_change',
   'member.add',
   'member.role_change',
   'member.invite',
@@ -29,7 +30,7 @@ export const auditEventTypes = [
   'api_key.denied_ip',
   'user.identity_link',
   'memory.delete',
-  'memory_settings.update',
+  'memory.settings_change',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

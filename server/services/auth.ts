@@ -37,6 +37,8 @@ export const stepUpActions = [
   'members.promote',
   // Removing a member from the tenant (others or oneself).
   'members.remove',
+  // Changing the tenant-wide memory settings (contradiction policy).
+  'settings.memory',
 ] as const;
 export type StepUpAction = (typeof stepUpActions)[number];
 
@@ -327,11 +329,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const membership = await tenants.membership(tenantId, userId);
       if (!membership) return null;
       const base = roleByName(membership.role);
-      if (!base) return null;
+      const tenant = await tenants.get(tenantId);
+      if (!base || !tenant) return null;
       const permissions = new Set<Permission>(base.permissions);
       const grant = await deps.breakGlass.activeGrant(tenantId, userId);
       if (grant) for (const p of breakGlassPermissions) permissions.add(p);
-      return { role: membership.role as RoleName, permissions, breakGlass: grant !== null };
+      return { role: membership.role as RoleName, permissions, breakGlass: grant !== null, tenantStatus: tenant.status };
     },
 
     async stepUp(principal, input, meta) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../errors.js';
-import type { MemberRecord, TenantsPort, UserTenant } from '../ports/tenants.js';
+import { AppError, notFound } from '../errors.js';
+import type { MemberRecord, TenantRecord, TenantStatus, TenantsPort, UserTenant } from '../ports/tenants.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import type { RoleName } from './roles.js';
@@ -12,6 +12,15 @@ export interface TenantActor {
   role: RoleName;
 }
 
+/**
+ * The one tenant-status rule, applied where requests authenticate (bearer middleware, API-key
+ * authenticator): a tenant that is not `active` is refused with 403 TENANT_SUSPENDED. Its data is
+ * kept and its accepted writes still consolidate; only acting on it is refused.
+ */
+export function assertTenantActive(tenant: Pick<TenantRecord, 'status'>): void {
+  if (tenant.status !== 'active') throw new AppError('TENANT_SUSPENDED', 'this tenant is suspended; contact the operator of this service');
+}
+
 export interface TenantsService {
   /** The user's tenants, oldest membership first. */
   listForUser(userId: string): Promise<UserTenant[]>;
@@ -20,6 +29,8 @@ export interface TenantsService {
   /** Creates a tenant (plan free, status active) whose owner is the user. */
   create(userId: string, input: { name: string; isDefault?: boolean }, meta: RequestMeta): Promise<UserTenant>;
   listMembers(tenantId: string): Promise<MemberRecord[]>;
+  /** An operator's action (`tenant-memory tenant suspend|resume`): sets the status; a change is audited. 404 for an unknown tenant. */
+  setStatus(tenantId: string, status: TenantStatus, meta: RequestMeta): Promise<TenantRecord>;
 }
 
 export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditService; now?: Clock }): TenantsService {
@@ -56,5 +67,21 @@ export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditS
     },
 
     listMembers: (tenantId) => tenants.listMembers(tenantId),
+
+    async setStatus(tenantId, status, meta) {
+      const result = await tenants.setStatus(tenantId, status);
+      if (!result) throw notFound('tenant');
+      if (result.previous !== status) {
+        await audit.record({
+          tenantId,
+          type: 'tenant.status_change',
+          actor: {},
+          ...meta,
+          target: { type: 'tenant', id: tenantId },
+          details: { from: result.previous, to: status },
+        });
+      }
+      return result.tenant;
+    },
   };
 }

@@ -119,6 +119,9 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
       return inner.snapshot(tenantId, period);
     },
 
+    // Totals of memories and queued writes, never batched here: nothing to write first.
+    namespaceTotals: (tenantId, namespaces) => inner.namespaceTotals(tenantId, namespaces),
+
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -3,6 +3,7 @@ import { AppError } from '../errors.js';
 import type { UsageStore } from '../ports/usage.js';
 import type { WriteQuota } from '../ports/write-queue.js';
 import type { Clock } from './clock.js';
+import type { AllowedNamespaces } from '../namespace-access.js';
 
 /** The usage period of an instant: its calendar month in UTC, `YYYY-MM`. */
 export function usagePeriod(ms: number): string {
@@ -30,11 +31,14 @@ export interface UsageReport {
   period: string;
   plan: string;
   limits: PlanLimit;
+  /** The namespaces the counts cover; null: the whole tenant. */
+  namespaces: string[] | null;
   memoryCount: number;
   storageUsedBytes: number;
-  writes: number;
-  reads: number;
-  searches: number;
+  /** The period counters are kept per tenant only: null (withheld) when the report covers some namespaces. */
+  writes: number | null;
+  reads: number | null;
+  searches: number | null;
   pendingWrites: number;
   /** RFC 3339: when the counters start again. */
   periodEndsAt: string;
@@ -49,8 +53,12 @@ export interface UsageService {
   recordRead(tenantId: string): Promise<void>;
   /** Counts one search, or throws 429 QUOTA_EXCEEDED; for the search route. */
   recordSearch(tenantId: string): Promise<void>;
-  /** Current counters, totals and limits (for GET /usage and the portal dashboard). */
-  snapshot(tenantId: string): Promise<UsageReport>;
+  /**
+   * Current counters, totals and limits (for GET /usage and the portal dashboard). With `namespaces`
+   * (a restricted key's), memories, bytes and pending writes count those namespaces only, and the
+   * tenant-wide period counters are withheld, so the key learns nothing of namespaces it cannot read.
+   */
+  snapshot(tenantId: string, namespaces?: AllowedNamespaces): Promise<UsageReport>;
   /** The 429 a caller gets when a limit is reached. */
   quotaExceeded(what: 'writes' | 'reads' | 'searches' | 'storage' | 'memories'): AppError;
 }
@@ -110,14 +118,31 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     },
     recordRead: (tenantId) => consume(tenantId, 'reads'),
     recordSearch: (tenantId) => consume(tenantId, 'searches'),
-    async snapshot(tenantId) {
+    async snapshot(tenantId, namespaces = null) {
       const now = deps.clock();
       const { plan, limits } = await planOf(tenantId);
+      if (namespaces !== null) {
+        const t = await deps.store.namespaceTotals(tenantId, namespaces);
+        return {
+          period: usagePeriod(now),
+          plan,
+          limits,
+          namespaces: [...namespaces],
+          memoryCount: t.memoryCount,
+          storageUsedBytes: t.storageBytes,
+          writes: null,
+          reads: null,
+          searches: null,
+          pendingWrites: t.pendingWrites,
+          periodEndsAt: new Date(nextPeriodStart(now)).toISOString(),
+        };
+      }
       const s = await deps.store.snapshot(tenantId, usagePeriod(now));
       return {
         period: s.period,
         plan,
         limits,
+        namespaces: null,
         memoryCount: s.memoryCount,
         storageUsedBytes: s.storageBytes,
         writes: s.writes,

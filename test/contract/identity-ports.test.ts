@@ -155,6 +155,18 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         expect((await p.tenants.listMembers(t.id)).map((m) => m.userId)).toEqual([second.id]);
       });
 
+      it('sets a tenant status, telling the previous one, and only for that tenant', async () => {
+        const owner = await newUser();
+        const t = await newTenant(owner.id);
+        const bystander = await newTenant(owner.id, at(1), false);
+        expect(await p.tenants.setStatus(t.id, 'suspended')).toEqual({ tenant: { ...t, status: 'suspended' }, previous: 'active' });
+        expect((await p.tenants.get(t.id))?.status).toBe('suspended');
+        expect((await p.tenants.listForUser(owner.id)).map((u) => u.tenant.status)).toEqual(['suspended', 'active']);
+        expect((await p.tenants.get(bystander.id))?.status).toBe('active');
+        expect(await p.tenants.setStatus(t.id, 'active')).toMatchObject({ previous: 'suspended', tenant: { status: 'active' } });
+        expect(await p.tenants.setStatus(randomUUID(), 'suspended')).toBeNull();
+      });
+
       it('keeps tenants apart: membership of one tenant says nothing about another', async () => {
         const a = await newUser();
         const b = await newUser();

@@ -349,6 +349,24 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], limit: 5 })).toEqual([]);
     });
 
+    it("never offers another tenant's memory as a dedupe or contradiction candidate, however the lookups were warmed", async () => {
+      const other = randomUUID();
+      const mine = await create(tenant, 'Alice lives in Paris');
+      const theirs = await create(other, 'Alice lives in Paris');
+      if (mine.kind !== 'accepted' || theirs.kind !== 'accepted') throw new Error('not accepted');
+      // Same namespace, same fingerprint, same subject keys: only the tenant tells them apart.
+      for (const t of [tenant, other]) await consolidateAll(t, () => ({ fingerprint: 'fp-shared', subjects: ['alice', 'paris'] }));
+      const lookups = [
+        { namespace: 'default', fingerprint: 'fp-shared', limit: 10 },
+        { namespace: 'default', subjects: ['alice', 'paris'], limit: 10 },
+        { namespace: 'default', fingerprint: 'fp-shared', subjects: ['alice'], limit: 10 },
+      ];
+      // The other tenant's lookups first, so anything a store remembers holds their memory.
+      for (const q of lookups) expect((await f.memories.findCandidates(other, q)).map((c) => c.id)).toEqual([theirs.receipt.memoryId]);
+      for (const q of lookups) expect((await f.memories.findCandidates(tenant, q)).map((c) => c.id)).toEqual([mine.receipt.memoryId]);
+      expect(await f.memories.findCandidates(randomUUID(), lookups[2]!)).toEqual([]);
+    });
+
     it('returns each candidate with the content of its latest committed version', async () => {
       const r = await create(tenant, 'Alice lives in Paris');
       if (r.kind !== 'accepted') throw new Error(r.kind);
@@ -481,6 +499,23 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       const page = await list({ limit: 2, offset: 1 });
       expect(page.total).toBe(4);
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+    });
+
+    it('totals live memories, bytes and queued writes per namespace, for the tenant only', async () => {
+      const other = randomUUID();
+      await create(other, 'other tenant', { namespace: 'a' });
+      const a1 = await create(tenant, 'one in a', { namespace: 'a' });
+      await create(tenant, 'two in a', { namespace: 'a' });
+      await create(tenant, 'one in b', { namespace: 'b' });
+      if (a1.kind !== 'accepted') throw new Error(a1.kind);
+      const bytesOf = (text: string) => memorySizeBytes(content(text));
+      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({ memoryCount: 2, storageBytes: bytesOf('one in a') + bytesOf('two in a'), pendingWrites: 2 });
+      expect(await f.usage.namespaceTotals(tenant, ['a', 'b'])).toMatchObject({ memoryCount: 3, pendingWrites: 3 });
+      expect(await f.usage.namespaceTotals(tenant, ['c'])).toEqual({ memoryCount: 0, storageBytes: 0, pendingWrites: 0 });
+      // Consolidated: nothing pending; a merged duplicate no longer counts, as in the tenant totals.
+      await consolidateAll(tenant, (w) => (w.memoryId === a1.receipt.memoryId ? { status: 'archived', mergedInto: randomUUID() } : {}));
+      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({ memoryCount: 1, storageBytes: bytesOf('two in a'), pendingWrites: 0 });
+      expect((await f.usage.snapshot(tenant, PERIOD)).memoryCount).toBe(2);
     });
 
     it('counts reads and searches against limits atomically', async () => {

@@ -309,6 +309,13 @@ describe('IP allowlists over HTTP', () => {
     expect(line).toBeDefined();
     expect(line).toContain('127.0.0.1');
     expect(line).not.toContain(secret.slice(4));
+    // …and lands in the tenant's audit log, the key as actor, the chain intact.
+    const audit = await http(server.url, 'GET', '/auth/audit?limit=200', { headers: bearer(owner.accessToken) });
+    expect(audit.body.events.filter((e: { type: string; target: { id: string } | null }) => e.type === 'api_key.denied_ip' && e.target?.id === key_id)).toEqual([
+      expect.objectContaining({ actor: { user_id: null, key_id }, ip: '127.0.0.1', target: { type: 'api_key', id: key_id } }),
+    ]);
+    expect(audit.text).not.toContain(secret.slice(4));
+    expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(owner.accessToken) })).body).toMatchObject({ ok: true });
   });
 
   describe('behind a trusted proxy (TRUST_PROXY=loopback)', () => {

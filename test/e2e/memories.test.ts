@@ -225,6 +225,7 @@ describe('memory routes', () => {
     const deletions = (audit.body.events as { type: string; target: { id: string } | null; actor: { key_id: string | null } }[]).filter((e) => e.type === 'memory.delete');
     expect(deletions).toEqual([expect.objectContaining({ target: { type: 'memory', id }, actor: expect.objectContaining({ key_id: expect.any(String) }) })]);
     expect(audit.text).not.toContain('door code');
+    expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(owner.accessToken) })).body).toMatchObject({ ok: true });
   });
 
   it('reports usage with pending writes and plan limits', async () => {
@@ -239,12 +240,46 @@ describe('memory routes', () => {
       writes_current_period: 1,
       reads_current_period: 1,
       searches_current_period: 0,
+      namespaces: null,
       plan: 'free',
       pending_writes: 0,
       period: expect.stringMatching(/^\d{4}-\d\d$/),
       limits: { writes: 10000, reads: 100000, searches: 50000, storage_bytes: 104857600, memories: null },
     });
     expect(usage.storage_used_bytes).toBeGreaterThan(0);
+  });
+});
+
+describe('usage for a namespace-restricted key', () => {
+  it('counts only its namespaces and withholds the tenant-wide period counters', async () => {
+    const t = await tenantWithKey(server.url);
+    const full = withKey(server.url, t.key);
+    for (const [namespace, content] of [['a', 'Alpha one'], ['a', 'Alpha two, a little longer'], ['b', 'Beta one'], ['b', 'Beta two'], ['b', 'Beta three is the longest note of all']]) {
+      expect((await full('POST', '/memories', { body: { content, namespace } })).status).toBe(202);
+    }
+    const whole = await waitConsolidated(server.url, t.key);
+    expect(whole).toMatchObject({ memory_count: 5, namespaces: null, writes_current_period: 5, pending_writes: 0 });
+
+    const onlyA = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read', 'memories:read'], ['a']));
+    const listed = (await onlyA('GET', '/memories')).body.memories as { title: string; content: string; tags: string[]; metadata: object }[];
+    const scoped = await onlyA('GET', '/usage');
+    expect(scoped.status).toBe(200);
+    expect(scoped.body).toEqual({
+      ...whole,
+      namespaces: ['a'],
+      memory_count: 2,
+      storage_used_bytes: expect.any(Number),
+      writes_current_period: null,
+      reads_current_period: null,
+      searches_current_period: null,
+      pending_writes: 0,
+    });
+    // Its bytes are those of its own memories, less than the tenant's.
+    expect(listed).toHaveLength(2);
+    expect(scoped.body.storage_used_bytes).toBeGreaterThan(0);
+    expect(scoped.body.storage_used_bytes).toBeLessThan(whole.storage_used_bytes as number);
+    const onlyNone = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read'], ['empty']));
+    expect((await onlyNone('GET', '/usage')).body).toMatchObject({ namespaces: ['empty'], memory_count: 0, storage_used_bytes: 0, pending_writes: 0 });
   });
 });
 
@@ -303,17 +338,32 @@ describe('memory access control', () => {
     const user = await signUp(server.url);
     const call = withKey(server.url, await createApiKey(server.url, user));
     expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body).toEqual({ contradiction_policy: 'NEWER_WINS', updated_at: null });
-    expect((await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'MAYBE' } })).status).toBe(400);
-    const put = await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'FLAG' } });
+    // A tenant-wide setting: the owner re-authenticates for it (step-up action settings.memory).
+    const unconfirmed = await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'FLAG' } });
+    expect(unconfirmed.status).toBe(403);
+    expect(unconfirmed.body.code).toBe('STEP_UP_REQUIRED');
+    const stepUp = async (action: string) =>
+      (await http(server.url, 'POST', '/auth/step-up', { headers: bearer(user.accessToken), body: { action, password: user.password } })).body.step_up_token as string;
+    const otherAction = await http(server.url, 'PUT', '/settings/memory', { headers: { ...bearer(user.accessToken), 'x-step-up-token': await stepUp('data.export') }, body: { contradiction_policy: 'FLAG' } });
+    expect(otherAction.body.code).toBe('STEP_UP_REQUIRED');
+    expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body.contradiction_policy).toBe('NEWER_WINS');
+    const confirmed = { ...bearer(user.accessToken), 'x-step-up-token': await stepUp('settings.memory') };
+    expect((await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'MAYBE' } })).status).toBe(400);
+    const put = await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'FLAG' } });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ contradiction_policy: 'FLAG' });
     expect((await http(server.url, 'GET', '/settings/memory', { headers: { 'x-api-key': 'tmk_x' } })).status).toBe(401);
     // A change of policy is audited (setting the same policy again is not a change).
-    await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'FLAG' } });
-    const audit = (await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(user.accessToken) })).body.events as { type: string; details: unknown; actor: { user_id: string | null } }[];
-    expect(audit.filter((e) => e.type === 'memory_settings.update')).toEqual([
-      expect.objectContaining({ details: { contradiction_policy: 'FLAG', previous: 'NEWER_WINS' }, actor: expect.objectContaining({ user_id: user.userId }) }),
+    await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'FLAG' } });
+    const audit = (await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(user.accessToken) })).body.events as { type: string; details: unknown; actor: { user_id: string | null }; target: unknown }[];
+    expect(audit.filter((e) => e.type === 'memory.settings_change')).toEqual([
+      expect.objectContaining({
+        details: { old: { contradiction_policy: 'NEWER_WINS' }, new: { contradiction_policy: 'FLAG' } },
+        actor: expect.objectContaining({ user_id: user.userId }),
+        target: { type: 'memory_settings', id: user.tenantId },
+      }),
     ]);
+    expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(user.accessToken) })).body).toMatchObject({ ok: true });
     const a = (await call('POST', '/memories', { body: { content: 'Bob works at Initech' } })).body.memory_id;
     const b = (await call('POST', '/memories', { body: { content: 'Bob works at Globex' } })).body.memory_id;
     await waitConsolidated(server.url, (await createApiKey(server.url, user, ['usage:read'])));

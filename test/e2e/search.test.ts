@@ -244,6 +244,53 @@ describe('what search never returns', () => {
   });
 });
 
+describe('a namespace-restricted key', () => {
+  it('learns nothing of namespaces it may not read: results, total, next_cursor and every page behind it', async () => {
+    const t = await tenantWithKey(server.url);
+    const own = withKey(server.url, t.key);
+    const put = async (namespace: string, content: string) => {
+      const res = await own('POST', '/memories', { body: { content, namespace } });
+      expect(res.status).toBe(202);
+      return res.body.memory_id as string;
+    };
+    const inA: string[] = [];
+    for (const who of ['Ana', 'Ben', 'Cy']) inA.push(await put('ns-a', `${who} saw a quokka on Rottnest island.`));
+    for (const who of ['Dee', 'Eli', 'Fay', 'Gus', 'Hal']) await put('ns-b', `${who} photographed a quokka near the Rottnest ferry.`);
+    await waitConsolidated(server.url, t.key);
+    const restricted = await createApiKey(server.url, t.user, ['memories:read'], ['ns-a']);
+
+    for (const mode of ['hybrid', 'vector-only', 'hybrid+graph']) {
+      const q = `q=quokka+Rottnest&k=2&mode=${encodeURIComponent(mode)}`;
+      const everything = await search(q, t.key);
+      expect(everything.status, mode).toBe(200);
+      const seen: string[] = [];
+      let page = await search(q, restricted);
+      const total = page.body.total as number;
+      // Only ns-a can count: never more than its three memories, whatever the mode's candidate pool.
+      expect(total, mode).toBeLessThanOrEqual(inA.length);
+      expect(total, mode).toBeLessThan(everything.body.total);
+      for (let n = 0; ; n++) {
+        expect(page.status, mode).toBe(200);
+        expect(page.body.total, mode).toBe(total);
+        for (const r of page.body.results as { memory_id: string; namespace: string }[]) {
+          expect(r.namespace, mode).toBe('ns-a');
+          seen.push(r.memory_id);
+        }
+        if (page.body.next_cursor === null) break;
+        expect(n, mode).toBeLessThan(5);
+        page = await search(`${q}&cursor=${encodeURIComponent(page.body.next_cursor)}`, restricted);
+      }
+      expect(seen.length, mode).toBe(total);
+      expect([...seen].sort(), mode).toEqual([...inA].sort());
+      // A cursor the unrestricted key was given is bound to its namespaces: refused, not followed.
+      if (everything.body.next_cursor) {
+        const foreign = await search(`${q}&cursor=${encodeURIComponent(everything.body.next_cursor)}`, restricted);
+        expect(foreign.status, mode).toBe(400);
+      }
+    }
+  });
+});
+
 describe('before consolidation commits', () => {
   it('a pending update of a searchable memory shows the consolidated version, metadata and agent included', async () => {
     // One data directory: a server with inline workers consolidates the first version, then a server

@@ -3,12 +3,16 @@ import Database from 'libsql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
+import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
+import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
-import { assertNamespaceAllowed, requireScope } from '../../server/procedures.js';
+import { requireScope } from '../../server/procedures.js';
+import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
 import { z } from 'zod';
@@ -27,8 +31,9 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
 
 function openStore() {
   const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration]);
-  return { db, store: createEmbeddedApiKeyStore(db) };
+  runMigrations(db, [identityMigration, apiKeysMigration]);
+  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
+  return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
 }
 
 /** The real store, counting usage writes. */
@@ -47,6 +52,7 @@ let db: InstanceType<typeof Database>;
 let store: ApiKeyStore;
 let writes: ApiKeyUsage[][];
 let service: ApiKeyService;
+let tenants: TenantsPort;
 const tenant = randomUUID();
 const user = randomUUID();
 const actor = () => ({ tenantId: tenant, userId: user, ip: '127.0.0.1', requestId: 'req-1' });
@@ -54,6 +60,7 @@ const actor = () => ({ tenantId: tenant, userId: user, ip: '127.0.0.1', requestI
 function makeService(s: ApiKeyStore = store) {
   return createApiKeyService({
     store: s,
+    tenants,
     audit: async (e) => void audit.push(e),
     logger: { warn: (_o, msg) => void warnings.push(msg) },
     now: () => clock,
@@ -67,6 +74,7 @@ beforeEach(() => {
   warnings = [];
   const opened = openStore();
   db = opened.db;
+  tenants = opened.tenants;
   const c = counting(opened.store);
   store = c.store;
   writes = c.writes;
@@ -134,8 +142,19 @@ describe('authenticate', () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['team'] });
     const principal = await service.authenticate(secret, '203.0.113.9');
     expect(principal).toEqual({ kind: 'apiKey', keyId: key.keyId, tenantId: tenant, scopes: new Set(['memories:read', 'usage:read']), namespaces: ['team'] });
-    expect(() => assertNamespaceAllowed(principal, 'team')).not.toThrow();
-    expect(() => assertNamespaceAllowed(principal, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
+    expect(() => assertNamespaceAllowed(principal.namespaces, 'team')).not.toThrow();
+    expect(() => assertNamespaceAllowed(principal.namespaces, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
+  });
+
+  it('refuses every key of a suspended tenant (403 TENANT_SUSPENDED) until it is resumed; the allowlist is checked first', async () => {
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
+    const fenced = await service.create(actor(), { name: 'f', scopes: ['usage:read'], ip_allowlist: ['10.0.0.0/8'] });
+    await tenants.setStatus(tenant, 'suspended');
+    expect((await appError(service.authenticate(secret, '127.0.0.1'))).code).toBe('TENANT_SUSPENDED');
+    expect((await appError(service.authenticate(fenced.secret, '127.0.0.1'))).code).toBe('IP_NOT_ALLOWED');
+    expect((await appError(service.authenticate(fenced.secret, '10.1.2.3'))).code).toBe('TENANT_SUSPENDED');
+    await tenants.setStatus(tenant, 'active');
+    expect((await service.authenticate(secret, '127.0.0.1')).tenantId).toBe(tenant);
   });
 
   it('answers 401 for malformed, unknown and tampered secrets', async () => {
@@ -291,7 +310,7 @@ describe('requireScope over the real authenticator', () => {
     write: requireScope('memories:write')
       .input(z.object({ namespace: z.string() }))
       .query(({ ctx, input }) => {
-        assertNamespaceAllowed(ctx.principal, input.namespace);
+        assertNamespaceAllowed(ctx.principal.namespaces, input.namespace);
         return ctx.principal.keyId;
       }),
   });

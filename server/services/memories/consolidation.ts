@@ -4,7 +4,8 @@
  *
  *  1. injection screening (`screenMemoryForInjection`: title, content, tags, metadata, agent id):
  *     named patterns and a score; a flagged memory is kept, marked, indexed as flagged (left out of
- *     default search) and never supersedes anything;
+ *     default search), never supersedes anything and takes no part in dedupe (never merged into
+ *     another memory, never a survivor of one);
  *  2. sensitivity (`classifySensitivity`): max(writer's choice, detected) — never downgraded;
  *  3. dedupe (creates only, when nothing else is queued for the memory): an exact (fingerprint) or
  *     near duplicate (`findDuplicate`) of an active memory in the same namespace is merged: the new
@@ -333,13 +334,15 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       let mergedInto: string | null = null;
       const conflicts: string[] = [];
       const found = await candidates(w.namespace, fingerprint, subjects, w.memoryId);
-      if (w.kind === 'create' && m.pendingLeft === 0) {
+      // A memory flagged as an injection attempt takes no part in dedupe, either way: folded into a
+      // clean memory it would be archived out of review and its writer pointed at trusted text; as a
+      // survivor it would swallow the clean memories written after it (out of default search).
+      if (w.kind === 'create' && m.pendingLeft === 0 && !injection.flagged) {
         const ownTokens = new Set(a.tokens);
         const dup = findDuplicate(
           { content: c.content, title: c.title },
           found
-            // A clean memory is never folded into one flagged as an injection attempt.
-            .filter((f) => injection.flagged || !f.record.injectionFlagged)
+            .filter((f) => !f.record.injectionFlagged)
             .filter((f) => plausibleDuplicate(ownTokens, fingerprint, f, tokensOf(f)))
             .map((f) => ({ id: f.record.id, content: f.content.content, title: f.content.title })),
         );

@@ -18,6 +18,7 @@ import type {
 } from '../../ports/memories.js';
 import type { EnqueueRequest, EnqueueResult, WriteQueue, WriteReceipt } from '../../ports/write-queue.js';
 import { DEFAULT_NAMESPACE } from '../../schemas/namespace.js';
+import { assertNamespaceAllowed, mayUseNamespace, namespacesInScope } from '../../namespace-access.js';
 import type { Clock } from '../clock.js';
 import { canonicalJson, type AuditService, type RequestMeta } from '../audit.js';
 import type { AuditActor } from '../../ports/audit.js';
@@ -121,20 +122,12 @@ function requestHash(parts: unknown): string {
   return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
 }
 
-function namespaceForbidden(namespace: string): AppError {
-  return new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
-}
-
 export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
   const ttl = deps.idempotencyTtlMs ?? 24 * 3600 * 1000;
   const newId = deps.newId ?? timeOrderedId;
 
-  function assertNamespace(caller: MemoryCaller, namespace: string): void {
-    if (caller.namespaces !== null && !caller.namespaces.includes(namespace)) throw namespaceForbidden(namespace);
-  }
-
   function visible<M extends Pick<MemoryRecord, 'namespace'>>(caller: MemoryCaller, m: M | null): m is M {
-    return m !== null && (caller.namespaces === null || caller.namespaces.includes(m.namespace));
+    return m !== null && mayUseNamespace(caller.namespaces, m.namespace);
   }
 
   function toContent(input: MemoryWriteInput): MemoryContent {
@@ -203,7 +196,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
   return {
     async create(caller, input, options = {}) {
       const namespace = input.namespace ?? DEFAULT_NAMESPACE;
-      assertNamespace(caller, namespace);
+      assertNamespaceAllowed(caller.namespaces, namespace);
       const content = toContent(input);
       const memoryId = newId();
       return enqueue(
@@ -215,7 +208,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     },
 
     async update(caller, memoryId, input, options = {}) {
-      if (input.namespace !== undefined) assertNamespace(caller, input.namespace);
+      if (input.namespace !== undefined) assertNamespaceAllowed(caller.namespaces, input.namespace);
       const content = toContent(input);
       return enqueue(
         caller,
@@ -241,11 +234,11 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     },
 
     async list(caller, f) {
-      if (f.namespace !== undefined) assertNamespace(caller, f.namespace);
+      const namespaces = namespacesInScope(caller.namespaces, f.namespace);
       if (f.from && f.to && f.from > f.to) throw validation('from', 'must not be after `to`');
       await deps.usage.recordRead(caller.tenantId);
       const query: MemoryListQuery = {
-        namespaces: f.namespace !== undefined ? [f.namespace] : caller.namespaces,
+        namespaces,
         text: f.q,
         type: f.type,
         sensitivity: f.sensitivity,
@@ -308,10 +301,10 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       if (before.contradictionPolicy !== after.contradictionPolicy) {
         await deps.audit.record({
           tenantId,
-          type: 'memory_settings.update',
+          type: 'memory.settings_change',
           ...by,
           target: { type: 'memory_settings', id: tenantId },
-          details: { contradiction_policy: after.contradictionPolicy, previous: before.contradictionPolicy },
+          details: { old: { contradiction_policy: before.contradictionPolicy }, new: { contradiction_policy: after.contradictionPolicy } },
         });
       }
       return after;

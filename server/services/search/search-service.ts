@@ -5,6 +5,7 @@ import type { MemoryHitRecord } from '../../ports/memories.js';
 import type { SearchIndex, SearchMode } from '../../ports/search-index.js';
 import type { MemoryCaller, MemoryService } from '../memories/memory-service.js';
 import type { UsageService } from '../usage.js';
+import { namespacesInScope } from '../../namespace-access.js';
 import type { CursorCodec } from './cursor.js';
 
 /**
@@ -68,14 +69,6 @@ export interface SearchServiceDeps {
  * version that was indexed, never the unscreened new text.
  */
 export function createSearchService(deps: SearchServiceDeps) {
-  function namespacesFor(caller: MemoryCaller, namespace: string | undefined): string[] | null {
-    if (namespace === undefined) return caller.namespaces ? [...caller.namespaces] : null;
-    if (caller.namespaces && !caller.namespaces.includes(namespace)) {
-      throw new AppError('NAMESPACE_FORBIDDEN', `API key may not use namespace '${namespace}'`);
-    }
-    return [namespace];
-  }
-
   async function queryVector(q: string, mode: SearchMode): Promise<Float32Array | null> {
     try {
       const [vector] = await deps.embedder.embed([q]);
@@ -95,7 +88,7 @@ export function createSearchService(deps: SearchServiceDeps) {
 
   return {
     async search(caller: MemoryCaller, params: SearchParams): Promise<SearchPage> {
-      const namespaces = namespacesFor(caller, params.namespace);
+      const namespaces = namespacesInScope(caller.namespaces, params.namespace);
       const binding = {
         tenantId: caller.tenantId,
         query: {
