@@ -54,7 +54,8 @@ export const userProcedure = bearerAuthenticated(false);
 
 /** A bearer route that also needs one permission of the caller's role in the tenant. */
 export function requirePermission(permission: Permission) {
-  return bearerProcedure.use(({ ctx, next }) => {
+  // Merged with the route's own meta (tRPC merges meta shallowly), so the requirement is introspectable.
+  return bearerProcedure.meta({ permission }).use(({ ctx, next }) => {
     if (!ctx.principal.permissions.has(permission)) {
       throw new AppError('FORBIDDEN', `role '${ctx.principal.role}' lacks permission '${permission}'`);
     }
@@ -84,7 +85,7 @@ export const apiKeyProcedure = baseProcedure.use(async ({ ctx, next }) => {
 
 /** An API-key route that needs a scope. */
 export function requireScope(scope: ApiKeyScope) {
-  return apiKeyProcedure.use(({ ctx, next }) => {
+  return apiKeyProcedure.meta({ scope }).use(({ ctx, next }) => {
     if (!ctx.principal.scopes.has(scope)) {
       throw new AppError('SCOPE_MISSING', `API key lacks scope '${scope}'`);
     }

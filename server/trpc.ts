@@ -4,9 +4,15 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.js';
 import { toErrorBody } from './error-body.js';
 import { AppError, errorCatalog } from './errors.js';
+import type { ApiKeyScope } from './principal.js';
+import type { Permission } from './services/roles.js';
 
-/** Extra procedure metadata: which credential a REST route takes, for the OpenAPI document. */
-export type RouteMeta = OpenApiMeta<{ auth?: 'none' | 'bearer' | 'apiKey' | 'portal' }>;
+/**
+ * Extra procedure metadata: which credential a REST route takes, for the OpenAPI document, and the
+ * permission or scope it requires, recorded by `requirePermission`/`requireScope` so the permission
+ * matrix test reads every route's requirement from the routers themselves.
+ */
+export type RouteMeta = OpenApiMeta<{ auth?: 'none' | 'bearer' | 'apiKey' | 'portal'; permission?: Permission; scope?: ApiKeyScope }>;
 
 /**
  * The one tRPC instance. `OpenApiMeta` lets each procedure declare its REST path; superjson is the

@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../../routers/_app.js';
+import { apiKeyScopes, type ApiKeyScope } from '../../server/principal.js';
+import { builtInRoles, type Permission, type RoleName } from '../../server/services/roles.js';
+import type { RouteMeta } from '../../server/trpc.js';
+import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { http, startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * The role × route permission matrix, read from the routers' own metadata (`requirePermission` and
+ * `requireScope` record their requirement in the procedure meta): every bearer route answers 403
+ * exactly when the caller's role lacks its permission; every API-key route answers 401 without a key
+ * and 403 SCOPE_MISSING without its scope; a foreign `X-Tenant-ID` is 403 and another tenant's id 404.
+ */
+
+interface Route {
+  name: string;
+  method: string;
+  path: string;
+  auth: NonNullable<RouteMeta['auth']>;
+  permission?: Permission;
+  scope?: ApiKeyScope;
+}
+
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta } }>).map(([name, p]) => ({ name, meta: p._def.meta }));
+const routes: Route[] = procedures
+  .filter((p) => p.meta?.openapi)
+  .map(({ name, meta }) => ({ name, method: meta!.openapi!.method, path: meta!.openapi!.path, auth: meta!.auth ?? 'none', permission: meta!.permission, scope: meta!.scope }));
+
+/**
+ * What each route requires, pinned: a new route, or a changed requirement, fails here until it is
+ * written down (and so reviewed). `any member`: every role of the tenant may call it; `session
+ * token`: it acts on the token presented, in no tenant; `any key`: every valid API key.
+ */
+const declared: Record<string, string> = {
+  'apiKeys.current': 'any key',
+  'apiKeys.checkScope': 'any key',
+  'apiKeys.list': 'api_keys:read',
+  'apiKeys.create': 'api_keys:manage',
+  'apiKeys.rotate': 'api_keys:manage',
+  'apiKeys.revoke': 'api_keys:manage',
+  'system.info': 'tRPC only, public',
+  'auth.signup': 'public',
+  'auth.login': 'public',
+  'auth.refresh': 'session token',
+  'auth.revoke': 'session token',
+  'auth.stepUp': 'any member',
+  'auth.breakGlassRequest': 'break_glass:request',
+  'auth.breakGlassList': 'any member',
+  'auth.breakGlassApprove': 'break_glass:approve',
+  'auth.breakGlassDeny': 'break_glass:approve',
+  'auth.auditList': 'audit:read',
+  'auth.auditVerify': 'audit:read',
+  'sso.providers': 'public',
+  'sso.login': 'public',
+  'sso.callback': 'public',
+  'tenants.list': 'any member',
+  'tenants.create': 'any member',
+  'tenants.primary': 'any member',
+  'tenants.members': 'members:read',
+  'tenants.addMember': 'members:manage',
+  'tenants.changeRole': 'members:manage',
+  'roles.list': 'roles:read',
+  'roles.get': 'roles:read',
+  'search.memories': 'scope memories:read',
+  'memories.list': 'scope memories:read',
+  'memories.create': 'scope memories:write',
+  'memories.get': 'scope memories:read',
+  'memories.update': 'scope memories:write',
+  'memories.delete': 'scope memories:write',
+  'memories.versions': 'scope memories:read',
+  'memories.version': 'scope memories:read',
+  'memories.rollback': 'scope memories:write',
+  'memories.settings': 'memories:read',
+  'memories.updateSettings': 'tenant:manage',
+  'usage.get': 'scope usage:read',
+};
+
+function requirementOf(p: (typeof procedures)[number]): string {
+  const meta = p.meta;
+  if (!meta?.openapi) return meta?.permission || meta?.scope ? 'tRPC only, protected' : 'tRPC only, public';
+  if (meta.permission) return meta.permission;
+  if (meta.scope) return `scope ${meta.scope}`;
+  if (meta.auth === 'apiKey') return 'any key';
+  if (meta.auth === 'bearer') return sessionTokenRoutes.has(p.name) ? 'session token' : 'any member';
+  return 'public';
+}
+
+/** These take a refresh or access token as their input; they run in no tenant and under no role. */
+const sessionTokenRoutes = new Set(['auth.refresh', 'auth.revoke']);
+
+type Actor = RoleName | 'breakGlass';
+const actors: Actor[] = ['owner', 'admin', 'member', 'viewer', 'breakGlass'];
+
+/**
+ * What an approved grant never confers: managing people, the tenant's settings and deciding grants
+ * follow the holder's own role. Written here, not imported, so the test does not read the rule it checks.
+ */
+const grantNeverConfers: Permission[] = ['tenant:manage', 'members:manage', 'break_glass:approve'];
+const permissionsOf = (role: RoleName) => new Set(builtInRoles.find((r) => r.name === role)!.permissions);
+/** The grant holder is a member; the grant adds the admin role's permissions, less those above. */
+const breakGlassHolderRole: RoleName = 'member';
+
+function effectivePermissions(actor: Actor): Set<Permission> {
+  if (actor !== 'breakGlass') return permissionsOf(actor);
+  const granted = [...permissionsOf('admin')].filter((p) => !grantNeverConfers.includes(p));
+  return new Set([...permissionsOf(breakGlassHolderRole), ...granted]);
+}
+
+/** Routes acting on a key another user created (the fixture's key is the owner's): owners and admins only, by their own role. */
+const othersKeyRoutes = new Set(['apiKeys.rotate', 'apiKeys.revoke']);
+
+function deniedFor(actor: Actor, route: Route): boolean {
+  if (route.permission && !effectivePermissions(actor).has(route.permission)) return true;
+  const ownRole = actor === 'breakGlass' ? breakGlassHolderRole : actor;
+  return othersKeyRoutes.has(route.name) && ownRole !== 'owner' && ownRole !== 'admin';
+}
+
+/**
+ * Known failures, marked `it.fails` until the fixes of parallel branches merge (then delete the entry):
+ * finding 2 of issue #20, a break-glass grant lets its holder change roles, add members and manage
+ * other people's keys; finding 8, a member can rotate and revoke the owner's keys.
+ */
+const knownFailures = new Map<string, string>([
+  ['breakGlass tenants.addMember', 'finding 2'],
+  ['breakGlass tenants.changeRole', 'finding 2'],
+  ['breakGlass apiKeys.rotate', 'finding 2'],
+  ['breakGlass apiKeys.revoke', 'finding 2'],
+  ['member apiKeys.rotate', 'finding 8'],
+  ['member apiKeys.revoke', 'finding 8'],
+]);
+
+let server: TestServer;
+const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
+/** Tenant A is the owner's; the stranger's tenant B holds the foreign resources. */
+let tenantA: string;
+const fixture = {} as { ownerKeyId: string; pendingRequestId: string; allScopesKey: string; keysWithout: Record<ApiKeyScope, string>; keysWith: Record<ApiKeyScope, string>; memoryId: string };
+const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string };
+
+async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
+  const r = await res;
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
+  return r.body;
+}
+
+/** Adds a user to the owner's tenant: directly today; by invitation and acceptance once invitations land. */
+async function addMember(user: SignedUpUser, role: RoleName) {
+  const res = await http(server.url, 'POST', '/auth/members', { headers: bearer(users.owner.accessToken, tenantA), body: { email: user.email, role } });
+  if (res.status === 201) return;
+  expect(res.status, res.text.slice(0, 300)).toBe(202);
+  await must(http(server.url, 'POST', `/auth/invitations/${res.body.invitation_id}/accept`, { headers: bearer(user.accessToken) }), 200);
+}
+
+async function createKey(token: string, tenantId: string, scopes: readonly ApiKeyScope[]) {
+  return (await must(http(server.url, 'POST', '/api-keys', { headers: bearer(token, tenantId), body: { name: 'matrix', scopes } }), 201)) as { key_id: string; secret: string };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const) users[who] = await signUp(server.url);
+  tenantA = users.owner.tenantId;
+  await addMember(users.admin, 'admin');
+  await addMember(users.member, 'member');
+  await addMember(users.viewer, 'viewer');
+  await addMember(users.breakGlass, breakGlassHolderRole);
+  // The target of role changes, and the requester of the grant the matrix decides (never an actor: deciding it grants them).
+  await addMember(users.target, 'member');
+  const grant = await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(users.breakGlass.accessToken, tenantA), body: { reason: 'matrix', duration_minutes: 60 } }), 201);
+  await must(http(server.url, 'POST', `/auth/break-glass/${grant.id}/approve`, { headers: bearer(users.owner.accessToken, tenantA) }), 200);
+  const pending = await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(users.target.accessToken, tenantA), body: { reason: 'to decide', duration_minutes: 5 } }), 201);
+  fixture.pendingRequestId = pending.id;
+  fixture.ownerKeyId = (await createKey(users.owner.accessToken, tenantA, ['memories:read'])).key_id;
+  fixture.allScopesKey = (await createKey(users.owner.accessToken, tenantA, apiKeyScopes)).secret;
+  fixture.keysWithout = {} as Record<ApiKeyScope, string>;
+  fixture.keysWith = {} as Record<ApiKeyScope, string>;
+  for (const scope of apiKeyScopes) {
+    fixture.keysWithout[scope] = (await createKey(users.owner.accessToken, tenantA, apiKeyScopes.filter((s) => s !== scope))).secret;
+    fixture.keysWith[scope] = (await createKey(users.owner.accessToken, tenantA, [scope])).secret;
+  }
+  fixture.memoryId = (await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': fixture.allScopesKey }, body: { content: 'tenant A memory' } }), 202)).memory_id;
+
+  const b = users.stranger;
+  const bKey = await createKey(b.accessToken, b.tenantId, apiKeyScopes);
+  Object.assign(foreign, { keyId: bKey.key_id, keySecret: bKey.secret });
+  foreign.requestId = (await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(b.accessToken), body: { reason: 'tenant B', duration_minutes: 5 } }), 201)).id;
+  foreign.memoryId = (await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': bKey.secret }, body: { content: 'tenant B memory' } }), 202)).memory_id;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A request each route accepts as valid (when the caller may make it), so a 403 can only mean authorization. */
+function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; requestId: string; memberId: string; memoryId: string }) {
+  const path = route.path
+    .replace('{id}', route.path.startsWith('/api-keys') ? ids.keyId : route.path.startsWith('/auth/break-glass') ? ids.requestId : ids.memoryId)
+    .replace('{user_id}', ids.memberId)
+    .replace('{name}', 'viewer')
+    .replace('{version}', '1');
+  const bodies: Record<string, unknown> = {
+    'apiKeys.create': { name: 'matrix', scopes: ['memories:read'] },
+    'auth.stepUp': { action: 'data.export', password: actor.password },
+    'auth.breakGlassRequest': { reason: 'matrix', duration_minutes: 5 },
+    'tenants.create': { name: 'matrix' },
+    'tenants.addMember': { email: `nobody-${randomUUID()}@example.test`, role: 'viewer' },
+    'tenants.changeRole': { role: 'viewer' },
+    'memories.updateSettings': { contradiction_policy: 'NEWER_WINS' },
+    'memories.create': { content: 'matrix' },
+    'memories.update': { content: 'matrix' },
+    'memories.rollback': { target_version: 1 },
+  };
+  const query: Record<string, string> = { 'search.memories': '?q=matrix', 'apiKeys.checkScope': '?scope=memories:read' };
+  return { url: path + (query[route.name] ?? ''), body: route.method === 'GET' ? undefined : (bodies[route.name] ?? {}) };
+}
+
+const ownIds = () => ({ keyId: fixture.ownerKeyId, requestId: fixture.pendingRequestId, memberId: users.target.userId, memoryId: fixture.memoryId });
+
+const bearerRoutes = routes.filter((r) => r.auth === 'bearer' && !sessionTokenRoutes.has(r.name));
+const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey');
+
+describe('every route is in the matrix', () => {
+  it('each procedure declares its requirement, and the pinned table agrees', () => {
+    expect(Object.fromEntries(procedures.map((p) => [p.name, requirementOf(p)]))).toEqual(declared);
+  });
+
+  it('every REST route names its credential', () => {
+    for (const r of routes) expect(['none', 'bearer', 'apiKey', 'portal'], r.name).toContain(r.auth);
+  });
+});
+
+describe('bearer routes: 403 exactly when the role lacks the permission', () => {
+  for (const route of bearerRoutes) {
+    for (const actor of actors) {
+      const denied = deniedFor(actor, route);
+      const key = `${actor} ${route.name}`;
+      const known = knownFailures.get(key);
+      (known ? it.fails : it)(`${actor} → ${route.method} ${route.path}: ${denied ? '403' : 'allowed'}${known ? ` (known failure, ${known})` : ''}`, async () => {
+        const { url, body } = requestFor(route, users[actor], ownIds());
+        const res = await http(server.url, route.method, url, { headers: bearer(users[actor].accessToken, tenantA), body });
+        if (denied) {
+          expect(res.status, res.text.slice(0, 300)).toBe(403);
+          expect(res.body.code).toBe('FORBIDDEN');
+        } else {
+          // A step-up demand is not a denial by role: the role may act once it re-authenticates.
+          expect(res.status === 401 || (res.status === 403 && res.body.code !== 'STEP_UP_REQUIRED'), res.text.slice(0, 300)).toBe(false);
+        }
+      });
+    }
+  }
+});
+
+describe('a foreign X-Tenant-ID is refused on every bearer route', () => {
+  for (const route of bearerRoutes) {
+    it(`${route.method} ${route.path}`, async () => {
+      const { url, body } = requestFor(route, users.owner, ownIds());
+      const res = await http(server.url, route.method, url, { headers: bearer(users.owner.accessToken, users.stranger.tenantId), body });
+      expect(res.status, res.text.slice(0, 300)).toBe(403);
+      expect(res.body.code).toBe('FORBIDDEN');
+    });
+  }
+});
+
+describe('API-key routes: 401 without a key, 403 SCOPE_MISSING without the scope, allowed with it', () => {
+  for (const route of apiKeyRoutes) {
+    it(`${route.method} ${route.path}`, async () => {
+      const { url, body } = requestFor(route, users.owner, ownIds());
+      const anonymous = await http(server.url, route.method, url, { body });
+      expect(anonymous.status, anonymous.text.slice(0, 300)).toBe(401);
+      expect(anonymous.body.code).toBe('UNAUTHENTICATED');
+      if (route.scope) {
+        const without = await http(server.url, route.method, url, { headers: { 'x-api-key': fixture.keysWithout[route.scope] }, body });
+        expect(without.status, without.text.slice(0, 300)).toBe(403);
+        expect(without.body.code).toBe('SCOPE_MISSING');
+      }
+      const withScope = await http(server.url, route.method, url, { headers: { 'x-api-key': route.scope ? fixture.keysWith[route.scope] : fixture.allScopesKey }, body });
+      expect([401, 403], withScope.text.slice(0, 300)).not.toContain(withScope.status);
+    });
+  }
+});
+
+/** Routes whose path parameter names no tenant's resource. */
+const notTenantOwned = new Set(['roles.get']);
+
+describe("another tenant's id is 404 on every {id} route, and the resource is untouched", () => {
+  const idRoutes = routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none');
+  it('covers the id routes of both credentials', () => {
+    expect(idRoutes.some((r) => r.auth === 'bearer') && idRoutes.some((r) => r.auth === 'apiKey')).toBe(true);
+  });
+  for (const route of idRoutes) {
+    it(`${route.method} ${route.path}`, async () => {
+      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId };
+      const { url, body } = requestFor(route, users.owner, ids);
+      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const res = await http(server.url, route.method, url, { headers, body });
+      expect(res.status, res.text.slice(0, 300)).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+
+      const b = users.stranger;
+      expect((await http(server.url, 'GET', '/api-keys/current', { headers: { 'x-api-key': foreign.keySecret } })).status).toBe(200);
+      const memory = await http(server.url, 'GET', `/memories/${foreign.memoryId}`, { headers: { 'x-api-key': foreign.keySecret } });
+      expect(memory.status).toBe(200);
+      expect(memory.body.content).toBe('tenant B memory');
+      expect(memory.body.version).toBe(1);
+      const requests = await http(server.url, 'GET', '/auth/break-glass', { headers: bearer(b.accessToken) });
+      expect(requests.body.requests.find((r: any) => r.id === foreign.requestId)?.status).toBe('pending');
+      const members = await http(server.url, 'GET', '/auth/members', { headers: bearer(b.accessToken) });
+      expect(members.body.members).toEqual([expect.objectContaining({ user_id: b.userId, role: 'owner' })]);
+    });
+  }
+});
