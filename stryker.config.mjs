@@ -1,0 +1,40 @@
+// Mutation testing of the security-critical modules, one group at a time (`npm run mutation -- <group>`).
+// Each group mutates a few files and runs only the test files that exercise them, so a run takes minutes
+// on a shared two-core machine; perTest coverage then runs only the tests that reach each mutant.
+
+import { groups } from './scripts/mutation-groups.mjs';
+
+const name = process.env.MUTATION_GROUP ?? '';
+const group = groups[name];
+if (!group) {
+  throw new Error(`MUTATION_GROUP must be one of: ${Object.keys(groups).join(', ')} (got "${name}")`);
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  // The e2e suites reach the services through HTTP, not imports, so `related` would find none of them.
+  vitest: { configFile: 'vitest.config.ts', related: false },
+  mutate: group.mutate,
+  // A group's own mutant-killing tests are named after it (test/unit/api-keys-mutants.test.ts, ...).
+  testFiles: [...group.testFiles, `test/*/${name}*-mutants.test.ts`],
+  coverageAnalysis: 'perTest',
+  // Code run in the e2e suites' beforeAll (sign-ups, tenant creation) counts as "static": each such
+  // mutant would rerun every test file, ~40 s apiece here. Skipped by default; `--ignoreStatic false`
+  // measures them too.
+  ignoreStatic: group.ignoreStatic ?? true,
+  // One sandbox at a time: the machine's two cores are shared.
+  concurrency: 1,
+  // Real servers and password hashing make tests slow on a loaded machine; a hung mutant still times out.
+  timeoutMS: 30_000,
+  ignorePatterns: ['models', 'bench/results', 'reports', 'data', '.harness', '.ci'],
+  incremental: true,
+  incrementalFile: `reports/mutation/${name}/stryker-incremental.json`,
+  reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+  tempDirName: `.stryker-tmp/${name}`,
+  cleanTempDir: true,
+};
