@@ -74,3 +74,15 @@ export const groups = {
     ],
   },
 };
+
+/**
+ * The test files of a group: its list plus its own mutant-killing tests (test/unit/<group>-mutants.test.ts,
+ * ...). MUTATION_TEST_FILES (comma-separated globs) replaces them, e.g. to measure a "before" score.
+ */
+export function groupTestFiles(name) {
+  const group = groups[name];
+  if (!group) throw new Error(`unknown mutation group "${name}"; one of: ${Object.keys(groups).join(', ')}`);
+  const override = process.env.MUTATION_TEST_FILES;
+  if (override) return override.split(',').map((f) => f.trim()).filter(Boolean);
+  return [...group.testFiles, `test/*/${name}*-mutants.test.ts`];
+}
