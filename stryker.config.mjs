@@ -9,6 +9,8 @@ const group = groups[name];
 if (!group) {
   throw new Error(`MUTATION_GROUP must be one of: ${Object.keys(groups).join(', ')} (got "${name}")`);
 }
+// A run over other test files (MUTATION_TEST_FILES) keeps its reports and sandbox apart from the group's.
+const label = process.env.MUTATION_TEST_FILES ? `${name}-custom` : name;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -29,11 +31,11 @@ export default {
   timeoutMS: 30_000,
   ignorePatterns: ['.stryker-tmp', 'bench/results', 'reports', 'data', '.harness', '.ci'],
   incremental: true,
-  incrementalFile: `reports/mutation/${name}/stryker-incremental.json`,
+  incrementalFile: `reports/mutation/${label}/stryker-incremental.json`,
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
-  htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
-  jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },
+  htmlReporter: { fileName: `reports/mutation/${label}/index.html` },
+  jsonReporter: { fileName: `reports/mutation/${label}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
-  tempDirName: `.stryker-tmp/${name}`,
+  tempDirName: `.stryker-tmp/${label}`,
   cleanTempDir: true,
 };

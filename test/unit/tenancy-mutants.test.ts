@@ -22,6 +22,8 @@ const MAX_MINUTES = 60;
 const meta = { ip: '203.0.113.9', userAgent: 'mutants/1' };
 
 let clock: number;
+/** When set, every read of the clock moves it 1 ms on, as a real clock does between two reads. */
+let ticking: boolean;
 let audit: AuditService;
 let tenants: TenantsService;
 let breakGlass: BreakGlassService;
@@ -29,8 +31,9 @@ let ports: { users: ReturnType<typeof createEmbeddedUsersPort>; tenants: ReturnT
 
 beforeEach(() => {
   clock = T0;
+  ticking = false;
   const db = openInMemoryDatabase();
-  const now = () => clock;
+  const now = () => (ticking ? clock++ : clock);
   ports = { users: createEmbeddedUsersPort(db), tenants: createEmbeddedTenantsPort(db) };
   audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger: createLogger('silent'), now });
   tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });
@@ -199,6 +202,21 @@ describe('break-glass service', () => {
     const expiries = (await events(tenantId)).filter((e) => e.type === 'break_glass.expire');
     expect(expiries).toHaveLength(1);
     expect(expiries[0]).toMatchObject({ actor: {}, target: { type: 'break_glass', id: r.id }, details: { requester_id: member.userId, expired_at: expiresAt } });
+  });
+
+  it('lists a grant as expired from its expiry instant even before the lazy write has marked it', async () => {
+    const { tenantId, actors } = await tenantWith('member', 'member');
+    const [owner, member, other] = actors as [TenantActor, TenantActor, TenantActor];
+    const grant = await breakGlass.request(member, { reason: 'r', durationMinutes: 5 }, meta);
+    const pending = await breakGlass.request(other, { reason: 'p', durationMinutes: 5 }, meta);
+    const { expiresAt } = await breakGlass.approve(owner, grant.id, meta);
+    // The lazy write reads the clock 1 ms before expiry; the listing reads it at the expiry instant.
+    clock = Date.parse(expiresAt!) - 1;
+    ticking = true;
+    const listed = await breakGlass.list(owner);
+    ticking = false;
+    expect(Object.fromEntries(listed.map((r) => [r.id, r.status]))).toEqual({ [grant.id]: 'expired', [pending.id]: 'pending' });
+    expect((await events(tenantId)).map((e) => e.type)).not.toContain('break_glass.expire');
   });
 
   it('a denial grants nothing, has no expiry and is audited as a denial', async () => {
