@@ -141,6 +141,13 @@ describe('tenants service', () => {
     else expect((await appError(outcome)).code).toBe('FORBIDDEN');
   });
 
+  it('lists the members of the tenant asked for, with their roles', async () => {
+    const { tenantId, actors } = await tenantWith('viewer');
+    await tenantWith('member');
+    const listed = await tenants.listMembers(tenantId);
+    expect(listed.map((m) => [m.userId, m.role]).sort()).toEqual(actors.map((a) => [a.userId, a.role]).sort());
+  });
+
   it('answers 404 for a user who is not a member and 409 for demoting the last owner', async () => {
     const { actors } = await tenantWith();
     const owner = actors[0]!;
