@@ -97,6 +97,11 @@ describe('input checks at their boundaries', () => {
     expect(await service.list(tenant)).toEqual([]);
   });
 
+  it('null restrictions mean none, as omitting them does', async () => {
+    const { key } = await service.create(actor, { ...base, namespace_restrictions: null, ip_allowlist: null });
+    expect(key).toMatchObject({ namespaceRestrictions: null, ipAllowlist: null });
+  });
+
   it('accepts a 200-character name and 100-entry lists, the limits', async () => {
     const { key } = await service.create(actor, {
       name: 'n'.repeat(200),
