@@ -138,6 +138,16 @@ describe('checkScope and describe', () => {
   });
 });
 
+describe('compiled allowlists are shared only by keys with the same list', () => {
+  it('two lists whose entries run together into the same text do not share a matcher', async () => {
+    // '1.2.3.41' + '2.3.4.5' and '1.2.3.4' + '12.3.4.5' spell the same characters without a separator.
+    const first = await service.create(actor, { ...base, ip_allowlist: ['1.2.3.41', '2.3.4.5'] });
+    const second = await service.create(actor, { ...base, ip_allowlist: ['1.2.3.4', '12.3.4.5'] });
+    expect((await service.authenticate(first.secret, '1.2.3.41')).keyId).toBe(first.key.keyId);
+    expect((await appError(service.authenticate(second.secret, '1.2.3.41'))).code).toBe('IP_NOT_ALLOWED');
+  });
+});
+
 describe('IPv4-mapped IPv6 client addresses', () => {
   const only = compileAllowlist([normaliseAllowlistEntry('203.0.113.7')]);
 
