@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { breakGlassRole, builtInRoles, permissions, roleByName, roleNames } from '../../server/services/roles.js';
+
+// Pins the built-in permission matrix: every bearer route trusts it, so one permission added to or
+// dropped from a role must fail a test (mutation testing found the table unguarded by fast tests).
+const matrix: Record<string, Record<string, boolean>> = {
+  //                      owner  admin  member viewer
+  'tenant:read': row(true, true, true, true),
+  'tenant:manage': row(true, false, false, false),
+  'members:read': row(true, true, true, true),
+  'members:manage': row(true, true, false, false),
+  'roles:read': row(true, true, true, true),
+  'api_keys:read': row(true, true, true, true),
+  'api_keys:manage': row(true, true, true, false),
+  'audit:read': row(true, true, false, false),
+  'memories:read': row(true, true, true, true),
+  'memories:write': row(true, true, true, false),
+  'knowledge:read': row(true, true, true, true),
+  'knowledge:write': row(true, true, true, false),
+  'usage:read': row(true, true, true, true),
+  'break_glass:request': row(true, true, true, false),
+  'break_glass:approve': row(true, true, false, false),
+  'data:export': row(true, true, false, false),
+  'data:delete': row(true, true, false, false),
+  'retention:override': row(true, true, false, false),
+};
+
+function row(owner: boolean, admin: boolean, member: boolean, viewer: boolean) {
+  return { owner, admin, member, viewer };
+}
+
+describe('built-in roles', () => {
+  it('lists exactly the permissions of the matrix, each once', () => {
+    expect([...permissions].sort()).toEqual(Object.keys(matrix).sort());
+  });
+
+  it('has the four roles, most powerful first', () => {
+    expect(builtInRoles.map((r) => r.name)).toEqual(['owner', 'admin', 'member', 'viewer']);
+    expect([...roleNames]).toEqual(['owner', 'admin', 'member', 'viewer']);
+  });
+
+  it.each(Object.entries(matrix))('%s is granted to exactly the expected roles', (permission, expected) => {
+    for (const role of roleNames) {
+      expect({ role, granted: roleByName(role)!.permissions.includes(permission as never) }).toEqual({ role, granted: expected[role] });
+    }
+  });
+
+  it('grants no permission twice within a role', () => {
+    for (const role of builtInRoles) expect(new Set(role.permissions).size).toBe(role.permissions.length);
+  });
+
+  it('describes every role', () => {
+    for (const role of builtInRoles) expect(role.description.trim().length).toBeGreaterThan(10);
+  });
+
+  it('finds a role by its exact name only', () => {
+    expect(roleByName('admin')?.name).toBe('admin');
+    expect(roleByName('Admin')).toBeUndefined();
+    expect(roleByName('superuser')).toBeUndefined();
+    expect(roleByName('')).toBeUndefined();
+  });
+
+  it('a break-glass grant lends the admin role, which is not the owner role', () => {
+    expect(breakGlassRole).toBe('admin');
+  });
+});
