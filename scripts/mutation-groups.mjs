@@ -12,7 +12,7 @@ export const groups = {
     testFiles: ['test/unit/api-keys-service.test.ts', 'test/unit/ip-allowlist.test.ts', 'test/unit/credential-cache.test.ts'],
   },
   tenancy: {
-    mutate: ['server/services/tenants.ts', 'server/services/break-glass.ts'],
+    mutate: ['server/services/tenants.ts', 'server/services/members.ts', 'server/services/break-glass.ts'],
     testFiles: [
       'test/e2e/auth-tenants.test.ts',
       'test/e2e/auth-break-glass.test.ts',

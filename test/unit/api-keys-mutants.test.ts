@@ -3,7 +3,9 @@ import Database from 'libsql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
+import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
 import { compileAllowlist, normaliseAllowlistEntry } from '../../server/services/ip-allowlist.js';
@@ -20,10 +22,12 @@ const actor = { tenantId: tenant, userId: user, ip: '198.51.100.4', userAgent: '
 
 beforeEach(() => {
   const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration]);
+  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   audit = [];
   service = createApiKeyService({
     store: createEmbeddedApiKeyStore(db),
+    tenants: createEmbeddedTenantsPort(db),
     audit: async (e) => void audit.push(e),
     logger: { warn: () => {} },
     now: () => new Date('2030-03-01T12:00:00.000Z'),

@@ -5,6 +5,8 @@ import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glas
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
+import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
+import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
 import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
 import type { AuditEventRecord } from '../../server/ports/audit.js';
@@ -12,6 +14,8 @@ import { createAuditService, type AuditService } from '../../server/services/aud
 import { createBreakGlassService, type BreakGlassService } from '../../server/services/break-glass.js';
 import type { RoleName } from '../../server/services/roles.js';
 import { createTenantsService, type TenantActor, type TenantsService } from '../../server/services/tenants.js';
+import { createMembersService, type MembersService } from '../../server/services/members.js';
+import { createKeyedBudget } from '../../server/services/address-budget.js';
 
 // The tenancy services over the real embedded ports, with a clock the tests move. Written to kill the
 // mutants the HTTP suites let live (see docs/mutation-testing.md): exact audit records, validation
@@ -26,6 +30,7 @@ let clock: number;
 let ticking: boolean;
 let audit: AuditService;
 let tenants: TenantsService;
+let members: MembersService;
 let breakGlass: BreakGlassService;
 let ports: { users: ReturnType<typeof createEmbeddedUsersPort>; tenants: ReturnType<typeof createEmbeddedTenantsPort> };
 
@@ -36,7 +41,21 @@ beforeEach(() => {
   const now = () => (ticking ? clock++ : clock);
   ports = { users: createEmbeddedUsersPort(db), tenants: createEmbeddedTenantsPort(db) };
   audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger: createLogger('silent'), now });
-  tenants = createTenantsService({ tenants: ports.tenants, users: ports.users, audit, now });
+  tenants = createTenantsService({ tenants: ports.tenants, audit, now });
+  const counters = createInProcessAttemptCounters();
+  const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
+  members = createMembersService({
+    tenants: ports.tenants,
+    users: ports.users,
+    invitations: createEmbeddedInvitationsPort(db),
+    audit,
+    // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
+    stepUp: { verifyStepUp: async () => {} },
+    apiKeys: { revokeCreatedBy: async () => [] },
+    invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
+    invitationTtlSeconds: 3600,
+    now,
+  });
   breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, now });
 });
 
@@ -118,9 +137,9 @@ describe('tenants service', () => {
     const { tenantId, actors } = await tenantWith('member');
     const [owner, member] = actors as [TenantActor, TenantActor];
     const before = (await events(tenantId)).length;
-    expect(await tenants.changeRole(owner, member.userId, 'member', meta)).toMatchObject({ userId: member.userId, role: 'member' });
+    expect(await members.changeRole(owner, member.userId, 'member', null, meta)).toMatchObject({ userId: member.userId, role: 'member' });
     expect(await events(tenantId)).toHaveLength(before);
-    expect(await tenants.changeRole(owner, member.userId, 'viewer', meta)).toMatchObject({ userId: member.userId, role: 'viewer' });
+    expect(await members.changeRole(owner, member.userId, 'viewer', null, meta)).toMatchObject({ userId: member.userId, role: 'viewer' });
     const last = (await events(tenantId)).find((e) => e.type === 'member.role_change');
     expect(last).toMatchObject({ actor: { userId: owner.userId }, ip: meta.ip, target: { type: 'user', id: member.userId }, details: { from: 'member', to: 'viewer' } });
   });
@@ -136,7 +155,7 @@ describe('tenants service', () => {
     const { actors } = await tenantWith('owner', actorRole, targetRole);
     const actor = actors[2]!;
     const target = actors[3]!;
-    const outcome = tenants.changeRole(actor, target.userId, role, meta);
+    const outcome = members.changeRole(actor, target.userId, role, null, meta);
     if (allowed) expect(await outcome).toMatchObject({ role });
     else expect((await appError(outcome)).code).toBe('FORBIDDEN');
   });
@@ -151,8 +170,8 @@ describe('tenants service', () => {
   it('answers 404 for a user who is not a member and 409 for demoting the last owner', async () => {
     const { actors } = await tenantWith();
     const owner = actors[0]!;
-    expect((await appError(tenants.changeRole(owner, randomUUID(), 'member', meta))).code).toBe('NOT_FOUND');
-    expect((await appError(tenants.changeRole(owner, owner.userId, 'admin', meta))).code).toBe('CONFLICT');
+    expect((await appError(members.changeRole(owner, randomUUID(), 'member', null, meta))).code).toBe('NOT_FOUND');
+    expect((await appError(members.changeRole(owner, owner.userId, 'admin', null, meta))).code).toBe('CONFLICT');
   });
 });
 
