@@ -98,25 +98,12 @@ async function expectKeptOrRefused(store: Store, text: string) {
 
 /** A lone UTF-16 surrogate: ill-formed text that UTF-8 storage cannot hold. */
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/**
- * Texts that finding 6 of issue #20 alters after a 2xx (NUL truncates, a lone surrogate is replaced).
- * Kept out of the property until the fix merges, and checked as known failures below; then delete
- * this filter and the list.
- */
-const awaitingFinding6 = (s: string) => s.includes('\u0000') || loneSurrogate.test(s);
-
-/** Known failures (it.fails), finding 6: the stores that alter these texts today (NUL truncates, a surrogate becomes U+FFFD). */
-const knownFinding6 = new Set([
-  ...['memory content', 'memory title', 'memory agent_id', 'break-glass reason', 'tenant name'].flatMap((s) => [`${s}: NUL`, `${s}: a lone surrogate`]),
-  'API key name: a lone surrogate',
-]);
-
 describe('accepted text reads back as written, or is refused with a 4xx', () => {
   for (const store of stores) {
     it(`${store.name}: hostile text`, async () => {
       await fc.assert(
         fc.asyncProperty(
-          hostileText.filter((s) => s.length <= 2_000 && !awaitingFinding6(s)),
+          hostileText.filter((s) => s.length <= 2_000),
           async (text) => expectKeptOrRefused(store, text),
         ),
         { seed: SEED, numRuns: 20, endOnFailure: true },
@@ -127,8 +114,7 @@ describe('accepted text reads back as written, or is refused with a 4xx', () => 
       ['NUL', 'before\u0000after'],
       ['a lone surrogate', 'before\uD800after'],
     ] as const) {
-      const name = `${store.name}: ${what}`;
-      (knownFinding6.has(name) ? it.fails : it)(`${name}${knownFinding6.has(name) ? ' (known failure, finding 6)' : ''}`, async () => {
+      it(`${store.name}: ${what}`, async () => {
         await expectKeptOrRefused(store, text);
       });
     }
@@ -164,9 +150,7 @@ describe('JSON types are strict', () => {
   });
   for (const { method, path, prop, type } of props) {
     const wrongValues = type === 'boolean' ? ['"true"', '1', '[true]'] : ['true', '"5"', '[1]'];
-    // Known failure, finding 8 of issue #20: number fields accept true, "5" and [1].
-    const known = type !== 'boolean';
-    (known ? it.fails : it)(`${method} ${path} ${prop} (${type}) refuses ${wrongValues.join(', ')}${known ? ' (known failure, finding 8)' : ''}`, async () => {
+    it(`${method} ${path} ${prop} (${type}) refuses ${wrongValues.join(', ')}`, async () => {
       const make = validBodies[`${method} ${path}`];
       expect(make, `add a valid body for ${method} ${path} to validBodies`).toBeDefined();
       for (const wrong of wrongValues) {

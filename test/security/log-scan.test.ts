@@ -128,9 +128,8 @@ describe('log scan', () => {
     expect(scan(logs, secrets)).toEqual([]);
   }, 60_000);
 
-  // Known failure, finding 3 of issue #20: the REST adapter answers 500 for a prototype-named query
-  // key and logs the error with the full URL, query string included.
-  it.fails('an unhandled error is logged without the query string', async () => {
+  // Finding 3 of issue #20: a prototype-named query key answered 500 and was logged with the full URL.
+  it('an unhandled error is logged without the query string', async () => {
     const server = await startTestServer();
     const marker = `query${randomUUID().replaceAll('-', '')}`;
     const user = await signUp(server.url);

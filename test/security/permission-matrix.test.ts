@@ -4,7 +4,7 @@ import { appRouter } from '../../routers/_app.js';
 import { apiKeyScopes, type ApiKeyScope } from '../../server/principal.js';
 import { builtInRoles, type Permission, type RoleName } from '../../server/services/roles.js';
 import type { RouteMeta } from '../../server/trpc.js';
-import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -59,8 +59,12 @@ const declared: Record<string, string> = {
   'tenants.create': 'any member',
   'tenants.primary': 'any member',
   'tenants.members': 'members:read',
-  'tenants.addMember': 'members:manage',
+  'tenants.invite': 'members:manage',
+  'tenants.invitations': 'any member',
+  'tenants.acceptInvitation': 'any member',
+  'tenants.declineInvitation': 'any member',
   'tenants.changeRole': 'members:manage',
+  'tenants.removeMember': 'any member',
   'roles.list': 'roles:read',
   'roles.get': 'roles:read',
   'search.memories': 'scope memories:read',
@@ -108,8 +112,11 @@ function effectivePermissions(actor: Actor): Set<Permission> {
   return new Set([...permissionsOf(breakGlassHolderRole), ...granted]);
 }
 
-/** Routes acting on a key another user created (the fixture's key is the owner's): owners and admins only, by their own role. */
-const othersKeyRoutes = new Set(['apiKeys.rotate', 'apiKeys.revoke']);
+/**
+ * Routes acting on a key another user created (the fixture's key is the owner's) or removing another
+ * member (the fixture's target): owners and admins only, by their own role.
+ */
+const othersKeyRoutes = new Set(['apiKeys.rotate', 'apiKeys.revoke', 'tenants.removeMember']);
 
 function deniedFor(actor: Actor, route: Route): boolean {
   if (route.permission && !effectivePermissions(actor).has(route.permission)) return true;
@@ -117,19 +124,6 @@ function deniedFor(actor: Actor, route: Route): boolean {
   return othersKeyRoutes.has(route.name) && ownRole !== 'owner' && ownRole !== 'admin';
 }
 
-/**
- * Known failures, marked `it.fails` until the fixes of parallel branches merge (then delete the entry):
- * finding 2 of issue #20, a break-glass grant lets its holder change roles, add members and manage
- * other people's keys; finding 8, a member can rotate and revoke the owner's keys.
- */
-const knownFailures = new Map<string, string>([
-  ['breakGlass tenants.addMember', 'finding 2'],
-  ['breakGlass tenants.changeRole', 'finding 2'],
-  ['breakGlass apiKeys.rotate', 'finding 2'],
-  ['breakGlass apiKeys.revoke', 'finding 2'],
-  ['member apiKeys.rotate', 'finding 8'],
-  ['member apiKeys.revoke', 'finding 8'],
-]);
 
 let server: TestServer;
 const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
@@ -144,13 +138,8 @@ async function must(res: Promise<{ status: number; body: any; text: string }>, s
   return r.body;
 }
 
-/** Adds a user to the owner's tenant: directly today; by invitation and acceptance once invitations land. */
-async function addMember(user: SignedUpUser, role: RoleName) {
-  const res = await http(server.url, 'POST', '/auth/members', { headers: bearer(users.owner.accessToken, tenantA), body: { email: user.email, role } });
-  if (res.status === 201) return;
-  expect(res.status, res.text.slice(0, 300)).toBe(202);
-  await must(http(server.url, 'POST', `/auth/invitations/${res.body.invitation_id}/accept`, { headers: bearer(user.accessToken) }), 200);
-}
+/** Adds a user to the owner's tenant by invitation and acceptance (with the step-up a promotion needs). */
+const addMember = (user: SignedUpUser, role: RoleName) => addToTenant(server.url, users.owner, user, role, tenantA);
 
 async function createKey(token: string, tenantId: string, scopes: readonly ApiKeyScope[]) {
   return (await must(http(server.url, 'POST', '/api-keys', { headers: bearer(token, tenantId), body: { name: 'matrix', scopes } }), 201)) as { key_id: string; secret: string };
@@ -203,7 +192,7 @@ function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; req
     'auth.stepUp': { action: 'data.export', password: actor.password },
     'auth.breakGlassRequest': { reason: 'matrix', duration_minutes: 5 },
     'tenants.create': { name: 'matrix' },
-    'tenants.addMember': { email: `nobody-${randomUUID()}@example.test`, role: 'viewer' },
+    'tenants.invite': { email: `nobody-${randomUUID()}@example.test`, role: 'viewer' },
     'tenants.changeRole': { role: 'viewer' },
     'memories.updateSettings': { contradiction_policy: 'NEWER_WINS' },
     'memories.create': { content: 'matrix' },
@@ -233,9 +222,7 @@ describe('bearer routes: 403 exactly when the role lacks the permission', () => 
   for (const route of bearerRoutes) {
     for (const actor of actors) {
       const denied = deniedFor(actor, route);
-      const key = `${actor} ${route.name}`;
-      const known = knownFailures.get(key);
-      (known ? it.fails : it)(`${actor} → ${route.method} ${route.path}: ${denied ? '403' : 'allowed'}${known ? ` (known failure, ${known})` : ''}`, async () => {
+      it(`${actor} → ${route.method} ${route.path}: ${denied ? '403' : 'allowed'}`, async () => {
         const { url, body } = requestFor(route, users[actor], ownIds());
         const res = await http(server.url, route.method, url, { headers: bearer(users[actor].accessToken, tenantA), body });
         if (denied) {
