@@ -12,6 +12,7 @@ const matrix: Record<string, Record<string, boolean>> = {
   'roles:read': row(true, true, true, true),
   'api_keys:read': row(true, true, true, true),
   'api_keys:manage': row(true, true, true, false),
+  'api_keys:manage_all': row(true, true, false, false),
   'audit:read': row(true, true, false, false),
   'memories:read': row(true, true, true, true),
   'memories:write': row(true, true, true, false),
