@@ -2,6 +2,9 @@ import { createTRPCClient, httpBatchLink, httpLink, retryLink, splitLink, type O
 import superjson from 'superjson';
 import type { AppRouter } from '../routers/_app.js';
 
+/** The server refuses a `/trpc` batch of more calls (`MAX_BATCH_CALLS` in server/trpc.ts; the client imports no server code). */
+const MAX_BATCH_CALLS = 100;
+
 export type { AppRouter };
 
 export interface ClientOptions {
@@ -62,7 +65,7 @@ export function createTenantMemoryClient(options: ClientOptions): TRPCClient<App
   const transport =
     options.batch === false
       ? single
-      : splitLink({ condition: (op) => idempotencyKeyOf(op) !== undefined, true: single, false: httpBatchLink({ ...common, headers: baseHeaders }) });
+      : splitLink({ condition: (op) => idempotencyKeyOf(op) !== undefined, true: single, false: httpBatchLink({ ...common, headers: baseHeaders, maxItems: MAX_BATCH_CALLS }) });
   const attempts = options.attempts ?? 3;
   return createTRPCClient<AppRouter>({
     links: [

@@ -19,6 +19,7 @@ import { createMetrics } from './http/metrics.js';
 import { assignRequestId } from './http/request-id.js';
 import { sendJson, sendText } from './http/respond.js';
 import { createRouteLabeler } from './http/route-labels.js';
+import { MAX_BATCH_CALLS } from './trpc.js';
 import { version } from './version.js';
 
 type Next = (err?: unknown) => void;
@@ -54,6 +55,7 @@ export function createApp(services: Services): RequestListener {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
+    maxBatchSize: MAX_BATCH_CALLS,
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     onError: ({ error, req }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');

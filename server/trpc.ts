@@ -15,6 +15,13 @@ import type { Permission } from './services/roles.js';
 export type RouteMeta = OpenApiMeta<{ auth?: 'none' | 'bearer' | 'apiKey' | 'portal'; permission?: Permission; scope?: ApiKeyScope }>;
 
 /**
+ * Calls one `/trpc` batch may carry (400 beyond): each call is authenticated, validated and throttled
+ * on its own, so an unbounded batch would let one request buy unbounded work. The typed client splits
+ * its batches at the same size.
+ */
+export const MAX_BATCH_CALLS = 100;
+
+/**
  * The one tRPC instance. `OpenApiMeta` lets each procedure declare its REST path; superjson is the
  * transformer of the typed client (trpc-to-openapi ignores transformers, so REST stays plain JSON).
  */

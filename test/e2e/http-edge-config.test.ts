@@ -88,3 +88,17 @@ describe('CORS_ORIGINS', () => {
     }
   });
 });
+
+describe('tRPC batches', () => {
+  const batch = (calls: number) => `/trpc/${Array(calls).fill('system.info').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`;
+
+  it('serves a batch of 100 calls and refuses 101 with 400 and the error body', async () => {
+    const ok = await http(server.url, 'GET', batch(100));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toHaveLength(100);
+    const refused = await http(server.url, 'GET', batch(101));
+    expect(refused.status).toBe(400);
+    const error = Array.isArray(refused.body) ? refused.body[0].error : refused.body.error;
+    expect(error.json.data.app).toMatchObject({ code: 'VALIDATION_FAILED', request_id: expect.any(String) });
+  });
+});
