@@ -260,6 +260,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     }
   };
 
+  /** A management action's audit record: who did it, from where, to which key. */
+  const auditBy = (actor: ApiKeyActor, action: ApiKeyAuditEvent['action'], keyId: string, details: Record<string, unknown>) =>
+    safeAudit({ tenantId: actor.tenantId, action, actorUserId: actor.userId, keyId, ip: actor.ip ?? null, userAgent: actor.userAgent ?? null, requestId: actor.requestId ?? null, details });
+
   function matcherFor(entries: readonly string[]): IpMatcher {
     const cacheKey = entries.join(' ');
     let m = matchers.get(cacheKey);
@@ -340,16 +344,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         createdBy: actor.userId,
         createdAt: now().toISOString(),
       });
-      await safeAudit({
-        tenantId: actor.tenantId,
-        action: 'api_key.create',
-        actorUserId: actor.userId,
-        keyId: record.id,
-        ip: actor.ip ?? null,
-        userAgent: actor.userAgent ?? null,
-        requestId: actor.requestId ?? null,
-        details: { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix },
-      });
+      await auditBy(actor, 'api_key.create', record.id, { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix });
       return { key: view(record), secret };
     },
 
@@ -370,16 +365,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         const current = await existing(actor.tenantId, keyId);
         throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);
       }
-      await safeAudit({
-        tenantId: actor.tenantId,
-        action: 'api_key.rotate',
-        actorUserId: actor.userId,
-        keyId,
-        ip: actor.ip ?? null,
-        userAgent: actor.userAgent ?? null,
-        requestId: actor.requestId ?? null,
-        details: { prefix: secretPrefix },
-      });
+      await auditBy(actor, 'api_key.rotate', keyId, { prefix: secretPrefix });
       return { key: view(record), secret };
     },
 
@@ -388,16 +374,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const result = await store.revoke(actor.tenantId, keyId, now().toISOString());
       if (!result) throw notFound('API key');
       if (result.changed) {
-        await safeAudit({
-          tenantId: actor.tenantId,
-          action: 'api_key.revoke',
-          actorUserId: actor.userId,
-          keyId,
-          ip: actor.ip ?? null,
-          userAgent: actor.userAgent ?? null,
-          requestId: actor.requestId ?? null,
-          details: { name: result.key.name, prefix: result.key.secretPrefix },
-        });
+        await auditBy(actor, 'api_key.revoke', keyId, { name: result.key.name, prefix: result.key.secretPrefix });
       }
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
     },
@@ -409,16 +386,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         const result = await store.revoke(actor.tenantId, key.id, now().toISOString());
         if (!result?.changed) continue;
         revoked.push(key.id);
-        await safeAudit({
-          tenantId: actor.tenantId,
-          action: 'api_key.revoke',
-          actorUserId: actor.userId,
-          keyId: key.id,
-          ip: actor.ip ?? null,
-          userAgent: actor.userAgent ?? null,
-          requestId: actor.requestId ?? null,
-          details: { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' },
-        });
+        await auditBy(actor, 'api_key.revoke', key.id, { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' });
       }
       return revoked;
     },
