@@ -17,6 +17,8 @@ export const groups = {
       'test/e2e/auth-tenants.test.ts',
       'test/e2e/auth-break-glass.test.ts',
       'test/e2e/auth-isolation.test.ts',
+      'test/e2e/members.test.ts',
+      'test/e2e/roles-own-role.test.ts',
     ],
   },
   // The role table is module-level data: every mutant of it is "static" and reruns every test file, so
@@ -40,6 +42,8 @@ export const groups = {
       'test/e2e/auth-signin.test.ts',
       'test/e2e/auth-sessions.test.ts',
       'test/e2e/auth-throttle.test.ts',
+      'test/e2e/throttle-concurrency.test.ts',
+      'test/e2e/tenant-suspension.test.ts',
       'test/e2e/auth-step-up.test.ts',
       'test/e2e/auth-secrets.test.ts',
       'test/e2e/auth-audit.test.ts',
@@ -53,13 +57,27 @@ export const groups = {
       'server/services/memories/memory-service.ts',
       'server/services/search/search-service.ts',
       'server/services/search/cursor.ts',
+      'server/namespace-access.ts',
     ],
     testFiles: [
       'test/unit/search-cursor.test.ts',
+      'test/unit/namespace-access.test.ts',
       'test/unit/memory-pipeline.test.ts',
       'test/e2e/memories.test.ts',
       'test/e2e/search.test.ts',
     ],
+  },
+  // The REST edge's query parser and the text check of every input schema. The character classes are
+  // module-level regular expressions (static mutants), and the suites are fast, so they are measured too.
+  edge: {
+    mutate: ['server/schemas/safe-text.ts', 'adapters/rest/query.ts'],
+    testFiles: [
+      'test/unit/safe-text.test.ts',
+      'test/unit/rest-query.test.ts',
+      'test/e2e/http-edge-query.test.ts',
+      'test/e2e/input-hygiene-text.test.ts',
+    ],
+    ignoreStatic: false,
   },
   'write-queue': {
     mutate: ['server/ports/write-queue.ts', 'adapters/embedded/write-queue.ts'],
