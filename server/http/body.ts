@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
+import { scan } from 'secure-json-parse';
 import { AppError } from '../errors.js';
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -27,6 +28,21 @@ export function jsonBody(limitBytes: number) {
     if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
       return next(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got '${type || 'none'}'`));
     }
-    parse(req, res, next);
+    parse(req, res, (err?: unknown) => next(err ?? ownProtoKeyError(req.body)));
   };
+}
+
+/**
+ * JSON.parse makes `"__proto__"` an ordinary own key, but every later copy by assignment (zod's record,
+ * a spread into a store) sets a prototype instead, so the key would vanish after a 2xx. Refused
+ * anywhere in a body, as Fastify does by default; `constructor` keys are plain data here and pass.
+ */
+function ownProtoKeyError(body: unknown): AppError | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  try {
+    scan(body, { protoAction: 'error', constructorAction: 'ignore' });
+    return undefined;
+  } catch {
+    return new AppError('VALIDATION_FAILED', 'JSON objects must not have a key named __proto__');
+  }
 }

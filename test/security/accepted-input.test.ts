@@ -57,6 +57,8 @@ const stores: Store[] = [
   memoryField('memory agent_id', (t) => ({ agent_id: t }), (m) => m.agent_id),
   memoryField('memory tag', (t) => ({ tags: [t] }), (m) => m.tags?.[0], trim),
   memoryField('memory metadata value', (t) => ({ metadata: { note: t } }), (m) => m.metadata?.note),
+  // A key is text the client chose too: read back as the only key, so a dropped key shows as undefined.
+  memoryField('memory metadata key', (t) => ({ metadata: JSON.parse(`{${JSON.stringify(t)}:1}`) }), (m) => Object.keys(m.metadata ?? {})[0]),
   {
     name: 'break-glass reason',
     normalise: trim,
@@ -113,6 +115,8 @@ describe('accepted text reads back as written, or is refused with a 4xx', () => 
     for (const [what, text] of [
       ['NUL', 'before\u0000after'],
       ['a lone surrogate', 'before\uD800after'],
+      // An own `__proto__` key of parsed JSON: copying it by assignment sets a prototype instead.
+      ['__proto__', '__proto__'],
     ] as const) {
       it(`${store.name}: ${what}`, async () => {
         await expectKeptOrRefused(store, text);
