@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink, httpLink, retryLink, splitLink, type O
 import superjson from 'superjson';
 import type { AppRouter } from '../routers/_app.js';
 
-/** The server refuses a `/trpc` batch of more calls (`MAX_BATCH_CALLS` in server/trpc.ts; the client imports no server code). */
+/** The server refuses a `/trpc` batch of more calls (`MAX_BATCH_CALLS` in server/trpc.ts; the client imports no server code, so test/e2e/http-edge-config.test.ts pins the two together). */
 const MAX_BATCH_CALLS = 100;
 
 export type { AppRouter };

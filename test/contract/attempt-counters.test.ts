@@ -74,7 +74,7 @@ function describeAttemptCounters(name: string, make: () => Promise<Fixture>) {
     });
 
     it('is shared by every handle on the store: a login throttle locks out across processes', async () => {
-      const limits = { perKeyAndIp: 4, perIp: 100, windowSeconds: 60 };
+      const limits = { perKeyAndIp: 4, perKey: 1_000, perIp: 100, windowSeconds: 60 };
       const one = createLoginThrottle(limits, f.first);
       const two = createLoginThrottle(limits, f.second);
       const ip = `10.0.0.${Math.floor(Math.random() * 250)}`;

@@ -5,7 +5,7 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
 let server: TestServer;
 beforeAll(async () => {
   // Default per (email, address) budget (5 per 15 min); a small per-address ceiling so it can be reached here.
-  server = await startTestServer({}, { loginThrottle: { perKeyAndIp: 5, perIp: 20, windowSeconds: 900 } });
+  server = await startTestServer({}, { loginThrottle: { perKeyAndIp: 5, perKey: 1_000, perIp: 20, windowSeconds: 900 } });
 });
 afterAll(async () => {
   await server?.close();

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenantMemoryClient } from '../../client/index.js';
 import { createApiKey } from '../support/memory-api.js';
 import { signUp } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
@@ -100,5 +101,13 @@ describe('tRPC batches', () => {
     expect(refused.status).toBe(400);
     const error = Array.isArray(refused.body) ? refused.body[0].error : refused.body.error;
     expect(error.json.data.app).toMatchObject({ code: 'VALIDATION_FAILED', request_id: expect.any(String) });
+  });
+
+  it('the typed client splits 250 concurrent calls into batches the server accepts', async () => {
+    // Pins the client's copy of the cap (it imports no server code) to the server's.
+    const client = createTenantMemoryClient({ url: server.url });
+    const answers = await Promise.all(Array.from({ length: 250 }, () => client.system.info.query()));
+    expect(answers).toHaveLength(250);
+    for (const a of answers) expect(a).toMatchObject({ version: expect.any(String) });
   });
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   server = await startTestServer(
     { TRUST_PROXY: 'loopback', SIGNUP_RATE_LIMIT: '5' },
     // The per-address budget exceeds every test's burst here, so only the budget under test refuses.
-    { loginThrottle: { perKeyAndIp: 5, perIp: 100, windowSeconds: 900 }, passwords: createPasswordHasher(cheap, argon2) },
+    { loginThrottle: { perKeyAndIp: 5, perKey: 1_000, perIp: 100, windowSeconds: 900 }, passwords: createPasswordHasher(cheap, argon2) },
   );
 });
 afterAll(async () => {
@@ -119,7 +119,7 @@ describe('concurrent sign-ins against the per-address budget', () => {
     const counted = countingArgon2();
     const limited = await startTestServer(
       { TRUST_PROXY: 'loopback' },
-      { loginThrottle: { perKeyAndIp: 5, perIp: 10, windowSeconds: 900 }, passwords: createPasswordHasher(cheap, counted) },
+      { loginThrottle: { perKeyAndIp: 5, perKey: 1_000, perIp: 10, windowSeconds: 900 }, passwords: createPasswordHasher(cheap, counted) },
     );
     try {
       const responses = await Promise.all(
@@ -135,5 +135,53 @@ describe('concurrent sign-ins against the per-address budget', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('concurrent guesses spread over many addresses against the per-account budget', () => {
+  // Review finding: with only per-(account, address) budgets, each new address bought 5 more guesses.
+  const perKey = 8;
+  let spread: TestServer;
+  const counted = countingArgon2();
+  beforeAll(async () => {
+    spread = await startTestServer(
+      { TRUST_PROXY: 'loopback', SIGNUP_RATE_LIMIT: '100' },
+      { loginThrottle: { perKeyAndIp: 5, perKey, perIp: 100, windowSeconds: 900 }, passwords: createPasswordHasher(cheap, counted) },
+    );
+  });
+  afterAll(async () => {
+    await spread?.close();
+  });
+
+  async function spreadBurst(request: (address: string, i: number) => ReturnType<typeof http>) {
+    const before = counted.verifications.length;
+    const responses = await Promise.all(Array.from({ length: 24 }, (_, i) => request(`192.0.2.${i + 1}`, i)));
+    const statuses: Record<number, number> = {};
+    for (const r of responses) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    expectRateLimited(responses);
+    return { statuses, verified: counted.verifications.length - before };
+  }
+
+  it(`sign-in: of 24 wrong passwords for one email from 24 addresses exactly ${perKey} are verified`, async () => {
+    const email = `spread-${randomUUID()}@example.test`;
+    const password = `pw-${randomUUID()}`;
+    expect((await http(spread.url, 'POST', '/auth/signup', { body: { email, password }, headers: from('198.51.100.1') })).status).toBe(201);
+    const { statuses, verified } = await spreadBurst((address, i) =>
+      http(spread.url, 'POST', '/auth/login', { body: { email, password: `wrong password ${i}` }, headers: from(address) }),
+    );
+    expect(statuses).toEqual({ 401: perKey, 429: 24 - perKey });
+    expect(verified).toBe(perKey);
+    // The account's budget is spent from everywhere, even a fresh address with the right password.
+    expect((await http(spread.url, 'POST', '/auth/login', { body: { email, password }, headers: from('198.51.100.99') })).status).toBe(429);
+  });
+
+  it(`step-up: a stolen session guessing from 24 addresses gets exactly ${perKey} verified`, async () => {
+    const email = `spread-${randomUUID()}@example.test`;
+    const signed = await http(spread.url, 'POST', '/auth/signup', { body: { email, password: `pw-${randomUUID()}` }, headers: from('198.51.100.2') });
+    const { statuses, verified } = await spreadBurst((address) =>
+      http(spread.url, 'POST', '/auth/step-up', { headers: { ...bearer(signed.body.access_token), ...from(address) }, body: { action: 'data.export', password: 'not my password' } }),
+    );
+    expect(statuses).toEqual({ 401: perKey, 429: 24 - perKey });
+    expect(verified).toBe(perKey);
   });
 });

@@ -88,7 +88,7 @@ describe('login throttle', () => {
   const fail = async (t: Throttle, key: string, ip: string) => void (await t.reserve(key, ip));
 
   it('locks a key+address after the budget, leaves other keys alone, and a success clears it', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 3, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const t = createLoginThrottle({ perKeyAndIp: 3, perKey: 1_000, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
     for (let i = 0; i < 3; i++) expect(await code(fail(t, 'a@x', '1.1.1.1'))).toBe('ok');
     expect(await code(t.reserve('a@x', '1.1.1.1'))).toBe('RATE_LIMITED:true');
     expect(await code(t.reserve('a@x', '2.2.2.2'))).toBe('ok');
@@ -102,14 +102,14 @@ describe('login throttle', () => {
   });
 
   it('reserves before the verdict: concurrent attempts beyond the budget are refused', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 5, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const t = createLoginThrottle({ perKeyAndIp: 5, perKey: 1_000, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
     const outcomes = await Promise.all(Array.from({ length: 30 }, () => code(t.reserve('a@x', '1.1.1.1'))));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(5);
     expect(outcomes.filter((o) => o === 'RATE_LIMITED:true')).toHaveLength(25);
   });
 
   it('locks an address across keys at its own ceiling; successes do not spend it', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const t = createLoginThrottle({ perKeyAndIp: 100, perKey: 1_000, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
     for (let i = 0; i < 10; i++) await (await t.reserve(`ok${i}@x`, '9.9.9.9')).succeeded();
     for (let i = 0; i < 4; i++) await fail(t, `user${i}@x`, '9.9.9.9');
     expect(await code(t.reserve('fresh@x', '9.9.9.9'))).toBe('RATE_LIMITED:true');
@@ -117,7 +117,7 @@ describe('login throttle', () => {
   });
 
   it('charges a refused attempt only to the budget that refused it', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 2, perIp: 3, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const t = createLoginThrottle({ perKeyAndIp: 2, perKey: 1_000, perIp: 3, windowSeconds: 60 }, createInProcessAttemptCounters());
     await fail(t, 'a@x', '7.7.7.7');
     await fail(t, 'a@x', '7.7.7.7');
     // Refused per (key, address) over and over: the address keeps its last point for another key.
@@ -126,8 +126,21 @@ describe('login throttle', () => {
     expect(await code(t.reserve('c@x', '7.7.7.7'))).toBe('RATE_LIMITED:true');
   });
 
+  it('locks a key from every address at its key-wide ceiling; successes give their point back', async () => {
+    const t = createLoginThrottle({ perKeyAndIp: 100, perKey: 3, perIp: 100, windowSeconds: 60 }, createInProcessAttemptCounters());
+    for (let i = 0; i < 5; i++) await (await t.reserve('a@x', `10.0.0.${i}`)).succeeded();
+    for (let i = 0; i < 3; i++) await fail(t, 'a@x', `10.0.1.${i}`);
+    expect(await code(t.reserve('a@x', '10.0.2.1'))).toBe('RATE_LIMITED:true');
+    expect(await code(t.reserve('b@x', '10.0.2.1'))).toBe('ok');
+    // Refused by the key-wide budget only: the address kept its point for other keys.
+    const lone = createLoginThrottle({ perKeyAndIp: 100, perKey: 1, perIp: 2, windowSeconds: 60 }, createInProcessAttemptCounters());
+    await fail(lone, 'a@x', '10.0.3.1');
+    for (let i = 0; i < 3; i++) expect(await code(lone.reserve('a@x', '10.0.3.1'))).toBe('RATE_LIMITED:true');
+    expect(await code(fail(lone, 'b@x', '10.0.3.1'))).toBe('ok');
+  });
+
   it('counts an IPv6 /64 as one address, as the address budgets do', async () => {
-    const t = createLoginThrottle({ perKeyAndIp: 100, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
+    const t = createLoginThrottle({ perKeyAndIp: 100, perKey: 1_000, perIp: 4, windowSeconds: 60 }, createInProcessAttemptCounters());
     for (let i = 0; i < 4; i++) await fail(t, `user${i}@x`, `2001:db8:1:2::${i + 1}`);
     expect(await code(t.reserve('fresh@x', '2001:db8:1:2:ffff::9'))).toBe('RATE_LIMITED:true');
     expect(await code(t.reserve('fresh@x', '2001:db8:1:3::1'))).toBe('ok');
