@@ -18,7 +18,7 @@ let audit: ApiKeyAuditEvent[];
 let service: ApiKeyService;
 const tenant = randomUUID();
 const user = randomUUID();
-const actor = { tenantId: tenant, userId: user, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
+const actor = { tenantId: tenant, userId: user, role: 'owner' as const, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
 
 beforeEach(() => {
   const db = new Database(':memory:');
@@ -77,7 +77,7 @@ describe('audit records of key management carry the actor, the request and the f
   });
 
   it('an actor without request facts is recorded with nulls, not undefined', async () => {
-    const bare = { tenantId: tenant, userId: user };
+    const bare = { tenantId: tenant, userId: user, role: 'owner' as const };
     const { key } = await service.create(bare, base);
     await service.rotate(bare, key.keyId);
     await service.revoke(bare, key.keyId);

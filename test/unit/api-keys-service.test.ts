@@ -55,7 +55,7 @@ let service: ApiKeyService;
 let tenants: TenantsPort;
 const tenant = randomUUID();
 const user = randomUUID();
-const actor = () => ({ tenantId: tenant, userId: user, ip: '127.0.0.1', requestId: 'req-1' });
+const actor = () => ({ tenantId: tenant, userId: user, role: 'owner' as const, ip: '127.0.0.1', requestId: 'req-1' });
 
 function makeService(s: ApiKeyStore = store) {
   return createApiKeyService({
@@ -282,21 +282,47 @@ describe('last_used_at', () => {
 describe('who may rotate and revoke', () => {
   it('lets the creator and a manageAll actor act, and refuses (403) anyone else, leaving the key untouched', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    const colleague = { tenantId: tenant, userId: randomUUID() };
+    const colleague = { tenantId: tenant, userId: randomUUID(), role: 'member' as const };
     expect((await appError(service.rotate(colleague, key.keyId))).code).toBe('FORBIDDEN');
     expect((await appError(service.revoke(colleague, key.keyId))).code).toBe('FORBIDDEN');
     expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
     expect((await service.rotate({ ...colleague, manageAll: true }, key.keyId)).key.keyId).toBe(key.keyId);
-    const system = await service.create({ tenantId: tenant, userId: null }, { name: 'system', scopes: ['usage:read'] });
+    const system = await service.create({ tenantId: tenant, userId: null, role: null }, { name: 'system', scopes: ['usage:read'] });
     expect((await appError(service.revoke(actor(), system.key.keyId))).code).toBe('FORBIDDEN');
     expect((await service.revoke({ ...actor(), manageAll: true }, system.key.keyId)).status).toBe('revoked');
+  });
+});
+
+describe('a key’s scopes stay within its issuer’s own role', () => {
+  it('refuses (403 FORBIDDEN, naming them) scopes the creator’s base role lacks, and stores nothing', async () => {
+    const viewer = { tenantId: tenant, userId: randomUUID(), role: 'viewer' as const };
+    const err = await appError(service.create(viewer, { name: 'k', scopes: ['memories:read', 'memories:write', 'knowledge:write'] }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toContain('memories:write, knowledge:write');
+    expect(err.details?.fields).toEqual([
+      { field: 'scopes.1', message: "role 'viewer' lacks permission 'memories:write'" },
+      { field: 'scopes.2', message: "role 'viewer' lacks permission 'knowledge:write'" },
+    ]);
+    expect(await service.list(tenant)).toEqual([]);
+    expect(audit).toEqual([]);
+    const { key } = await service.create(viewer, { name: 'reader', scopes: ['usage:read', 'knowledge:read', 'memories:read'] });
+    expect(key.scopes).toEqual(['memories:read', 'knowledge:read', 'usage:read']);
+  });
+
+  it('refuses to hand a key’s new secret to a rotator whose own role lacks one of its scopes, leaving it untouched', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'memories:write'] });
+    const err = await appError(service.rotate({ tenantId: tenant, userId: randomUUID(), role: 'viewer', manageAll: true }, key.keyId));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toContain('memories:write');
+    expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
+    expect(audit.map((e) => e.action)).toEqual(['api_key.create']);
   });
 });
 
 describe('tenant scoping', () => {
   it('answers 404 for another tenant’s key on get, rotate and revoke, leaving it untouched', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    const intruder = { tenantId: randomUUID(), userId: randomUUID() };
+    const intruder = { tenantId: randomUUID(), userId: randomUUID(), role: 'owner' as const };
     expect((await appError(service.get(intruder.tenantId, key.keyId))).code).toBe('NOT_FOUND');
     expect((await appError(service.rotate(intruder, key.keyId))).code).toBe('NOT_FOUND');
     expect((await appError(service.revoke(intruder, key.keyId))).code).toBe('NOT_FOUND');
