@@ -108,8 +108,12 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
   rotate(actor: ApiKeyIssuer, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
   /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. Another user's key without `manageAll` → 403. */
   revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
-  /** Revokes every active key `creatorId` created in the actor's tenant (a removed member's); returns their ids. */
-  revokeCreatedBy(actor: ApiKeyActor, creatorId: string): Promise<string[]>;
+  /**
+   * Revokes every active key of the actor's tenant whose current secret `userId` received (a removed
+   * member's): the keys they created and nobody has rotated since, and the keys they rotated, whoever
+   * created them. Returns their ids. (Named for its first meaning; the members service calls it.)
+   */
+  revokeCreatedBy(actor: ApiKeyActor, userId: string): Promise<string[]>;
   /** The key behind an authenticated principal (for `GET /api-keys/current`). */
   describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
   /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
@@ -372,6 +376,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         secretHash,
         secretPrefix,
         createdBy: actor.userId,
+        secretIssuedTo: actor.userId,
         createdAt: now().toISOString(),
       });
       await auditBy(actor, 'api_key.create', record.id, { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix });
@@ -391,7 +396,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const target = await manageable(actor, keyId);
       assertWithinRole(actor, target.scopes as ApiKeyScope[]);
       const { secret, secretHash, secretPrefix } = newSecret();
-      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString() });
+      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString(), issuedTo: actor.userId });
       if (!record) {
         const current = await existing(actor.tenantId, keyId);
         throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);
@@ -410,14 +415,16 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
     },
 
-    async revokeCreatedBy(actor, creatorId) {
+    async revokeCreatedBy(actor, userId) {
       const revoked: string[] = [];
+      // By who holds the working secret, not who created the key: a rotation hands its actor the new
+      // secret and leaves the creator's copy dead.
       for (const key of await store.list(actor.tenantId)) {
-        if (key.createdBy !== creatorId || key.status !== 'active') continue;
+        if (key.secretIssuedTo !== userId || key.status !== 'active') continue;
         const result = await store.revoke(actor.tenantId, key.id, now().toISOString());
         if (!result?.changed) continue;
         revoked.push(key.id);
-        await auditBy(actor, 'api_key.revoke', key.id, { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' });
+        await auditBy(actor, 'api_key.revoke', key.id, { name: key.name, prefix: key.secretPrefix, reason: 'secret_holder_removed' });
       }
       return revoked;
     },

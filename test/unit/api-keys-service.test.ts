@@ -7,6 +7,7 @@ import { identityMigration } from '../../adapters/embedded/migrations/0001_ident
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
@@ -31,7 +32,7 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
 
 function openStore() {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
 }
@@ -316,6 +317,30 @@ describe('a key’s scopes stay within its issuer’s own role', () => {
     expect(err.message).toContain('memories:write');
     expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
     expect(audit.map((e) => e.action)).toEqual(['api_key.create']);
+  });
+});
+
+describe('revoking the keys of a removed user (revokeCreatedBy)', () => {
+  it('revokes every active key whose current secret that user received: created and not rotated since by another, or rotated by them', async () => {
+    const admin = { tenantId: tenant, userId: randomUUID(), role: 'admin' as const, manageAll: true };
+    const leaver = { tenantId: tenant, userId: randomUUID(), role: 'member' as const };
+    const created = await service.create(leaver, { name: 'created, kept', scopes: ['usage:read'] });
+    const takenOver = await service.create(leaver, { name: 'created, rotated by the admin', scopes: ['usage:read'] });
+    const adminRotated = await service.rotate(admin, takenOver.key.keyId);
+    const othersKey = await service.create(admin, { name: 'the admin’s', scopes: ['usage:read'] });
+    const rotatedByLeaver = await service.create(admin, { name: 'the admin’s, rotated by the leaver', scopes: ['usage:read'] });
+    const leaverRotated = await service.rotate({ ...leaver, role: 'admin', manageAll: true }, rotatedByLeaver.key.keyId);
+
+    const revoked = await service.revokeCreatedBy(admin, leaver.userId);
+    expect(revoked.sort()).toEqual([created.key.keyId, rotatedByLeaver.key.keyId].sort());
+    for (const s of [created.secret, leaverRotated.secret]) expect((await appError(service.authenticate(s, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    for (const s of [adminRotated.secret, othersKey.secret]) expect((await service.authenticate(s, '127.0.0.1')).tenantId).toBe(tenant);
+    expect(audit.filter((e) => e.action === 'api_key.revoke').map((e) => [e.keyId, e.actorUserId, e.details.reason])).toEqual(
+      revoked.map((id) => [id, admin.userId, 'secret_holder_removed']),
+    );
+
+    // The admin now holds the secrets of the key they rotated and of their own key.
+    expect((await service.revokeCreatedBy(leaver, admin.userId)).sort()).toEqual([takenOver.key.keyId, othersKey.key.keyId].sort());
   });
 });
 
