@@ -1,5 +1,5 @@
 import { apiKeyProcedure, requirePermission } from '../server/procedures.js';
-import type { Permission } from '../server/services/roles.js';
+import type { Permission, RoleName } from '../server/services/roles.js';
 import { router } from '../server/trpc.js';
 import {
   apiKeyIdInput,
@@ -17,7 +17,7 @@ import {
 const tags = ['API keys'];
 
 interface ActorContext {
-  principal: { tenantId: string; userId: string; permissions: ReadonlySet<Permission> };
+  principal: { tenantId: string; userId: string; role: RoleName; permissions: ReadonlySet<Permission> };
   ip: string;
   userAgent: string | null;
   requestId: string;
@@ -25,6 +25,8 @@ interface ActorContext {
 const actorOf = (ctx: ActorContext) => ({
   tenantId: ctx.principal.tenantId,
   userId: ctx.principal.userId,
+  // The caller's own role, never a grant: it bounds the scopes of keys they create or rotate.
+  role: ctx.principal.role,
   // A break-glass grant never adds this permission (server/services/roles.ts `baseRoleOnly`).
   manageAll: ctx.principal.permissions.has('api_keys:manage_all'),
   ip: ctx.ip,
@@ -34,8 +36,9 @@ const actorOf = (ctx: ActorContext) => ({
 
 /**
  * `/api-keys`: management by bearer token (permissions `api_keys:read` / `api_keys:manage`, one's own
- * keys, or `api_keys:manage_all`, every key of the tenant), and two
- * probes authenticated by the key itself. Static paths come before `/api-keys/{id}`.
+ * keys, or `api_keys:manage_all`, every key of the tenant; both by the caller's own role, never a
+ * break-glass grant, and a key's scopes within that role), and two probes authenticated by the key
+ * itself. Static paths come before `/api-keys/{id}`.
  */
 export const apiKeysRouter = router({
   current: apiKeyProcedure

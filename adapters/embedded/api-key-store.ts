@@ -12,6 +12,7 @@ interface Row {
   secret_prefix: string;
   status: ApiKeyStatus;
   created_by: string | null;
+  secret_issued_to: string | null;
   created_at: string;
   rotated_at: string | null;
   revoked_at: string | null;
@@ -21,7 +22,7 @@ interface Row {
 type CredentialRow = [string, string, string, ApiKeyStatus, string, string | null, string | null, string | null];
 
 const columns = `id, tenant_id, name, scopes, namespace_restrictions, ip_allowlist, secret_hash, secret_prefix,
-  status, created_by, created_at, rotated_at, revoked_at, last_used_at`;
+  status, created_by, secret_issued_to, created_at, rotated_at, revoked_at, last_used_at`;
 
 function strings(json: string | null): string[] | null {
   return json === null ? null : (JSON.parse(json) as string[]);
@@ -39,6 +40,7 @@ function toRecord(row: Row): ApiKeyRecord {
     secretPrefix: row.secret_prefix,
     status: row.status,
     createdBy: row.created_by,
+    secretIssuedTo: row.secret_issued_to,
     createdAt: row.created_at,
     rotatedAt: row.rotated_at,
     revokedAt: row.revoked_at,
@@ -52,8 +54,8 @@ function toRecord(row: Row): ApiKeyRecord {
  */
 export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
   const insert = db.prepare(`INSERT INTO api_keys (id, tenant_id, name, scopes, namespace_restrictions, ip_allowlist,
-      secret_hash, secret_prefix, status, created_by, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`);
+      secret_hash, secret_prefix, status, created_by, secret_issued_to, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`);
   const list = db.prepare(`SELECT ${columns} FROM api_keys WHERE tenant_id = ? ORDER BY created_at DESC, id`);
   const get = db.prepare(`SELECT ${columns} FROM api_keys WHERE tenant_id = ? AND id = ?`);
   // Raw (array) rows of only the columns authentication needs: libsql's cost grows with every column
@@ -62,7 +64,7 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
     .prepare(`SELECT id, tenant_id, secret_hash, status, scopes, namespace_restrictions, ip_allowlist, last_used_at
       FROM api_keys WHERE secret_hash = ?`)
     .raw(true);
-  const replaceSecret = db.prepare(`UPDATE api_keys SET secret_hash = ?, secret_prefix = ?, rotated_at = ?
+  const replaceSecret = db.prepare(`UPDATE api_keys SET secret_hash = ?, secret_prefix = ?, rotated_at = ?, secret_issued_to = ?
     WHERE tenant_id = ? AND id = ? AND status = 'active'`);
   const revoke = db.prepare(`UPDATE api_keys SET status = 'revoked', revoked_at = ?
     WHERE tenant_id = ? AND id = ? AND status = 'active'`);
@@ -86,6 +88,7 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
         key.secretHash,
         key.secretPrefix,
         key.createdBy,
+        key.secretIssuedTo,
         key.createdAt,
       ]);
       return toRecord(getRow(tenantId, key.id)!);
@@ -101,7 +104,7 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
     },
 
     async replaceSecret(tenantId, keyId, secret) {
-      const { changes } = replaceSecret.run([secret.secretHash, secret.secretPrefix, secret.rotatedAt, tenantId, keyId]);
+      const { changes } = replaceSecret.run([secret.secretHash, secret.secretPrefix, secret.rotatedAt, secret.issuedTo, tenantId, keyId]);
       if (changes === 0) return null;
       return toRecord(getRow(tenantId, keyId)!);
     },

@@ -28,9 +28,10 @@ interface EmbeddingsResponse {
  * with `{model, input: string[]}` and a bearer key, answering `{data: [{index, embedding}]}`.
  *
  * Requests are batched, each bounded by a timeout; a 429, a 5xx or a network error is retried with
- * exponential backoff (honouring `Retry-After` when given); other errors fail at once with the service's
- * message. The dimension is configured or discovered from the first response, and every later vector
- * must have that length.
+ * exponential backoff (honouring `Retry-After` when given); other errors fail at once. An error names
+ * the status only, never the service's answer: some providers echo the input in their errors, and these
+ * errors are logged (a search's query, a memory's content would reach the logs). The dimension is
+ * configured or discovered from the first response, and every later vector must have that length.
  */
 export class OpenAiCompatibleEmbedder implements Embedder {
   readonly model: string;
@@ -96,9 +97,9 @@ export class OpenAiCompatibleEmbedder implements Embedder {
             : new Error(`embedding request to ${this.endpoint} failed: ${e.message}`);
       }
       if (res) {
-        if (res.ok) return this.parse((await res.json()) as EmbeddingsResponse, input.length);
-        const text = (await res.text().catch(() => '')).slice(0, 300);
-        failure = new Error(`embedding service answered ${res.status} at ${this.endpoint}: ${text}`);
+        if (res.ok) return this.parse(await this.json(res), input.length);
+        await res.body?.cancel().catch(() => {}); // unread: frees the connection
+        failure = new Error(`embedding service answered ${res.status}`);
         if (res.status !== 429 && res.status < 500) throw failure;
         const ra = Number(res.headers.get('retry-after'));
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = Math.min(ra * 1000, 30_000);
@@ -110,6 +111,15 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       const backoff = this.options.backoffMs * 2 ** (attempt - 1);
       const wait = retryAfterMs ?? backoff + Math.random() * backoff * 0.25;
       await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  /** The answer's JSON; JSON.parse's own error quotes the text it failed on, so it is replaced. */
+  private async json(res: Response): Promise<EmbeddingsResponse> {
+    try {
+      return (await res.json()) as EmbeddingsResponse;
+    } catch {
+      throw new Error(`embedding service answered ${res.status} with a body that is not JSON`);
     }
   }
 

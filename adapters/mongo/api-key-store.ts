@@ -12,6 +12,8 @@ interface ApiKeyDoc {
   secretPrefix: string;
   status: ApiKeyStatus;
   createdBy: string | null;
+  /** Absent on keys written before it was recorded: those count as held by their creator. */
+  secretIssuedTo?: string | null;
   createdAt: Date;
   rotatedAt: Date | null;
   revokedAt: Date | null;
@@ -32,6 +34,7 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
     secretPrefix: doc.secretPrefix,
     status: doc.status,
     createdBy: doc.createdBy,
+    secretIssuedTo: doc.secretIssuedTo === undefined ? doc.createdBy : doc.secretIssuedTo,
     createdAt: doc.createdAt.toISOString(),
     rotatedAt: iso(doc.rotatedAt),
     revokedAt: iso(doc.revokedAt),
@@ -62,6 +65,7 @@ export async function createMongoApiKeyStore(db: Db): Promise<ApiKeyStore> {
         secretPrefix: key.secretPrefix,
         status: 'active',
         createdBy: key.createdBy,
+        secretIssuedTo: key.secretIssuedTo,
         createdAt: new Date(key.createdAt),
         rotatedAt: null,
         revokedAt: null,
@@ -84,7 +88,7 @@ export async function createMongoApiKeyStore(db: Db): Promise<ApiKeyStore> {
     async replaceSecret(tenantId, keyId, secret) {
       const doc = await keys.findOneAndUpdate(
         { _id: keyId, tenantId, status: 'active' },
-        { $set: { secretHash: secret.secretHash, secretPrefix: secret.secretPrefix, rotatedAt: new Date(secret.rotatedAt) } },
+        { $set: { secretHash: secret.secretHash, secretPrefix: secret.secretPrefix, rotatedAt: new Date(secret.rotatedAt), secretIssuedTo: secret.issuedTo } },
         { returnDocument: 'after' },
       );
       return doc ? toRecord(doc) : null;

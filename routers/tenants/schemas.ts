@@ -38,7 +38,7 @@ export const removeMemberInput = z.object({ user_id: z.uuid() });
 export const removedMember = z.object({
   user_id: z.uuid(),
   removed: z.literal(true),
-  revoked_api_keys: z.array(z.uuid()).meta({ description: 'The API keys the removed user had created in this tenant, now revoked' }),
+  revoked_api_keys: z.array(z.uuid()).meta({ description: 'The API keys of this tenant whose current secret the removed user had received (created and not since rotated by another, or rotated by them), now revoked' }),
 });
 
 export const inviteInput = z.object({

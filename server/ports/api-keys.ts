@@ -30,6 +30,11 @@ export interface ApiKeyRecord extends ApiKeyCredential {
   secretPrefix: string;
   /** User who created the key, or null when created by the system. */
   createdBy: string | null;
+  /**
+   * User who received the current secret: the creator until someone rotates the key, then whoever
+   * rotated it last (null: the system). Removing a member revokes the keys they hold.
+   */
+  secretIssuedTo: string | null;
   createdAt: string;
   rotatedAt: string | null;
   revokedAt: string | null;
@@ -44,6 +49,8 @@ export interface NewApiKeyRecord {
   secretHash: string;
   secretPrefix: string;
   createdBy: string | null;
+  /** Who receives the first secret (the creator). */
+  secretIssuedTo: string | null;
   createdAt: string;
 }
 
@@ -61,10 +68,11 @@ export interface ApiKeyStore {
   list(tenantId: string): Promise<ApiKeyRecord[]>;
   get(tenantId: string, keyId: string): Promise<ApiKeyRecord | null>;
   /**
-   * Replaces the secret of an ACTIVE key in one atomic step (the old hash stops matching at once).
-   * Returns the updated key, or null when the tenant has no active key with this id.
+   * Replaces the secret of an ACTIVE key in one atomic step (the old hash stops matching at once),
+   * recording `issuedTo` as the key's `secretIssuedTo`. Returns the updated key, or null when the
+   * tenant has no active key with this id.
    */
-  replaceSecret(tenantId: string, keyId: string, secret: { secretHash: string; secretPrefix: string; rotatedAt: string }): Promise<ApiKeyRecord | null>;
+  replaceSecret(tenantId: string, keyId: string, secret: { secretHash: string; secretPrefix: string; rotatedAt: string; issuedTo: string | null }): Promise<ApiKeyRecord | null>;
   /**
    * Marks the key revoked. Returns the key after the call (also when it was already revoked:
    * `revokedAt` then keeps its first value), or null when the tenant has no key with this id.

@@ -6,6 +6,7 @@ import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiK
 import { isValidNamespace } from '../schemas/namespace.js';
 import { unsafeTextReason } from '../schemas/safe-text.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
+import { keyScopeRequires, scopesAllowedFor, type RoleName } from './roles.js';
 import { assertTenantActive } from './tenants.js';
 import type { TenantsPort } from '../ports/tenants.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
@@ -64,6 +65,13 @@ export interface ApiKeyActor {
   requestId?: string | null;
 }
 
+/**
+ * An actor about to receive a secret (create, rotate). `role` is the user's own base role, never a
+ * break-glass grant: a key outlives any grant, so its scopes must be within that role. Only the
+ * system (no user) issues keys without one.
+ */
+export type ApiKeyIssuer = ApiKeyActor & ({ userId: string; role: RoleName } | { userId: null; role: null });
+
 export interface CreateApiKeyInput {
   name: string;
   scopes: readonly string[];
@@ -89,15 +97,23 @@ export interface ApiKeyView {
 }
 
 export interface ApiKeyService extends ApiKeyAuthenticator {
-  create(actor: ApiKeyActor, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }>;
+  /** 403 when the key's scopes exceed the creator's own role. */
+  create(actor: ApiKeyIssuer, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }>;
   list(tenantId: string): Promise<ApiKeyView[]>;
   get(tenantId: string, keyId: string): Promise<ApiKeyView>;
-  /** New secret for an active key; the old one stops working at once. Revoked key → 409; another user's key without `manageAll` → 403. */
-  rotate(actor: ApiKeyActor, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
+  /**
+   * New secret for an active key, issued to the actor; the old one stops working at once. Revoked key
+   * → 409; another user's key without `manageAll`, or a key with scopes beyond the actor's own role → 403.
+   */
+  rotate(actor: ApiKeyIssuer, keyId: string): Promise<{ key: ApiKeyView; secret: string }>;
   /** Idempotent: revoking a revoked key answers the same, with `alreadyRevoked: true` and no audit event. Another user's key without `manageAll` → 403. */
   revoke(actor: ApiKeyActor, keyId: string): Promise<{ status: 'revoked'; alreadyRevoked: boolean; key: ApiKeyView }>;
-  /** Revokes every active key `creatorId` created in the actor's tenant (a removed member's); returns their ids. */
-  revokeCreatedBy(actor: ApiKeyActor, creatorId: string): Promise<string[]>;
+  /**
+   * Revokes every active key of the actor's tenant whose current secret `userId` received (a removed
+   * member's): the keys they created and nobody has rotated since, and the keys they rotated, whoever
+   * created them. Returns their ids. (Named for its first meaning; the members service calls it.)
+   */
+  revokeCreatedBy(actor: ApiKeyActor, userId: string): Promise<string[]>;
   /** The key behind an authenticated principal (for `GET /api-keys/current`). */
   describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
   /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
@@ -196,6 +212,23 @@ function validateScopes(scopes: unknown): ApiKeyScope[] {
   }
   // Canonical order, duplicates dropped.
   return apiKeyScopes.filter((s) => scopes.includes(s));
+}
+
+/**
+ * 403 unless the issuer's own role covers every scope of the key whose secret they are about to
+ * receive. `requested`: the create request's scopes, so the refusal names the offending entries.
+ */
+function assertWithinRole(actor: ApiKeyIssuer, scopes: readonly ApiKeyScope[], requested?: readonly string[]): void {
+  if (!actor.role) {
+    if (actor.userId === null) return; // the system
+    throw new AppError('FORBIDDEN', 'an API key can only be issued to a user acting with their role');
+  }
+  const role = actor.role;
+  const allowed = new Set(scopesAllowedFor(role));
+  const missing = scopes.filter((s) => !allowed.has(s));
+  if (missing.length === 0) return;
+  const fields = requested ? missing.map((s) => ({ field: `scopes.${requested.indexOf(s)}`, message: `role '${role}' lacks permission '${keyScopeRequires[s]}'` })) : undefined;
+  throw new AppError('FORBIDDEN', `role '${role}' may not hold an API key with ${missing.join(', ')}: a key's scopes must be within its holder's own role`, fields ? { fields } : undefined);
 }
 
 function validateList(field: string, values: readonly string[] | null | undefined, each: (v: string, i: number) => string): string[] | null {
@@ -330,6 +363,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     async create(actor, input) {
       const name = validateName(input.name);
       const scopes = validateScopes(input.scopes);
+      assertWithinRole(actor, scopes, input.scopes);
       const namespaceRestrictions = validateNamespaces(input.namespace_restrictions);
       const ipAllowlist = validateAllowlist(input.ip_allowlist);
       const { secret, secretHash, secretPrefix } = newSecret();
@@ -342,6 +376,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         secretHash,
         secretPrefix,
         createdBy: actor.userId,
+        secretIssuedTo: actor.userId,
         createdAt: now().toISOString(),
       });
       await auditBy(actor, 'api_key.create', record.id, { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix });
@@ -358,9 +393,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async rotate(actor, keyId) {
-      await manageable(actor, keyId);
+      const target = await manageable(actor, keyId);
+      assertWithinRole(actor, target.scopes as ApiKeyScope[]);
       const { secret, secretHash, secretPrefix } = newSecret();
-      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString() });
+      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString(), issuedTo: actor.userId });
       if (!record) {
         const current = await existing(actor.tenantId, keyId);
         throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);
@@ -379,14 +415,16 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
     },
 
-    async revokeCreatedBy(actor, creatorId) {
+    async revokeCreatedBy(actor, userId) {
       const revoked: string[] = [];
+      // By who holds the working secret, not who created the key: a rotation hands its actor the new
+      // secret and leaves the creator's copy dead.
       for (const key of await store.list(actor.tenantId)) {
-        if (key.createdBy !== creatorId || key.status !== 'active') continue;
+        if (key.secretIssuedTo !== userId || key.status !== 'active') continue;
         const result = await store.revoke(actor.tenantId, key.id, now().toISOString());
         if (!result?.changed) continue;
         revoked.push(key.id);
-        await auditBy(actor, 'api_key.revoke', key.id, { name: key.name, prefix: key.secretPrefix, reason: 'creator_removed' });
+        await auditBy(actor, 'api_key.revoke', key.id, { name: key.name, prefix: key.secretPrefix, reason: 'secret_holder_removed' });
       }
       return revoked;
     },

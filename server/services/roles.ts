@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from '../principal.js';
+
 /**
  * Built-in roles and the permissions they carry. Permissions are checked on every bearer route;
  * API keys carry scopes instead (see api-keys scopes).
@@ -57,9 +59,28 @@ export const breakGlassRole: RoleName = 'admin';
 /**
  * Permissions that follow the holder's own base role and that a break-glass grant never adds: an
  * emergency elevation must not become a lasting one (changing roles, managing members, approving
- * grants, taking over other people's keys).
+ * grants, minting API keys, which outlive the grant, or taking over other people's keys).
  */
-export const baseRoleOnly: ReadonlySet<Permission> = new Set<Permission>(['tenant:manage', 'members:manage', 'api_keys:manage_all', 'break_glass:approve']);
+export const baseRoleOnly: ReadonlySet<Permission> = new Set<Permission>(['tenant:manage', 'members:manage', 'api_keys:manage', 'api_keys:manage_all', 'break_glass:approve']);
 
 /** The permissions an approved break-glass grant adds to its holder's own. */
 export const breakGlassPermissions: readonly Permission[] = (roleByName(breakGlassRole)?.permissions ?? []).filter((p) => !baseRoleOnly.has(p));
+
+/**
+ * The role permission each API-key scope stands for. A key acts with its scopes for as long as it
+ * lives, so whoever receives its secret (creating or rotating it) must hold each of them by their own
+ * base role, never through a grant.
+ */
+export const keyScopeRequires: Readonly<Record<ApiKeyScope, Permission>> = {
+  'memories:read': 'memories:read',
+  'memories:write': 'memories:write',
+  'knowledge:read': 'knowledge:read',
+  'knowledge:write': 'knowledge:write',
+  'usage:read': 'usage:read',
+};
+
+/** The API-key scopes a role's own permissions cover. */
+export function scopesAllowedFor(role: RoleName): ApiKeyScope[] {
+  const held = new Set<Permission>(roleByName(role)?.permissions ?? []);
+  return (Object.keys(keyScopeRequires) as ApiKeyScope[]).filter((scope) => held.has(keyScopeRequires[scope]));
+}

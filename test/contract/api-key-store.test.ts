@@ -7,6 +7,7 @@ import { runMigrations } from '../../adapters/embedded/database.js';
 import { processChangeSignal } from '../../adapters/embedded/change-signal.js';
 import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { ApiKeyStore, NewApiKeyRecord } from '../../server/ports/api-keys.js';
 
@@ -23,18 +24,22 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
     });
 
     const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
-    const newKey = (overrides: Partial<NewApiKeyRecord> = {}): NewApiKeyRecord => ({
-      id: randomUUID(),
-      name: 'ingest',
-      scopes: ['memories:read', 'memories:write'],
-      namespaceRestrictions: null,
-      ipAllowlist: null,
-      secretHash: hash(),
-      secretPrefix: 'tmk_abcdefgh',
-      createdBy: randomUUID(),
-      createdAt: '2030-01-01T00:00:00.000Z',
-      ...overrides,
-    });
+    const newKey = (overrides: Partial<NewApiKeyRecord> = {}): NewApiKeyRecord => {
+      const createdBy = randomUUID();
+      return {
+        id: randomUUID(),
+        name: 'ingest',
+        scopes: ['memories:read', 'memories:write'],
+        namespaceRestrictions: null,
+        ipAllowlist: null,
+        secretHash: hash(),
+        secretPrefix: 'tmk_abcdefgh',
+        createdBy,
+        secretIssuedTo: createdBy,
+        createdAt: '2030-01-01T00:00:00.000Z',
+        ...overrides,
+      };
+    };
 
     it('inserts an active key and reads every field back', async () => {
       const tenant = randomUUID();
@@ -51,6 +56,7 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
         secretPrefix: 'tmk_abcdefgh',
         status: 'active',
         createdBy: input.createdBy,
+        secretIssuedTo: input.createdBy,
         createdAt: '2030-01-01T00:00:00.000Z',
         rotatedAt: null,
         revokedAt: null,
@@ -58,7 +64,7 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       };
       expect(created).toEqual(expected);
       expect(await store.get(tenant, input.id)).toEqual(expected);
-      const { name: _n, secretPrefix: _p, createdBy: _c, createdAt: _a, rotatedAt: _r, revokedAt: _v, ...credential } = expected;
+      const { name: _n, secretPrefix: _p, createdBy: _c, secretIssuedTo: _i, createdAt: _a, rotatedAt: _r, revokedAt: _v, ...credential } = expected;
       expect(await store.findBySecretHash(input.secretHash)).toEqual(credential);
     });
 
@@ -68,7 +74,7 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       const key = await store.insert(a, newKey());
       expect(await store.get(b, key.id)).toBeNull();
       expect(await store.list(b)).toEqual([]);
-      expect(await store.replaceSecret(b, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-02T00:00:00.000Z' })).toBeNull();
+      expect(await store.replaceSecret(b, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-02T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
       expect(await store.revoke(b, key.id, '2030-01-02T00:00:00.000Z')).toBeNull();
       expect((await store.get(a, key.id))?.status).toBe('active');
       expect((await store.get(a, key.id))?.secretHash).toBe(key.secretHash);
@@ -89,10 +95,34 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       const tenant = randomUUID();
       const key = await store.insert(tenant, newKey());
       const next = hash();
-      const rotated = await store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_newprefx', rotatedAt: '2030-01-05T00:00:00.000Z' });
+      const rotator = randomUUID();
+      const rotated = await store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_newprefx', rotatedAt: '2030-01-05T00:00:00.000Z', issuedTo: rotator });
       expect(rotated).toMatchObject({ id: key.id, secretHash: next, secretPrefix: 'tmk_newprefx', rotatedAt: '2030-01-05T00:00:00.000Z', status: 'active' });
       expect(await store.findBySecretHash(key.secretHash)).toBeNull();
       expect((await store.findBySecretHash(next))?.id).toBe(key.id);
+    });
+
+    it('records who received the current secret: the creator at insert, whoever rotated it since (creator unchanged)', async () => {
+      const tenant = randomUUID();
+      const key = await store.insert(tenant, newKey());
+      const system = await store.insert(tenant, newKey({ createdBy: null, secretIssuedTo: null }));
+      expect([key.secretIssuedTo, system.secretIssuedTo]).toEqual([key.createdBy, null]);
+      const rotator = randomUUID();
+      const rotated = await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_rotated1', rotatedAt: '2030-01-05T00:00:00.000Z', issuedTo: rotator });
+      expect(rotated).toMatchObject({ createdBy: key.createdBy, secretIssuedTo: rotator });
+      expect(await store.get(tenant, key.id)).toMatchObject({ createdBy: key.createdBy, secretIssuedTo: rotator });
+      expect((await store.list(tenant)).map((k) => [k.id, k.secretIssuedTo])).toEqual(
+        expect.arrayContaining([
+          [key.id, rotator],
+          [system.id, null],
+        ]),
+      );
+      await store.replaceSecret(tenant, system.id, { secretHash: hash(), secretPrefix: 'tmk_rotated2', rotatedAt: '2030-01-06T00:00:00.000Z', issuedTo: null });
+      expect((await store.get(tenant, system.id))?.secretIssuedTo).toBeNull();
+      // A refused rotation (revoked key) changes no holder.
+      await store.revoke(tenant, key.id, '2030-01-07T00:00:00.000Z');
+      expect(await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_rotated3', rotatedAt: '2030-01-08T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
+      expect((await store.get(tenant, key.id))?.secretIssuedTo).toBe(rotator);
     });
 
     it('revokes once: a second revoke reports no change and keeps the first time; a revoked key cannot be rotated', async () => {
@@ -102,7 +132,7 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       expect(first).toMatchObject({ changed: true, key: { status: 'revoked', revokedAt: '2030-01-06T00:00:00.000Z' } });
       const second = await store.revoke(tenant, key.id, '2030-01-07T00:00:00.000Z');
       expect(second).toMatchObject({ changed: false, key: { status: 'revoked', revokedAt: '2030-01-06T00:00:00.000Z' } });
-      expect(await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-08T00:00:00.000Z' })).toBeNull();
+      expect(await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-08T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
       // Still found by its hash, so authentication can tell "revoked" from "unknown".
       expect((await store.findBySecretHash(key.secretHash))?.status).toBe('revoked');
       expect(await store.revoke(tenant, randomUUID(), '2030-01-07T00:00:00.000Z')).toBeNull();
@@ -140,15 +170,33 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
 
 contract('embedded (libsql)', async () => {
   const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration]);
+  runMigrations(db, [apiKeysMigration, apiKeySecretHolderMigration]);
   return { store: createEmbeddedApiKeyStore(db), close: async () => void db.close() };
 });
 
 // What the embedded profile serves: the same store behind its per-process credential cache.
 contract('embedded (libsql) behind the credential cache', async () => {
   const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration]);
+  runMigrations(db, [apiKeysMigration, apiKeySecretHolderMigration]);
   return { store: withCredentialCache(createEmbeddedApiKeyStore(db), processChangeSignal()), close: async () => void db.close() };
+});
+
+describe('embedded migration 4 (secret_issued_to)', () => {
+  it('attributes the current secret of keys stored before it to their creator', async () => {
+    const db = new Database(':memory:');
+    runMigrations(db, [apiKeysMigration]);
+    const insert = db.prepare(`INSERT INTO api_keys (id, tenant_id, name, scopes, secret_hash, secret_prefix, created_by, created_at)
+      VALUES (?, 't', 'old', '["usage:read"]', ?, 'tmk_abcdefgh', ?, '2030-01-01T00:00:00.000Z')`);
+    insert.run(['k-user', 'a'.repeat(64), 'u-1']);
+    insert.run(['k-system', 'b'.repeat(64), null]);
+    runMigrations(db, [apiKeysMigration, apiKeySecretHolderMigration]);
+    const store = createEmbeddedApiKeyStore(db);
+    expect((await store.list('t')).map((k) => [k.id, k.createdBy, k.secretIssuedTo]).sort()).toEqual([
+      ['k-system', null, null],
+      ['k-user', 'u-1', 'u-1'],
+    ]);
+    db.close();
+  });
 });
 
 const mongoUrl = process.env.MONGODB_URL;

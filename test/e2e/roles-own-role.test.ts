@@ -105,3 +105,29 @@ describe('API keys: members (and grant holders) manage their own keys; owners an
     expect(listed.status).toBe(expected === 200 ? 'revoked' : 'active');
   });
 });
+
+describe('a break-glass grant never mints a lasting credential', () => {
+  // A member whose grant outlives their demotion to viewer: the grant lends admin permissions (memory
+  // and knowledge writes among them) for minutes; an API key made with them would keep them for good.
+  let demoted: SignedUpUser;
+  beforeAll(async () => {
+    demoted = await signUp(server.url);
+    await addToTenant(server.url, owner, demoted, 'member');
+    const requested = await call(demoted, 'POST', '/auth/break-glass/request', { reason: 'incident 8', duration_minutes: 5 });
+    expect(requested.status).toBe(201);
+    expect((await call(owner, 'POST', `/auth/break-glass/${requested.body.id}/approve`)).status).toBe(200);
+    expect((await call(owner, 'PUT', `/auth/members/${demoted.userId}`, { role: 'viewer' })).status).toBe(200);
+  });
+
+  it('a viewer holding a grant may not create an API key (403), whatever its scopes, and none is made', async () => {
+    expect((await call(demoted, 'GET', '/auth/audit')).status).toBe(200); // the grant is live
+    const keysBefore = (await call(owner, 'GET', '/api-keys')).body.keys.length;
+    for (const scopes of [['memories:write', 'knowledge:write'], ['memories:read']]) {
+      const res = await call(demoted, 'POST', '/api-keys', { name: 'lasting', scopes });
+      expect(res.status, `${scopes.join(',')}: ${res.text}`).toBe(403);
+      expect(res.body).toMatchObject({ code: 'FORBIDDEN' });
+      expect(res.body.secret).toBeUndefined();
+    }
+    expect((await call(owner, 'GET', '/api-keys')).body.keys).toHaveLength(keysBefore);
+  });
+});

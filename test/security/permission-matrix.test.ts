@@ -98,10 +98,11 @@ type Actor = RoleName | 'breakGlass';
 const actors: Actor[] = ['owner', 'admin', 'member', 'viewer', 'breakGlass'];
 
 /**
- * What an approved grant never confers: managing people, the tenant's settings and deciding grants
- * follow the holder's own role. Written here, not imported, so the test does not read the rule it checks.
+ * What an approved grant never confers: managing people, the tenant's settings, deciding grants and
+ * managing API keys (which outlive the grant) follow the holder's own role. Written here, not
+ * imported, so the test does not read the rule it checks.
  */
-const grantNeverConfers: Permission[] = ['tenant:manage', 'members:manage', 'break_glass:approve'];
+const grantNeverConfers: Permission[] = ['tenant:manage', 'members:manage', 'break_glass:approve', 'api_keys:manage', 'api_keys:manage_all'];
 const permissionsOf = (role: RoleName) => new Set(builtInRoles.find((r) => r.name === role)!.permissions);
 /** The grant holder is a member; the grant adds the admin role's permissions, less those above. */
 const breakGlassHolderRole: RoleName = 'member';

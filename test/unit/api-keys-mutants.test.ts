@@ -5,6 +5,7 @@ import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
@@ -18,11 +19,11 @@ let audit: ApiKeyAuditEvent[];
 let service: ApiKeyService;
 const tenant = randomUUID();
 const user = randomUUID();
-const actor = { tenantId: tenant, userId: user, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
+const actor = { tenantId: tenant, userId: user, role: 'owner' as const, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
 
 beforeEach(() => {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   audit = [];
   service = createApiKeyService({
@@ -77,7 +78,7 @@ describe('audit records of key management carry the actor, the request and the f
   });
 
   it('an actor without request facts is recorded with nulls, not undefined', async () => {
-    const bare = { tenantId: tenant, userId: user };
+    const bare = { tenantId: tenant, userId: user, role: 'owner' as const };
     const { key } = await service.create(bare, base);
     await service.rotate(bare, key.keyId);
     await service.revoke(bare, key.keyId);

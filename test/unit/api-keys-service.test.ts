@@ -7,6 +7,7 @@ import { identityMigration } from '../../adapters/embedded/migrations/0001_ident
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
@@ -31,7 +32,7 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
 
 function openStore() {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
 }
@@ -55,7 +56,7 @@ let service: ApiKeyService;
 let tenants: TenantsPort;
 const tenant = randomUUID();
 const user = randomUUID();
-const actor = () => ({ tenantId: tenant, userId: user, ip: '127.0.0.1', requestId: 'req-1' });
+const actor = () => ({ tenantId: tenant, userId: user, role: 'owner' as const, ip: '127.0.0.1', requestId: 'req-1' });
 
 function makeService(s: ApiKeyStore = store) {
   return createApiKeyService({
@@ -282,21 +283,71 @@ describe('last_used_at', () => {
 describe('who may rotate and revoke', () => {
   it('lets the creator and a manageAll actor act, and refuses (403) anyone else, leaving the key untouched', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    const colleague = { tenantId: tenant, userId: randomUUID() };
+    const colleague = { tenantId: tenant, userId: randomUUID(), role: 'member' as const };
     expect((await appError(service.rotate(colleague, key.keyId))).code).toBe('FORBIDDEN');
     expect((await appError(service.revoke(colleague, key.keyId))).code).toBe('FORBIDDEN');
     expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
     expect((await service.rotate({ ...colleague, manageAll: true }, key.keyId)).key.keyId).toBe(key.keyId);
-    const system = await service.create({ tenantId: tenant, userId: null }, { name: 'system', scopes: ['usage:read'] });
+    const system = await service.create({ tenantId: tenant, userId: null, role: null }, { name: 'system', scopes: ['usage:read'] });
     expect((await appError(service.revoke(actor(), system.key.keyId))).code).toBe('FORBIDDEN');
     expect((await service.revoke({ ...actor(), manageAll: true }, system.key.keyId)).status).toBe('revoked');
+  });
+});
+
+describe('a key’s scopes stay within its issuer’s own role', () => {
+  it('refuses (403 FORBIDDEN, naming them) scopes the creator’s base role lacks, and stores nothing', async () => {
+    const viewer = { tenantId: tenant, userId: randomUUID(), role: 'viewer' as const };
+    const err = await appError(service.create(viewer, { name: 'k', scopes: ['memories:read', 'memories:write', 'knowledge:write'] }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toContain('memories:write, knowledge:write');
+    expect(err.details?.fields).toEqual([
+      { field: 'scopes.1', message: "role 'viewer' lacks permission 'memories:write'" },
+      { field: 'scopes.2', message: "role 'viewer' lacks permission 'knowledge:write'" },
+    ]);
+    expect(await service.list(tenant)).toEqual([]);
+    expect(audit).toEqual([]);
+    const { key } = await service.create(viewer, { name: 'reader', scopes: ['usage:read', 'knowledge:read', 'memories:read'] });
+    expect(key.scopes).toEqual(['memories:read', 'knowledge:read', 'usage:read']);
+  });
+
+  it('refuses to hand a key’s new secret to a rotator whose own role lacks one of its scopes, leaving it untouched', async () => {
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'memories:write'] });
+    const err = await appError(service.rotate({ tenantId: tenant, userId: randomUUID(), role: 'viewer', manageAll: true }, key.keyId));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toContain('memories:write');
+    expect((await service.authenticate(secret, '127.0.0.1')).keyId).toBe(key.keyId);
+    expect(audit.map((e) => e.action)).toEqual(['api_key.create']);
+  });
+});
+
+describe('revoking the keys of a removed user (revokeCreatedBy)', () => {
+  it('revokes every active key whose current secret that user received: created and not rotated since by another, or rotated by them', async () => {
+    const admin = { tenantId: tenant, userId: randomUUID(), role: 'admin' as const, manageAll: true };
+    const leaver = { tenantId: tenant, userId: randomUUID(), role: 'member' as const };
+    const created = await service.create(leaver, { name: 'created, kept', scopes: ['usage:read'] });
+    const takenOver = await service.create(leaver, { name: 'created, rotated by the admin', scopes: ['usage:read'] });
+    const adminRotated = await service.rotate(admin, takenOver.key.keyId);
+    const othersKey = await service.create(admin, { name: 'the admin’s', scopes: ['usage:read'] });
+    const rotatedByLeaver = await service.create(admin, { name: 'the admin’s, rotated by the leaver', scopes: ['usage:read'] });
+    const leaverRotated = await service.rotate({ ...leaver, role: 'admin', manageAll: true }, rotatedByLeaver.key.keyId);
+
+    const revoked = await service.revokeCreatedBy(admin, leaver.userId);
+    expect(revoked.sort()).toEqual([created.key.keyId, rotatedByLeaver.key.keyId].sort());
+    for (const s of [created.secret, leaverRotated.secret]) expect((await appError(service.authenticate(s, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    for (const s of [adminRotated.secret, othersKey.secret]) expect((await service.authenticate(s, '127.0.0.1')).tenantId).toBe(tenant);
+    expect(audit.filter((e) => e.action === 'api_key.revoke').map((e) => [e.keyId, e.actorUserId, e.details.reason])).toEqual(
+      revoked.map((id) => [id, admin.userId, 'secret_holder_removed']),
+    );
+
+    // The admin now holds the secrets of the key they rotated and of their own key.
+    expect((await service.revokeCreatedBy(leaver, admin.userId)).sort()).toEqual([takenOver.key.keyId, othersKey.key.keyId].sort());
   });
 });
 
 describe('tenant scoping', () => {
   it('answers 404 for another tenant’s key on get, rotate and revoke, leaving it untouched', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    const intruder = { tenantId: randomUUID(), userId: randomUUID() };
+    const intruder = { tenantId: randomUUID(), userId: randomUUID(), role: 'owner' as const };
     expect((await appError(service.get(intruder.tenantId, key.keyId))).code).toBe('NOT_FOUND');
     expect((await appError(service.rotate(intruder, key.keyId))).code).toBe('NOT_FOUND');
     expect((await appError(service.revoke(intruder, key.keyId))).code).toBe('NOT_FOUND');

@@ -19,6 +19,7 @@ const newKey = (): NewApiKeyRecord => ({
   secretHash: hash(),
   secretPrefix: 'tmk_abcdefgh',
   createdBy: null,
+  secretIssuedTo: null,
   createdAt: '2030-01-01T00:00:00.000Z',
 });
 
@@ -71,7 +72,7 @@ describe('the credential cache of the embedded profile', () => {
     expect(await a.store.findBySecretHash(key.secretHash)).not.toBeNull();
 
     const next = hash();
-    await b.store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_zzzzzzzz', rotatedAt: '2030-01-02T00:00:00.000Z' });
+    await b.store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_zzzzzzzz', rotatedAt: '2030-01-02T00:00:00.000Z', issuedTo: null });
     expect(await a.store.findBySecretHash(key.secretHash)).toBeNull();
     expect((await a.store.findBySecretHash(next))?.id).toBe(key.id);
   });

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/logger.js';
 import { createEmbedder, HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder } from '../../adapters/embeddings/index.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -205,5 +207,50 @@ describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
     expect(full.model).toMatch(/^universal-sentence-encoder-lite-en-v1\+lex-porter-h1024-s0\.\d\d-v1$/);
     expect(full.dimension).toBe(512 + 1024);
     expect(() => createEmbedder({ provider: 'openai' })).toThrow(/url/);
+  });
+});
+
+describe('OpenAiCompatibleEmbedder errors never carry the service’s answer', () => {
+  // A provider that echoes its input in errors would otherwise put the text being embedded (a search
+  // query, a memory) into the error, and from there into the logs (docs/security.md: no bodies in logs).
+  let echo: Server;
+  let url: string;
+  let answer: { status: number; type: string } = { status: 400, type: 'application/json' };
+  const text = 'my private search text 7f3a';
+
+  beforeAll(async () => {
+    echo = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const input = (JSON.parse(body) as { input: string[] }).input.join(' ');
+        const reply = answer.type === 'application/json' ? JSON.stringify({ error: { message: `cannot embed: ${input}` } }) : `cannot embed: ${input}`;
+        res.writeHead(answer.status, { 'content-type': answer.type, 'retry-after': '0' }).end(reply);
+      });
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => echo.close(() => r()));
+  });
+
+  it.each([
+    ['a client error (400, JSON)', { status: 400, type: 'application/json' }, /^embedding service answered 400$/],
+    ['a server error after the retries (500, text)', { status: 500, type: 'text/plain' }, /^embedding service answered 500 \(gave up after 2 attempts\)$/],
+    ['a 200 whose body is not JSON', { status: 200, type: 'text/plain' }, /^embedding service answered 200 with a body that is not JSON$/],
+  ])('%s: the thrown and the logged error hold the status, not the input', async (_what, reply, message) => {
+    answer = reply;
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _e, cb) => void (lines.push(chunk.toString()), cb()) }));
+    const err = await new OpenAiCompatibleEmbedder({ url, model: 'm', dimension: 4, maxRetries: 1, backoffMs: 1 }).embed([text]).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toMatch(message);
+    logger.warn({ err }, 'query embedding failed'); // as the search service logs it
+    expect(lines).toHaveLength(1);
+    for (const seen of [err!.message, String(err!.stack), lines[0]!]) expect(seen).not.toContain('private search text');
   });
 });

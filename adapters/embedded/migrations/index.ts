@@ -2,6 +2,7 @@ import type { EmbeddedDatabase } from '../database.js';
 import { identityMigration } from './0001_identity.js';
 import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
+import { apiKeySecretHolderMigration } from './0004_api_key_secret_holder.js';
 import { invitationsMigration } from './0005_invitations.js';
 import { memoriesMigration } from './0010_memories.js';
 import { memorySubjectsMigration } from './0011_memory_subjects.js';
@@ -20,4 +21,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, invitationsMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, apiKeySecretHolderMigration, invitationsMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];
