@@ -25,7 +25,7 @@ export const groups = {
   // this group runs only fast tests that read the table (the e2e suites would take ~40 s per mutant).
   roles: {
     mutate: ['server/services/roles.ts'],
-    testFiles: [],
+    testFiles: ['test/unit/roles-key-scopes.test.ts'],
     ignoreStatic: false,
   },
   auth: {
