@@ -3,7 +3,7 @@ import { AppError, notFound } from '../errors.js';
 import type { BreakGlassPort, BreakGlassRecord } from '../ports/break-glass.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
-import { roleByName } from './roles.js';
+import { roleHas } from './roles.js';
 import type { TenantActor } from './tenants.js';
 
 /**
@@ -26,7 +26,7 @@ export function createBreakGlassService(deps: { breakGlass: BreakGlassPort; audi
   const { breakGlass, audit, maxMinutes } = deps;
   const now = deps.now ?? systemClock;
 
-  const canApprove = (actor: TenantActor) => roleByName(actor.role)?.permissions.includes('break_glass:approve') ?? false;
+  const canApprove = (actor: TenantActor) => roleHas(actor.role, 'break_glass:approve');
 
   /** Presents an approved grant past its expiry as expired even before the lazy write. */
   const present = (r: BreakGlassRecord, at: string): BreakGlassRecord =>

@@ -8,7 +8,7 @@ import type { ApiKeyService } from './api-keys.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import type { AuthService } from './auth.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
-import { roleByName, type RoleName } from './roles.js';
+import { elevates, mayAssign, roleHas, type RoleName } from './roles.js';
 import type { TenantActor } from './tenants.js';
 
 /**
@@ -48,21 +48,15 @@ export interface MembersServiceDeps {
   now?: Clock;
 }
 
-const privileged = (role: RoleName) => role === 'owner' || role === 'admin';
-const rank: Record<RoleName, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
-/** Making someone owner or admin from a lesser role: the changes a stolen session must not make alone. */
-const promotes = (from: RoleName, to: RoleName) => privileged(to) && rank[to] > rank[from];
-const managesMembers = (actor: TenantActor) => roleByName(actor.role)?.permissions.includes('members:manage') ?? false;
-
 export function createMembersService(deps: MembersServiceDeps): MembersService {
   const { tenants, users, invitations, audit, stepUp } = deps;
   const now = deps.now ?? systemClock;
 
-  /** Only owners may create owners or change (or remove) an owner. */
-  const assertMayAssign = (actor: TenantActor, role: RoleName | null, currentRole?: RoleName) => {
-    if (actor.role !== 'owner' && (role === 'owner' || currentRole === 'owner')) {
-      throw new AppError('FORBIDDEN', 'only an owner may grant, change or remove the owner role');
-    }
+  /** The actor may give each of `roles`, or take it away (`mayAssign`: only owners touch the owner role). */
+  const assertMayAssign = (actor: TenantActor, ...roles: RoleName[]) => {
+    if (roles.every((role) => mayAssign(actor.role, role))) return;
+    if (!roleHas(actor.role, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actor.role}' may not manage members`);
+    throw new AppError('FORBIDDEN', 'only an owner may grant, change or remove the owner role');
   };
   const requireStepUp = (actor: TenantActor, token: string | null, action: 'members.promote' | 'members.remove') =>
     stepUp.verifyStepUp(token, { userId: actor.userId, tenantId: actor.tenantId, action });
@@ -76,7 +70,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
   return {
     async invite(actor, input, stepUpToken, meta) {
       assertMayAssign(actor, input.role);
-      if (privileged(input.role)) await requireStepUp(actor, stepUpToken, 'members.promote');
+      if (elevates(null, input.role)) await requireStepUp(actor, stepUpToken, 'members.promote');
       // Reserve before looking anything up: every attempt counts, whatever it finds.
       await deps.invitationBudgets.perUser.consume(actor.userId);
       await deps.invitationBudgets.perTenant.consume(actor.tenantId);
@@ -161,7 +155,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       if (!current) throw notFound('member');
       assertMayAssign(actor, role, current.role);
       if (current.role === role) return current;
-      if (promotes(current.role, role)) await requireStepUp(actor, stepUpToken, 'members.promote');
+      if (elevates(current.role, role)) await requireStepUp(actor, stepUpToken, 'members.promote');
       const result = await tenants.changeRole(actor.tenantId, userId, role);
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
@@ -180,10 +174,10 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
 
     async remove(actor, userId, stepUpToken, { requestId, ...meta }) {
       const self = userId === actor.userId;
-      if (!self && !managesMembers(actor)) throw new AppError('FORBIDDEN', `role '${actor.role}' may not remove other members`);
+      if (!self && !roleHas(actor.role, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actor.role}' may not remove other members`);
       const current = await tenants.getMember(actor.tenantId, userId);
       if (!current) throw notFound('member');
-      if (!self) assertMayAssign(actor, null, current.role);
+      if (!self) assertMayAssign(actor, current.role);
       await requireStepUp(actor, stepUpToken, 'members.remove');
       const result = await tenants.removeMember(actor.tenantId, userId);
       if (!result.ok) {
