@@ -2,7 +2,7 @@ import type { InvitationRecord } from '../server/ports/invitations.js';
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
 import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
-import { bearerProcedure, requirePermission, userProcedure } from '../server/procedures.js';
+import { bearerProcedure, requirePermission, stepUpTokenOf, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { emptyInput } from './auth/schemas.js';
 import {
@@ -28,7 +28,6 @@ const metaOf = (ctx: { ip: string; userAgent: string | null }) => ({ ip: ctx.ip 
 
 const toTenantItem = (t: UserTenant) => ({ tenant_id: t.tenant.id, name: t.tenant.name, created_at: t.tenant.createdAt, is_default: t.membership.isDefault });
 const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
-const stepUpTokenOf = (ctx: { header(name: string): string | undefined }) => ctx.header('x-step-up-token') ?? null;
 const toInvitation = (i: InvitationRecord) => ({ invitation_id: i.id, email: i.email, role: i.role, status: 'pending' as const, expires_at: i.expiresAt });
 const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.createdAt });
 

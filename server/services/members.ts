@@ -58,8 +58,6 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
     if (!roleHas(actor.role, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actor.role}' may not manage members`);
     throw new AppError('FORBIDDEN', 'only an owner may grant, change or remove the owner role');
   };
-  const requireStepUp = (actor: TenantActor, token: string | null, action: 'members.promote' | 'members.remove') =>
-    stepUp.verifyStepUp(token, { userId: actor.userId, tenantId: actor.tenantId, action });
 
   async function inviteeEmail(userId: string): Promise<string> {
     const user = await users.findById(userId);
@@ -70,7 +68,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
   return {
     async invite(actor, input, stepUpToken, meta) {
       assertMayAssign(actor, input.role);
-      if (elevates(null, input.role)) await requireStepUp(actor, stepUpToken, 'members.promote');
+      if (elevates(null, input.role)) await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.promote' });
       // Reserve before looking anything up: every attempt counts, whatever it finds.
       await deps.invitationBudgets.perUser.consume(actor.userId);
       await deps.invitationBudgets.perTenant.consume(actor.tenantId);
@@ -155,7 +153,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       if (!current) throw notFound('member');
       assertMayAssign(actor, role, current.role);
       if (current.role === role) return current;
-      if (elevates(current.role, role)) await requireStepUp(actor, stepUpToken, 'members.promote');
+      if (elevates(current.role, role)) await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.promote' });
       const result = await tenants.changeRole(actor.tenantId, userId, role);
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
@@ -178,7 +176,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       const current = await tenants.getMember(actor.tenantId, userId);
       if (!current) throw notFound('member');
       if (!self) assertMayAssign(actor, current.role);
-      await requireStepUp(actor, stepUpToken, 'members.remove');
+      await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.remove' });
       const result = await tenants.removeMember(actor.tenantId, userId);
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
