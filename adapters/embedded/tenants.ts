@@ -71,9 +71,10 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     setStatus.run([status, tenantId]);
     return { tenant: toTenant({ ...before, status }), previous: before.status };
   });
-  const changeRoleTx = db.transaction((tenantId: string, userId: string, role: RoleName) => {
+  const changeRoleTx = db.transaction((tenantId: string, userId: string, from: RoleName, role: RoleName) => {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role !== from) return { ok: false as const, reason: 'role_changed' as const };
     if (current.role === 'owner' && role !== 'owner') {
       const { n } = owners.get([tenantId]) as { n: number };
       if (n <= 1) return { ok: false as const, reason: 'last_owner' as const };
@@ -82,9 +83,10 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     return { ok: true as const, previous: current.role, member: toMember({ ...current, role }) };
   });
 
-  const removeTx = db.transaction((tenantId: string, userId: string) => {
+  const removeTx = db.transaction((tenantId: string, userId: string, expectedRole: RoleName) => {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role !== expectedRole) return { ok: false as const, reason: 'role_changed' as const };
     if (current.role === 'owner' && (owners.get([tenantId]) as { n: number }).n <= 1) return { ok: false as const, reason: 'last_owner' as const };
     deleteMember.run([tenantId, userId]);
     return { ok: true as const, member: toMember(current) };
@@ -130,11 +132,12 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
       const { changes } = insertMember.run([tenantId, m.userId, m.role, m.isDefault ? 1 : 0, m.createdAt]);
       return changes === 1;
     },
-    async changeRole(tenantId, userId, role) {
-      return changeRoleTx.immediate(tenantId, userId, role);
+    async changeRole(tenantId, userId, change) {
+      // IMMEDIATE: the role compared is the role replaced, with no writer in between.
+      return changeRoleTx.immediate(tenantId, userId, change.from, change.to);
     },
-    async removeMember(tenantId, userId) {
-      return removeTx.immediate(tenantId, userId);
+    async removeMember(tenantId, userId, expectedRole) {
+      return removeTx.immediate(tenantId, userId, expectedRole);
     },
   };
 }

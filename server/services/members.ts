@@ -48,6 +48,8 @@ export interface MembersServiceDeps {
   now?: Clock;
 }
 
+const roleChanged = () => new AppError('CONFLICT', "the member's role changed while this request was decided; read it again and retry");
+
 export function createMembersService(deps: MembersServiceDeps): MembersService {
   const { tenants, users, invitations, audit, stepUp } = deps;
   const now = deps.now ?? systemClock;
@@ -154,9 +156,11 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       assertMayAssign(actor, role, current.role);
       if (current.role === role) return current;
       if (elevates(current.role, role)) await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.promote' });
-      const result = await tenants.changeRole(actor.tenantId, userId, role);
+      // Compare-and-set on the role the owner guard and the step-up decision above were made on.
+      const result = await tenants.changeRole(actor.tenantId, userId, { from: current.role, to: role });
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
+        if (result.reason === 'role_changed') throw roleChanged();
         throw new AppError('CONFLICT', 'the last owner of a tenant cannot be demoted');
       }
       await audit.record({
@@ -177,9 +181,10 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       if (!current) throw notFound('member');
       if (!self) assertMayAssign(actor, current.role);
       await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.remove' });
-      const result = await tenants.removeMember(actor.tenantId, userId);
+      const result = await tenants.removeMember(actor.tenantId, userId, current.role);
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
+        if (result.reason === 'role_changed') throw roleChanged();
         throw new AppError('CONFLICT', 'the last owner of a tenant cannot be removed');
       }
       const revokedKeyIds = await deps.apiKeys.revokeCreatedBy(

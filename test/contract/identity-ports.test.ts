@@ -106,7 +106,7 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
           [owner.id, owner.email, 'owner'],
           [other.id, other.email, 'viewer'],
         ]);
-        const changed = await p.tenants.changeRole(t.id, other.id, 'admin');
+        const changed = await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'admin' });
         expect(changed).toMatchObject({ ok: true, previous: 'viewer', member: { userId: other.id, role: 'admin' } });
         expect(await p.tenants.getMember(t.id, other.id)).toMatchObject({ role: 'admin', email: other.email });
       });
@@ -129,30 +129,56 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       it('never demotes the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
-        expect(await p.tenants.changeRole(t.id, owner.id, 'admin')).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'admin' })).toEqual({ ok: false, reason: 'last_owner' });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
-        expect(await p.tenants.changeRole(t.id, randomUUID(), 'admin')).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'admin' })).toEqual({ ok: false, reason: 'not_found' });
         const second = await newUser();
         await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.changeRole(t.id, owner.id, 'member')).toMatchObject({ ok: true, previous: 'owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member' })).toMatchObject({ ok: true, previous: 'owner' });
       });
 
       it('removes members but never the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
-        expect(await p.tenants.removeMember(t.id, owner.id)).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'owner')).toEqual({ ok: false, reason: 'last_owner' });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
-        expect(await p.tenants.removeMember(t.id, randomUUID())).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.removeMember(t.id, randomUUID(), 'viewer')).toEqual({ ok: false, reason: 'not_found' });
         const viewer = await newUser();
         await p.tenants.addMember(t.id, { userId: viewer.id, role: 'viewer', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.removeMember(randomUUID(), viewer.id)).toEqual({ ok: false, reason: 'not_found' }); // another tenant
-        expect(await p.tenants.removeMember(t.id, viewer.id)).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
+        expect(await p.tenants.removeMember(randomUUID(), viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' }); // another tenant
+        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
         expect(await p.tenants.membership(t.id, viewer.id)).toBeNull();
-        expect(await p.tenants.removeMember(t.id, viewer.id)).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' });
         const second = await newUser();
         await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(2) });
-        expect(await p.tenants.removeMember(t.id, owner.id)).toMatchObject({ ok: true, member: { role: 'owner' } });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'owner')).toMatchObject({ ok: true, member: { role: 'owner' } });
         expect((await p.tenants.listMembers(t.id)).map((m) => m.userId)).toEqual([second.id]);
+      });
+
+      it('changes a role or removes a member only while they hold the role the caller read (compare-and-set)', async () => {
+        const owner = await newUser();
+        const m = await newUser();
+        const t = await newTenant(owner.id);
+        await p.tenants.addMember(t.id, { userId: m.id, role: 'member', isDefault: false, createdAt: at(1) });
+        expect(await p.tenants.changeRole(t.id, m.id, { from: 'viewer', to: 'admin' })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.removeMember(t.id, m.id, 'admin')).toEqual({ ok: false, reason: 'role_changed' });
+        expect((await p.tenants.membership(t.id, m.id))?.role).toBe('member');
+        // A stale owner guard must not let anyone demote or remove an owner: the port rechecks.
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'admin', to: 'viewer' })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'member')).toEqual({ ok: false, reason: 'role_changed' });
+        expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
+        // Unknown members stay not_found whatever role is expected.
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'viewer' })).toEqual({ ok: false, reason: 'not_found' });
+
+        // Two changes read from the same role: exactly one lands, the other is told the role changed.
+        const results = await Promise.all([
+          p.tenants.changeRole(t.id, m.id, { from: 'member', to: 'admin' }),
+          p.tenants.changeRole(t.id, m.id, { from: 'member', to: 'viewer' }),
+        ]);
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, reason: 'role_changed' }]);
+        const now = (await p.tenants.membership(t.id, m.id))!.role;
+        expect(await p.tenants.removeMember(t.id, m.id, now)).toMatchObject({ ok: true, member: { userId: m.id, role: now } });
       });
 
       it('sets a tenant status, telling the previous one, and only for that tenant', async () => {

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
+import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
+import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
+import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
+import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
+import { AppError } from '../../server/errors.js';
+import { createLogger } from '../../server/logger.js';
+import type { TenantsPort } from '../../server/ports/tenants.js';
+import { createKeyedBudget } from '../../server/services/address-budget.js';
+import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from '../../server/services/api-keys.js';
+import { createAuditService, type AuditService } from '../../server/services/audit.js';
+import { createBreakGlassService, type BreakGlassService } from '../../server/services/break-glass.js';
+import { createMembersService, type MembersService } from '../../server/services/members.js';
+import type { RoleName } from '../../server/services/roles.js';
+import { createTenantsService, type TenantActor } from '../../server/services/tenants.js';
+
+// Membership changes over the real embedded ports and the real API-key and break-glass services, with
+// hooks that let a test act between the service's steps: what a concurrent request, or a failure
+// part-way, would do. (The HTTP behaviour is in test/e2e/members.test.ts.)
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const meta = { ip: '203.0.113.9', userAgent: 'member-changes/1' };
+
+let clock: number;
+let db: ReturnType<typeof openInMemoryDatabase>;
+let ports: { users: ReturnType<typeof createEmbeddedUsersPort>; tenants: TenantsPort };
+let audit: AuditService;
+let apiKeys: ApiKeyService;
+let breakGlass: BreakGlassService;
+let members: MembersService;
+/** Run once, right after the service has read the target's membership (a concurrent request's moment). */
+let afterMemberRead: (() => Promise<void>) | null;
+
+beforeEach(() => {
+  clock = T0;
+  afterMemberRead = null;
+  db = openInMemoryDatabase();
+  const now = () => clock;
+  const tenantsPort = createEmbeddedTenantsPort(db);
+  const probedTenants: TenantsPort = {
+    ...tenantsPort,
+    async getMember(tenantId, userId) {
+      const found = await tenantsPort.getMember(tenantId, userId);
+      const hook = afterMemberRead;
+      afterMemberRead = null;
+      await hook?.();
+      return found;
+    },
+  };
+  ports = { users: createEmbeddedUsersPort(db), tenants: tenantsPort };
+  const logger = createLogger('silent');
+  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger, now });
+  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(clock) });
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: 60, now });
+  const counters = createInProcessAttemptCounters();
+  const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
+  members = createMembersService({
+    tenants: probedTenants,
+    users: ports.users,
+    invitations: createEmbeddedInvitationsPort(db),
+    audit,
+    // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
+    stepUp: { verifyStepUp: async () => {} },
+    apiKeys,
+    invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
+    invitationTtlSeconds: 3600,
+    now,
+  });
+});
+
+async function newUser() {
+  const user = await ports.users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.test`, name: null, passwordHash: null, createdAt: new Date(T0).toISOString() });
+  if (!user) throw new Error('user not created');
+  return user;
+}
+
+/** A tenant owned by a fresh user, plus members with the given roles. */
+async function tenantWith(...roles: RoleName[]) {
+  const owner = await newUser();
+  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, now: () => clock }).create(owner.id, { name: 'Acme' }, meta);
+  const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
+  for (const role of roles) {
+    const u = await newUser();
+    await ports.tenants.addMember(tenant.id, { userId: u.id, role, isDefault: false, createdAt: new Date(clock).toISOString() });
+    actors.push({ userId: u.id, tenantId: tenant.id, role });
+  }
+  return { tenantId: tenant.id, actors };
+}
+
+async function appError(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected an AppError');
+}
+
+const roleOf = async (tenantId: string, userId: string) => (await ports.tenants.membership(tenantId, userId))?.role ?? null;
+
+describe('role changes and removal compare and set the role they checked', () => {
+  it('an admin’s demotion of a member made owner meanwhile is refused with 409, and the owner stays owner', async () => {
+    const { tenantId, actors } = await tenantWith('admin', 'member');
+    const [owner, admin, target] = actors as [TenantActor, TenantActor, TenantActor];
+    // Between the admin's read (a member: allowed) and the write, the owner makes the target owner.
+    afterMemberRead = async () => {
+      await members.changeRole(owner, target.userId, 'owner', null, meta);
+    };
+    const err = await appError(members.changeRole(admin, target.userId, 'viewer', null, meta));
+    expect(err.code).toBe('CONFLICT');
+    expect(await roleOf(tenantId, target.userId)).toBe('owner');
+  });
+
+  it('an admin’s removal of a member made owner meanwhile is refused with 409, and the owner stays', async () => {
+    const { tenantId, actors } = await tenantWith('admin', 'member');
+    const [owner, admin, target] = actors as [TenantActor, TenantActor, TenantActor];
+    afterMemberRead = async () => {
+      await members.changeRole(owner, target.userId, 'owner', null, meta);
+    };
+    const err = await appError(members.remove(admin, target.userId, null, meta));
+    expect(err.code).toBe('CONFLICT');
+    expect(await roleOf(tenantId, target.userId)).toBe('owner');
+  });
+
+  it('a demotion that would land as a promotion (the step-up decision used a stale role) is refused with 409', async () => {
+    const { tenantId, actors } = await tenantWith('owner');
+    const [owner, target] = actors as [TenantActor, TenantActor];
+    // Read as owner → admin (a demotion: no step-up asked); meanwhile made viewer, so the write would promote.
+    afterMemberRead = async () => {
+      await members.changeRole(owner, target.userId, 'viewer', null, meta);
+    };
+    expect((await appError(members.changeRole(owner, target.userId, 'admin', null, meta))).code).toBe('CONFLICT');
+    expect(await roleOf(tenantId, target.userId)).toBe('viewer');
+  });
+});
