@@ -24,6 +24,8 @@ export interface MembershipRecord {
   isDefault: boolean;
   /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601: when the current role was set (`createdAt` until a role change). */
+  roleSince: string;
 }
 
 /** One of a user's tenants, with the membership that links them, in membership order. */
@@ -58,15 +60,15 @@ export interface TenantsPort {
   membership(tenantId: string, userId: string): Promise<MembershipRecord | null>;
   listMembers(tenantId: string): Promise<MemberRecord[]>;
   getMember(tenantId: string, userId: string): Promise<MemberRecord | null>;
-  /** Adds a member; false when the user already is one. */
-  addMember(tenantId: string, membership: Omit<MembershipRecord, 'tenantId'>): Promise<boolean>;
+  /** Adds a member (their role set at `createdAt`); false when the user already is one. */
+  addMember(tenantId: string, membership: Omit<MembershipRecord, 'tenantId' | 'roleSince'>): Promise<boolean>;
   /**
    * Changes a member's role from `change.from` to `change.to`, atomically and only while they still
    * hold `from` (compare-and-set: the caller's permission and step-up decisions were made on it;
    * otherwise `role_changed`). Refuses (`last_owner`) to demote the tenant's only owner, so a tenant
-   * can never be left without one.
+   * can never be left without one. `at` becomes the membership's `roleSince`.
    */
-  changeRole(tenantId: string, userId: string, change: { from: RoleName; to: RoleName }): Promise<RoleChangeResult>;
+  changeRole(tenantId: string, userId: string, change: { from: RoleName; to: RoleName; at: string }): Promise<RoleChangeResult>;
   /**
    * Ends a membership atomically, only while the member still holds `expectedRole` (otherwise
    * `role_changed`); refuses (`last_owner`) to remove the tenant's only owner.

@@ -16,6 +16,8 @@ export const auditEventTypes = [
   'break_glass.approve',
   'break_glass.deny',
   'break_glass.expire',
+  // Ended early because the holder's role changed or they left the tenant.
+  'break_glass.revoke',
   'tenant.create',
   'tenant.status_change',
   'member.add',

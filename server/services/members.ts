@@ -7,6 +7,7 @@ import type { KeyedBudget } from './address-budget.js';
 import type { ApiKeyService } from './api-keys.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import type { AuthService } from './auth.js';
+import type { BreakGlassService } from './break-glass.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import { elevates, mayAssign, roleHas, type RoleName } from './roles.js';
 import type { TenantActor } from './tenants.js';
@@ -14,7 +15,8 @@ import type { TenantActor } from './tenants.js';
 /**
  * Membership changes: invitations (people join only by accepting one), role changes and removal.
  * Every decision follows the actor's own base role (`TenantActor.role`), never a break-glass grant;
- * making someone owner or admin, and removing anyone, also needs a step-up token.
+ * making someone owner or admin, and removing anyone, also needs a step-up token. A role change or a
+ * removal ends the member's break-glass requests in the tenant.
  */
 export interface MembersService {
   /**
@@ -42,6 +44,8 @@ export interface MembersServiceDeps {
   audit: Pick<AuditService, 'record'>;
   stepUp: Pick<AuthService, 'verifyStepUp'>;
   apiKeys: Pick<ApiKeyService, 'revokeCreatedBy'>;
+  /** A member's break-glass requests end when their role changes or they leave. */
+  breakGlass: Pick<BreakGlassService, 'endFor'>;
   /** Invitations per inviting user and per tenant (reserved before anything is looked up). */
   invitationBudgets: { perUser: KeyedBudget; perTenant: KeyedBudget };
   invitationTtlSeconds: number;
@@ -157,7 +161,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       if (current.role === role) return current;
       if (elevates(current.role, role)) await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.promote' });
       // Compare-and-set on the role the owner guard and the step-up decision above were made on.
-      const result = await tenants.changeRole(actor.tenantId, userId, { from: current.role, to: role });
+      const result = await tenants.changeRole(actor.tenantId, userId, { from: current.role, to: role, at: isoAt(now()) });
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
         if (result.reason === 'role_changed') throw roleChanged();
@@ -171,6 +175,9 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
         target: { type: 'user', id: userId },
         details: { from: result.previous, to: role },
       });
+      // A grant was decided for the role its holder had. Should this fail, the grant still gives nothing:
+      // it was requested before the new role was set (see BreakGlassService.activeGrant).
+      await deps.breakGlass.endFor(actor.tenantId, userId, { actorId: actor.userId, reason: 'role_change' }, meta);
       return result.member;
     },
 
@@ -187,6 +194,7 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
         if (result.reason === 'role_changed') throw roleChanged();
         throw new AppError('CONFLICT', 'the last owner of a tenant cannot be removed');
       }
+      await deps.breakGlass.endFor(actor.tenantId, userId, { actorId: actor.userId, reason: 'member_removed' }, meta);
       const revokedKeyIds = await deps.apiKeys.revokeCreatedBy(
         { tenantId: actor.tenantId, userId: actor.userId, manageAll: true, ip: meta.ip, userAgent: meta.userAgent, requestId: requestId ?? null },
         userId,

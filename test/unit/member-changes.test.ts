@@ -67,6 +67,7 @@ beforeEach(() => {
     // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
     stepUp: { verifyStepUp: async () => {} },
     apiKeys,
+    breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
     now,
