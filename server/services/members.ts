@@ -32,7 +32,9 @@ export interface MembersService {
   changeRole(actor: TenantActor, userId: string, role: RoleName, stepUpToken: string | null, meta: RequestMeta): Promise<MemberRecord>;
   /**
    * Ends a membership (anyone may leave; owners and admins remove others) and revokes the API keys the
-   * removed user created there: they saw those secrets. The last owner cannot be removed (409).
+   * removed user created there: they saw those secrets. The last owner cannot be removed (409). Keys
+   * are revoked before the membership ends and swept again after, so a failure part-way can be retried
+   * and a key created meanwhile does not survive; asking to remove a non-member (404) sweeps too.
    */
   remove(actor: TenantActor, userId: string, stepUpToken: string | null, meta: RequestMeta & { requestId?: string }): Promise<{ member: MemberRecord; revokedKeyIds: string[] }>;
 }
@@ -52,6 +54,7 @@ export interface MembersServiceDeps {
   now?: Clock;
 }
 
+const lastOwner = () => new AppError('CONFLICT', 'the last owner of a tenant cannot be removed');
 const roleChanged = () => new AppError('CONFLICT', "the member's role changed while this request was decided; read it again and retry");
 
 export function createMembersService(deps: MembersServiceDeps): MembersService {
@@ -184,21 +187,34 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
     async remove(actor, userId, stepUpToken, { requestId, ...meta }) {
       const self = userId === actor.userId;
       if (!self && !roleHas(actor.role, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actor.role}' may not remove other members`);
+      const revokeKeys = () =>
+        deps.apiKeys.revokeCreatedBy(
+          { tenantId: actor.tenantId, userId: actor.userId, manageAll: true, ip: meta.ip, userAgent: meta.userAgent, requestId: requestId ?? null },
+          userId,
+        );
       const current = await tenants.getMember(actor.tenantId, userId);
-      if (!current) throw notFound('member');
+      if (!current) {
+        // A removal that failed after the membership ended may have left keys behind: asking again
+        // finishes it. A non-member should hold no live key they created, so this is always safe.
+        await revokeKeys();
+        throw notFound('member');
+      }
       if (!self) assertMayAssign(actor, current.role);
       await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.remove' });
+      // Checked before the keys go, so the last owner trying to leave keeps them; the port rechecks.
+      if (current.role === 'owner' && (await tenants.listMembers(actor.tenantId)).filter((m) => m.role === 'owner').length <= 1) throw lastOwner();
+      // Keys first: while the membership lasts, a failure part-way leaves a removal that can simply be
+      // asked for again. (Should the removal below then be refused, the keys stay revoked: the safe side.)
+      const revokedKeyIds = await revokeKeys();
       const result = await tenants.removeMember(actor.tenantId, userId, current.role);
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('member');
         if (result.reason === 'role_changed') throw roleChanged();
-        throw new AppError('CONFLICT', 'the last owner of a tenant cannot be removed');
+        throw lastOwner();
       }
       await deps.breakGlass.endFor(actor.tenantId, userId, { actorId: actor.userId, reason: 'member_removed' }, meta);
-      const revokedKeyIds = await deps.apiKeys.revokeCreatedBy(
-        { tenantId: actor.tenantId, userId: actor.userId, manageAll: true, ip: meta.ip, userAgent: meta.userAgent, requestId: requestId ?? null },
-        userId,
-      );
+      // Once more: a key created by a request of theirs authenticated before the removal landed in between.
+      revokedKeyIds.push(...(await revokeKeys()));
       await audit.record({
         tenantId: actor.tenantId,
         type: 'member.remove',

@@ -35,10 +35,15 @@ let breakGlass: BreakGlassService;
 let members: MembersService;
 /** Run once, right after the service has read the target's membership (a concurrent request's moment). */
 let afterMemberRead: (() => Promise<void>) | null;
+/** Stands around each call the members service makes to revoke a user's keys (`n` counts from 1). */
+let aroundRevoke: ((n: number, revoke: () => Promise<string[]>) => Promise<string[]>) | null;
+let revokeCalls: number;
 
 beforeEach(() => {
   clock = T0;
   afterMemberRead = null;
+  aroundRevoke = null;
+  revokeCalls = 0;
   db = openInMemoryDatabase();
   const now = () => clock;
   const tenantsPort = createEmbeddedTenantsPort(db);
@@ -66,7 +71,13 @@ beforeEach(() => {
     audit,
     // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
     stepUp: { verifyStepUp: async () => {} },
-    apiKeys,
+    apiKeys: {
+      revokeCreatedBy(actor, creatorId) {
+        const revoke = () => apiKeys.revokeCreatedBy(actor, creatorId);
+        revokeCalls += 1;
+        return aroundRevoke ? aroundRevoke(revokeCalls, revoke) : revoke();
+      },
+    },
     breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
@@ -138,5 +149,75 @@ describe('role changes and removal compare and set the role they checked', () =>
     };
     expect((await appError(members.changeRole(owner, target.userId, 'admin', null, meta))).code).toBe('CONFLICT');
     expect(await roleOf(tenantId, target.userId)).toBe('viewer');
+  });
+});
+
+describe('removing a member revokes their keys first, then ends the membership, then sweeps again', () => {
+  const keyOf = async (actor: TenantActor, name = 'k') => (await apiKeys.create({ tenantId: actor.tenantId, userId: actor.userId }, { name, scopes: ['memories:write'] })).key.keyId;
+  const activeKeysOf = async (tenantId: string, userId: string) =>
+    (await apiKeys.list(tenantId)).filter((k) => k.createdBy === userId && k.status === 'active').map((k) => k.keyId);
+
+  it('a failure part-way through revoking leaves the member in place, and a retry completes the removal', async () => {
+    const { tenantId, actors } = await tenantWith('admin', 'member');
+    const [owner, admin, member] = actors as [TenantActor, TenantActor, TenantActor];
+    const keys = [await keyOf(member, 'a'), await keyOf(member, 'b')];
+    aroundRevoke = async (n) => {
+      if (n !== 1) throw new Error('unexpected');
+      await apiKeys.revoke({ tenantId, userId: owner.userId, manageAll: true }, keys[0]!); // one revoked, then the store fails
+      throw new Error('storage went away');
+    };
+    await expect(members.remove(admin, member.userId, null, meta)).rejects.toThrow('storage went away');
+    aroundRevoke = null;
+    // Nothing is half-done in a way a retry cannot finish.
+    expect(await roleOf(tenantId, member.userId)).toBe('member');
+    const done = await members.remove(admin, member.userId, null, meta);
+    expect(done.revokedKeyIds).toEqual([keys[1]]);
+    expect(await roleOf(tenantId, member.userId)).toBeNull();
+    expect(await activeKeysOf(tenantId, member.userId)).toEqual([]);
+  });
+
+  it('a key the member creates while being removed (an in-flight POST /api-keys) is revoked by the sweep after the removal', async () => {
+    const { tenantId, actors } = await tenantWith('admin', 'member');
+    const [, admin, member] = actors as [TenantActor, TenantActor, TenantActor];
+    const before = await keyOf(member, 'before');
+    let inFlight = '';
+    aroundRevoke = async (n, revoke) => {
+      const revoked = await revoke();
+      if (n === 1) inFlight = await keyOf(member, 'in flight'); // lands after the first pass
+      return revoked;
+    };
+    const { revokedKeyIds } = await members.remove(admin, member.userId, null, meta);
+    expect(revokedKeyIds.sort()).toEqual([before, inFlight].sort());
+    expect(await activeKeysOf(tenantId, member.userId)).toEqual([]);
+    const removal = (await audit.list(tenantId, { limit: 100, offset: 0 })).events.find((e) => e.type === 'member.remove');
+    expect(removal?.details).toMatchObject({ revoked_api_keys: 2 });
+  });
+
+  it('when the sweep after the removal fails, asking again (404: no longer a member) still revokes what it missed', async () => {
+    const { tenantId, actors } = await tenantWith('admin', 'member');
+    const [, admin, member] = actors as [TenantActor, TenantActor, TenantActor];
+    await keyOf(member, 'before');
+    aroundRevoke = async (n, revoke) => {
+      if (n === 1) {
+        const revoked = await revoke();
+        await keyOf(member, 'in flight');
+        return revoked;
+      }
+      throw new Error('storage went away');
+    };
+    await expect(members.remove(admin, member.userId, null, meta)).rejects.toThrow('storage went away');
+    aroundRevoke = null;
+    expect(await roleOf(tenantId, member.userId)).toBeNull();
+    expect(await activeKeysOf(tenantId, member.userId)).toHaveLength(1);
+    expect((await appError(members.remove(admin, member.userId, null, meta))).code).toBe('NOT_FOUND');
+    expect(await activeKeysOf(tenantId, member.userId)).toEqual([]);
+  });
+
+  it('the last owner trying to leave is refused before any key is revoked', async () => {
+    const { tenantId, actors } = await tenantWith('member');
+    const [owner] = actors as [TenantActor];
+    const key = await keyOf(owner);
+    expect((await appError(members.remove(owner, owner.userId, null, meta))).code).toBe('CONFLICT');
+    expect(await activeKeysOf(tenantId, owner.userId)).toEqual([key]);
   });
 });
