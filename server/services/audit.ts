@@ -25,6 +25,8 @@ export const auditEventTypes = [
   'member.invite',
   'member.invite_accept',
   'member.invite_decline',
+  // Withdrawn by the tenant, or void at acceptance because its inviter may no longer grant its role.
+  'member.invite_cancel',
   'member.remove',
   'api_key.create',
   'api_key.rotate',

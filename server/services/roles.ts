@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js';
+
 /**
  * Built-in roles and the permissions they carry. Permissions are checked on every bearer route;
  * API keys carry scopes instead (see api-keys scopes).
@@ -78,6 +80,13 @@ export function isPrivileged(role: RoleName): boolean {
  */
 export function mayAssign(actorRole: RoleName, role: RoleName): boolean {
   return roleHas(actorRole, 'members:manage') && !outranks(role, actorRole);
+}
+
+/** Throws 403 unless `actorRole` may assign each of `roles` (`mayAssign`), saying which rule refused. */
+export function assertMayAssign(actorRole: RoleName, ...roles: RoleName[]): void {
+  if (roles.every((role) => mayAssign(actorRole, role))) return;
+  if (!roleHas(actorRole, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actorRole}' may not manage members`);
+  throw new AppError('FORBIDDEN', 'only an owner may grant, change or remove the owner role');
 }
 
 /**
