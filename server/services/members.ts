@@ -55,6 +55,9 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
         if (result.reason === 'role_changed') throw roleChanged();
         throw new AppError('CONFLICT', 'the last owner of a tenant cannot be demoted');
       }
+      // A grant was decided for the role its holder had. Should this fail, the grant still gives nothing:
+      // it was requested before the new role was set (see BreakGlassService.activeGrant).
+      await deps.breakGlass.endFor(actor.tenantId, userId, { actorId: actor.userId, reason: 'role_change' }, meta);
       await audit.record({
         tenantId: actor.tenantId,
         type: 'member.role_change',
@@ -63,9 +66,6 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
         target: { type: 'user', id: userId },
         details: { from: result.previous, to: role },
       });
-      // A grant was decided for the role its holder had. Should this fail, the grant still gives nothing:
-      // it was requested before the new role was set (see BreakGlassService.activeGrant).
-      await deps.breakGlass.endFor(actor.tenantId, userId, { actorId: actor.userId, reason: 'role_change' }, meta);
       return result.member;
     },
 

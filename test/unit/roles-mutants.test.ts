@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../server/errors.js';
 import {
+  assertMayAssign,
   basePermissions,
   breakGlassRole,
   builtInRoles,
@@ -119,5 +121,25 @@ describe('role ordering and assignment', () => {
   it.each(Object.keys(elevating))('from %s, exactly the expected changes elevate', (from) => {
     const start = from === 'none' ? null : (from as RoleName);
     expect(roles.filter((to) => elevates(start, to))).toEqual(elevating[from as RoleName | 'none']);
+  });
+});
+
+describe('assertMayAssign', () => {
+  const refusal = (actor: RoleName, ...roles: RoleName[]) => {
+    try {
+      assertMayAssign(actor, ...roles);
+      return null;
+    } catch (err) {
+      return err instanceof AppError ? { code: err.code, message: err.message } : err;
+    }
+  };
+
+  it('passes exactly when every role may be assigned, and says which rule refused', () => {
+    expect(refusal('owner', 'owner', 'viewer')).toBeNull();
+    expect(refusal('admin', 'admin', 'member')).toBeNull();
+    expect(refusal('admin', 'member', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
+    expect(refusal('admin', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
+    expect(refusal('member', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'member' may not manage members" });
+    expect(refusal('viewer', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'viewer' may not manage members" });
   });
 });
