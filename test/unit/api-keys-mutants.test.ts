@@ -5,6 +5,7 @@ import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
@@ -22,7 +23,7 @@ const actor = { tenantId: tenant, userId: user, ip: '198.51.100.4', userAgent: '
 
 beforeEach(() => {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, membershipRoleSinceMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   audit = [];
   service = createApiKeyService({

@@ -7,6 +7,7 @@ import { identityMigration } from '../../adapters/embedded/migrations/0001_ident
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
+import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
@@ -31,7 +32,7 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
 
 function openStore() {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, membershipRoleSinceMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
 }
