@@ -1,5 +1,5 @@
 import { apiKeyProcedure, requirePermission } from '../server/procedures.js';
-import type { Permission, RoleName } from '../server/services/roles.js';
+import { roleHas, type RoleName } from '../server/services/roles.js';
 import { router } from '../server/trpc.js';
 import {
   apiKeyIdInput,
@@ -17,7 +17,7 @@ import {
 const tags = ['API keys'];
 
 interface ActorContext {
-  principal: { tenantId: string; userId: string; role: RoleName; permissions: ReadonlySet<Permission> };
+  principal: { tenantId: string; userId: string; role: RoleName };
   ip: string;
   userAgent: string | null;
   requestId: string;
@@ -27,8 +27,8 @@ const actorOf = (ctx: ActorContext) => ({
   userId: ctx.principal.userId,
   // The caller's own role, never a grant: it bounds the scopes of keys they create or rotate.
   role: ctx.principal.role,
-  // A break-glass grant never adds this permission (server/services/roles.ts `baseRoleOnly`).
-  manageAll: ctx.principal.permissions.has('api_keys:manage_all'),
+  // By the caller's own role: a break-glass grant never lends it (server/services/roles.ts `baseRoleOnly`).
+  manageAll: roleHas(ctx.principal.role, 'api_keys:manage_all'),
   ip: ctx.ip,
   userAgent: ctx.userAgent,
   requestId: ctx.requestId,

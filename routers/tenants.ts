@@ -2,11 +2,13 @@ import type { InvitationRecord } from '../server/ports/invitations.js';
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
 import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
-import { bearerProcedure, requirePermission, userProcedure } from '../server/procedures.js';
+import { bearerProcedure, requirePermission, stepUpTokenOf, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { emptyInput } from './auth/schemas.js';
 import {
   acceptedInvitation,
+  cancelInvitationInput,
+  cancelledInvitation,
   changeRoleInput,
   createTenantInput,
   declinedInvitation,
@@ -19,6 +21,7 @@ import {
   primaryTenant,
   removedMember,
   removeMemberInput,
+  tenantInvitationList,
   tenantList,
   tenantListItem,
 } from './tenants/schemas.js';
@@ -28,7 +31,6 @@ const metaOf = (ctx: { ip: string; userAgent: string | null }) => ({ ip: ctx.ip 
 
 const toTenantItem = (t: UserTenant) => ({ tenant_id: t.tenant.id, name: t.tenant.name, created_at: t.tenant.createdAt, is_default: t.membership.isDefault });
 const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
-const stepUpTokenOf = (ctx: { header(name: string): string | undefined }) => ctx.header('x-step-up-token') ?? null;
 const toInvitation = (i: InvitationRecord) => ({ invitation_id: i.id, email: i.email, role: i.role, status: 'pending' as const, expires_at: i.expiresAt });
 const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.createdAt });
 
@@ -76,7 +78,7 @@ export const tenantsRouter = router({
         path: '/auth/members',
         tags,
         summary:
-          'Invite an email to the current tenant: 202 with the pending invitation whether or not the email has an account (409 for a member already; only owners invite owners; owner or admin needs X-Step-Up-Token for members.promote; 429 with Retry-After past the hourly budgets)',
+          'Invite an email to the current tenant: 202 with the pending invitation whether or not the email has an account (409 for a member already; only owners invite owners or replace a pending owner invitation; owner or admin needs X-Step-Up-Token for members.promote; 429 with Retry-After past the hourly budgets)',
         protect: true,
         successDescription: 'Accepted',
       },
@@ -105,7 +107,7 @@ export const tenantsRouter = router({
 
   acceptInvitation: userProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/invitations/{id}/accept', tags, summary: 'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used or already a member)', protect: true },
+      openapi: { method: 'POST', path: '/auth/invitations/{id}/accept', tags, summary: 'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used, cancelled, no longer valid because its inviter may no longer grant the role, or already a member)', protect: true },
       auth: 'bearer',
     })
     .input(invitationIdInput)
@@ -125,6 +127,36 @@ export const tenantsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const declined = await ctx.services.members.declineInvitation(ctx.principal.userId, input.id, metaOf(ctx));
       return { invitation_id: declined.id, status: 'declined' as const };
+    }),
+
+  // Static paths under /auth/members before /auth/members/{user_id} (see routers/apiKeys.ts).
+  tenantInvitations: requirePermission('members:manage')
+    .meta({
+      openapi: { method: 'GET', path: '/auth/members/invitations', tags, summary: "The current tenant's pending, unexpired invitations, oldest first", protect: true },
+      auth: 'bearer',
+    })
+    .input(emptyInput)
+    .output(tenantInvitationList)
+    .query(async ({ ctx }) => ({
+      invitations: (await ctx.services.members.tenantInvitations(actorOf(ctx.principal))).map((i) => ({ ...toInvitation(i), created_at: i.createdAt, invited_by: i.invitedBy })),
+    })),
+
+  cancelInvitation: requirePermission('members:manage')
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/auth/members/invitations/{invitation_id}',
+        tags,
+        summary: "Cancel a pending invitation of the current tenant (404 unknown or another tenant's; 409 no longer pending; only owners cancel owner invitations)",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
+    .input(cancelInvitationInput)
+    .output(cancelledInvitation)
+    .mutation(async ({ ctx, input }) => {
+      const cancelled = await ctx.services.members.cancelInvitation(actorOf(ctx.principal), input.invitation_id, metaOf(ctx));
+      return { invitation_id: cancelled.id, status: 'cancelled' as const };
     }),
 
   changeRole: requirePermission('members:manage')

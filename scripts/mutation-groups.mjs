@@ -12,13 +12,16 @@ export const groups = {
     testFiles: ['test/unit/api-keys-service.test.ts', 'test/unit/ip-allowlist.test.ts', 'test/unit/credential-cache.test.ts'],
   },
   tenancy: {
-    mutate: ['server/services/tenants.ts', 'server/services/members.ts', 'server/services/break-glass.ts'],
+    mutate: ['server/services/tenants.ts', 'server/services/members.ts', 'server/services/invitations.ts', 'server/services/break-glass.ts'],
     testFiles: [
       'test/e2e/auth-tenants.test.ts',
       'test/e2e/auth-break-glass.test.ts',
       'test/e2e/auth-isolation.test.ts',
       'test/e2e/members.test.ts',
+      'test/e2e/member-invitations.test.ts',
+      'test/e2e/break-glass-membership.test.ts',
       'test/e2e/roles-own-role.test.ts',
+      'test/unit/member-changes.test.ts',
     ],
   },
   // The role table is module-level data: every mutant of it is "static" and reruns every test file, so

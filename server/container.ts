@@ -271,6 +271,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     audit,
     stepUp: auth,
     apiKeys,
+    breakGlass,
     invitationBudgets: {
       perUser: createKeyedBudget({ keyPrefix: 'invite_user', perWindow: config.INVITATION_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this user' }, ports.attemptCounters),
       perTenant: createKeyedBudget({ keyPrefix: 'invite_tenant', perWindow: config.INVITATION_TENANT_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this tenant' }, ports.attemptCounters),

@@ -64,13 +64,22 @@ export function requirePermission(permission: Permission) {
 }
 
 /**
- * A bearer route that needs a permission and, for a sensitive action, a step-up token for it in
- * `X-Step-Up-Token` (403 STEP_UP_REQUIRED otherwise): the permission is checked first, so a caller
- * without it is told that, not asked to re-authenticate.
+ * The step-up token a request presents in `X-Step-Up-Token`, or null: the one place that reads it.
+ * Whether it is valid for an action is `AuthService.verifyStepUp`'s to decide, and only its.
+ */
+export function stepUpTokenOf(ctx: { header(name: string): string | undefined }): string | null {
+  return ctx.header('x-step-up-token') ?? null;
+}
+
+/**
+ * A bearer route that always needs a permission and a step-up token for one action (403
+ * STEP_UP_REQUIRED otherwise): the permission is checked first, so a caller without it is told that,
+ * not asked to re-authenticate. Services that need step-up only for some inputs (member changes)
+ * take `stepUpTokenOf(ctx)` and call `verifyStepUp` themselves.
  */
 export function requireStepUp(permission: Permission, action: StepUpAction) {
   return requirePermission(permission).use(async ({ ctx, next }) => {
-    await ctx.services.auth.verifyStepUp(ctx.header('x-step-up-token'), { userId: ctx.principal.userId, tenantId: ctx.principal.tenantId, action });
+    await ctx.services.auth.verifyStepUp(stepUpTokenOf(ctx), { ...ctx.principal, action });
     return next();
   });
 }

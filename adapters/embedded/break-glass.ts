@@ -1,4 +1,4 @@
-import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus, DecideResult } from '../../server/ports/break-glass.js';
+import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus, DecideResult, EndedRequest } from '../../server/ports/break-glass.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -39,9 +39,15 @@ export function createEmbeddedBreakGlassPort(db: EmbeddedDatabase): BreakGlassPo
   );
   const grant = db.prepare(
     `SELECT ${cols} FROM break_glass_requests
-      WHERE tenant_id = ? AND requester_id = ? AND status = 'approved' AND expires_at > ?
+      WHERE tenant_id = ? AND requester_id = ? AND status = 'approved' AND expires_at > ? AND created_at >= ?
       ORDER BY expires_at DESC LIMIT 1`,
   );
+  const endable = db.prepare(
+    `SELECT ${cols} FROM break_glass_requests
+      WHERE tenant_id = ? AND requester_id = ? AND (status = 'pending' OR (status = 'approved' AND expires_at > ?))`,
+  );
+  const denyPending = db.prepare("UPDATE break_glass_requests SET status = 'denied', decided_by = ?, decided_at = ? WHERE tenant_id = ? AND id = ? AND status = 'pending'");
+  const endApproved = db.prepare("UPDATE break_glass_requests SET status = 'expired', expires_at = ? WHERE tenant_id = ? AND id = ? AND status = 'approved'");
   const due = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND status = 'approved' AND expires_at <= ?`);
   const expire = db.prepare("UPDATE break_glass_requests SET status = 'expired' WHERE tenant_id = ? AND id = ? AND status = 'approved'");
 
@@ -61,6 +67,20 @@ export function createEmbeddedBreakGlassPort(db: EmbeddedDatabase): BreakGlassPo
     return changed;
   });
 
+  const endTx = db.transaction((tenantId: string, requesterId: string, end: { at: string; by: string }) => {
+    const ended: EndedRequest[] = [];
+    for (const row of endable.all([tenantId, requesterId, end.at]) as Row[]) {
+      if (row.status === 'pending') {
+        denyPending.run([end.by, end.at, tenantId, row.id]);
+        ended.push({ previous: 'pending', record: toRecord({ ...row, status: 'denied', decided_by: end.by, decided_at: end.at }) });
+      } else {
+        endApproved.run([end.at, tenantId, row.id]);
+        ended.push({ previous: 'approved', record: toRecord({ ...row, status: 'expired', expires_at: end.at }) });
+      }
+    }
+    return ended;
+  });
+
   return {
     async create(r) {
       insert.run([r.id, r.tenantId, r.requesterId, r.reason, r.durationMinutes, r.status, r.createdAt, r.decidedAt, r.decidedBy, r.expiresAt]);
@@ -76,12 +96,16 @@ export function createEmbeddedBreakGlassPort(db: EmbeddedDatabase): BreakGlassPo
     async decide(tenantId, id, decision) {
       return decideTx.immediate(tenantId, id, decision);
     },
-    async activeGrant(tenantId, userId, now) {
-      const row = grant.get([tenantId, userId, now]) as Row | undefined;
+    async activeGrant(tenantId, userId, now, requestedSince) {
+      const row = grant.get([tenantId, userId, now, requestedSince]) as Row | undefined;
       return row ? toRecord(row) : null;
     },
     async expireDue(tenantId, now) {
       return expireTx.immediate(tenantId, now);
+    },
+    async endFor(tenantId, requesterId, end) {
+      // IMMEDIATE: a concurrent approval either lands before (and is ended here) or finds the request denied.
+      return endTx.immediate(tenantId, requesterId, end);
     },
   };
 }

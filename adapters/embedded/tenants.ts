@@ -16,6 +16,8 @@ interface MembershipRow {
   role: RoleName;
   is_default: number;
   created_at: string;
+  /** NULL until the first role change (and in rows older than migration 6). */
+  role_since: string | null;
 }
 
 const toTenant = (r: TenantRow): TenantRecord => ({ id: r.id, name: r.name, plan: r.plan, status: r.status, createdAt: r.created_at });
@@ -25,6 +27,7 @@ const toMembership = (r: MembershipRow): MembershipRecord => ({
   role: r.role,
   isDefault: r.is_default === 1,
   createdAt: r.created_at,
+  roleSince: r.role_since ?? r.created_at,
 });
 const toMember = (r: MembershipRow & { email: string; name: string | null }): MemberRecord => ({
   ...toMembership(r),
@@ -43,19 +46,19 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
   const idsAfter = db.prepare('SELECT id FROM tenants WHERE id > ? ORDER BY id LIMIT ?').pluck();
   const forUser = db.prepare(
     `SELECT t.id, t.name, t.plan, t.status, t.created_at,
-            m.tenant_id, m.user_id, m.role, m.is_default, m.created_at AS m_created_at
+            m.tenant_id, m.user_id, m.role, m.is_default, m.created_at AS m_created_at, m.role_since
        FROM memberships m JOIN tenants t ON t.id = m.tenant_id
       WHERE m.user_id = ?
       ORDER BY m.created_at, m.rowid`,
   );
-  const membership = db.prepare('SELECT tenant_id, user_id, role, is_default, created_at FROM memberships WHERE tenant_id = ? AND user_id = ?');
-  const memberCols = 'm.tenant_id, m.user_id, m.role, m.is_default, m.created_at, u.email, u.name';
+  const membership = db.prepare('SELECT tenant_id, user_id, role, is_default, created_at, role_since FROM memberships WHERE tenant_id = ? AND user_id = ?');
+  const memberCols = 'm.tenant_id, m.user_id, m.role, m.is_default, m.created_at, m.role_since, u.email, u.name';
   const members = db.prepare(
     `SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? ORDER BY m.created_at, m.rowid`,
   );
   const member = db.prepare(`SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? AND m.user_id = ?`);
   const owners = db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE tenant_id = ? AND role = 'owner'");
-  const setRole = db.prepare('UPDATE memberships SET role = ? WHERE tenant_id = ? AND user_id = ?');
+  const setRole = db.prepare('UPDATE memberships SET role = ?, role_since = ? WHERE tenant_id = ? AND user_id = ?');
   const deleteMember = db.prepare('DELETE FROM memberships WHERE tenant_id = ? AND user_id = ?');
   const setStatus = db.prepare('UPDATE tenants SET status = ? WHERE id = ?');
 
@@ -71,20 +74,22 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
     setStatus.run([status, tenantId]);
     return { tenant: toTenant({ ...before, status }), previous: before.status };
   });
-  const changeRoleTx = db.transaction((tenantId: string, userId: string, role: RoleName) => {
+  const changeRoleTx = db.transaction((tenantId: string, userId: string, from: RoleName, role: RoleName, at: string) => {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role !== from) return { ok: false as const, reason: 'role_changed' as const };
     if (current.role === 'owner' && role !== 'owner') {
       const { n } = owners.get([tenantId]) as { n: number };
       if (n <= 1) return { ok: false as const, reason: 'last_owner' as const };
     }
-    setRole.run([role, tenantId, userId]);
-    return { ok: true as const, previous: current.role, member: toMember({ ...current, role }) };
+    setRole.run([role, at, tenantId, userId]);
+    return { ok: true as const, previous: current.role, member: toMember({ ...current, role, role_since: at }) };
   });
 
-  const removeTx = db.transaction((tenantId: string, userId: string) => {
+  const removeTx = db.transaction((tenantId: string, userId: string, expectedRole: RoleName) => {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
+    if (current.role !== expectedRole) return { ok: false as const, reason: 'role_changed' as const };
     if (current.role === 'owner' && (owners.get([tenantId]) as { n: number }).n <= 1) return { ok: false as const, reason: 'last_owner' as const };
     deleteMember.run([tenantId, userId]);
     return { ok: true as const, member: toMember(current) };
@@ -130,11 +135,12 @@ export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
       const { changes } = insertMember.run([tenantId, m.userId, m.role, m.isDefault ? 1 : 0, m.createdAt]);
       return changes === 1;
     },
-    async changeRole(tenantId, userId, role) {
-      return changeRoleTx.immediate(tenantId, userId, role);
+    async changeRole(tenantId, userId, change) {
+      // IMMEDIATE: the role compared is the role replaced, with no writer in between.
+      return changeRoleTx.immediate(tenantId, userId, change.from, change.to, change.at);
     },
-    async removeMember(tenantId, userId) {
-      return removeTx.immediate(tenantId, userId);
+    async removeMember(tenantId, userId, expectedRole) {
+      return removeTx.immediate(tenantId, userId, expectedRole);
     },
   };
 }

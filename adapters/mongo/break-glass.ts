@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus } from '../../server/ports/break-glass.js';
+import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus, EndedRequest } from '../../server/ports/break-glass.js';
 
 interface BreakGlassDoc {
   _id: string;
@@ -71,9 +71,34 @@ export async function createMongoBreakGlassPort(db: Db): Promise<BreakGlassPort>
       if (updated) return { ok: true, record: toRequest(updated) };
       return (await requests.countDocuments({ _id: id, tenantId })) ? { ok: false, reason: 'already_decided' } : { ok: false, reason: 'not_found' };
     },
-    async activeGrant(tenantId, userId, now) {
-      const r = await requests.find({ tenantId, requesterId: userId, status: 'approved', expiresAt: { $gt: new Date(now) } }).sort({ expiresAt: -1 }).limit(1).next();
+    async activeGrant(tenantId, userId, now, requestedSince) {
+      const r = await requests
+        .find({ tenantId, requesterId: userId, status: 'approved', expiresAt: { $gt: new Date(now) }, createdAt: { $gte: new Date(requestedSince) } })
+        .sort({ expiresAt: -1 })
+        .limit(1)
+        .next();
       return r ? toRequest(r) : null;
+    },
+    async endFor(tenantId, requesterId, end) {
+      const at = new Date(end.at);
+      const ended: EndedRequest[] = [];
+      // Each update is conditional on the status read, so a concurrent decision or expiry is never overwritten.
+      for (const r of await requests.find({ tenantId, requesterId, $or: [{ status: 'pending' }, { status: 'approved', expiresAt: { $gt: at } }] }).toArray()) {
+        if (r.status === 'pending') {
+          const res = await requests.updateOne({ _id: r._id, tenantId, status: 'pending' }, { $set: { status: 'denied', decidedBy: end.by, decidedAt: at } });
+          if (res.modifiedCount === 1) ended.push({ previous: 'pending', record: toRequest({ ...r, status: 'denied', decidedBy: end.by, decidedAt: at }) });
+        } else {
+          const res = await requests.updateOne({ _id: r._id, tenantId, status: 'approved' }, { $set: { status: 'expired', expiresAt: at } });
+          if (res.modifiedCount === 1) ended.push({ previous: 'approved', record: toRequest({ ...r, status: 'expired', expiresAt: at }) });
+        }
+      }
+      // A pending request approved between the read and the update above is ended on a second pass.
+      const late = await requests.find({ tenantId, requesterId, status: 'approved', expiresAt: { $gt: at }, _id: { $nin: ended.map((e) => e.record.id) } }).toArray();
+      for (const r of late) {
+        const res = await requests.updateOne({ _id: r._id, tenantId, status: 'approved' }, { $set: { status: 'expired', expiresAt: at } });
+        if (res.modifiedCount === 1) ended.push({ previous: 'approved', record: toRequest({ ...r, status: 'expired', expiresAt: at }) });
+      }
+      return ended;
     },
     async expireDue(tenantId, now) {
       const due = await requests.find({ tenantId, status: 'approved', expiresAt: { $lte: new Date(now) } }).toArray();

@@ -108,6 +108,8 @@ export interface MembershipDoc {
   role: RoleName;
   isDefault: boolean;
   createdAt: Date;
+  /** Set by a role change; absent until then (`createdAt` stands in). */
+  roleSince?: Date;
 }
 const toTenant = (t: TenantDoc): TenantRecord => ({ id: t._id, name: t.name, plan: t.plan, status: t.status, createdAt: iso(t.createdAt) });
 const toMembership = (m: MembershipDoc): MembershipRecord => ({
@@ -116,6 +118,7 @@ const toMembership = (m: MembershipDoc): MembershipRecord => ({
   role: m.role,
   isDefault: m.isDefault,
   createdAt: iso(m.createdAt),
+  roleSince: iso(m.roleSince ?? m.createdAt),
 });
 
 export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
@@ -205,21 +208,22 @@ export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
         throw err;
       }
     },
-    async changeRole(tenantId, userId, role) {
-      const before = await memberships.findOneAndUpdate({ _id: { tenantId, userId } }, { $set: { role } }, { returnDocument: 'before' });
-      if (!before) return { ok: false, reason: 'not_found' };
+    async changeRole(tenantId, userId, { from, to: role, at }) {
+      // The filter on the role read by the caller makes this a compare-and-set in one document update.
+      const before = await memberships.findOneAndUpdate({ _id: { tenantId, userId }, role: from }, { $set: { role, roleSince: d(at) } }, { returnDocument: 'before' });
+      if (!before) return (await memberships.countDocuments({ _id: { tenantId, userId } })) ? { ok: false, reason: 'role_changed' } : { ok: false, reason: 'not_found' };
       if (before.role === 'owner' && role !== 'owner' && (await memberships.countDocuments({ tenantId, role: 'owner' })) === 0) {
         // Demoted the last owner (possibly racing another demotion): put it back.
-        await memberships.updateOne({ _id: { tenantId, userId } }, { $set: { role: 'owner' } });
+        await memberships.updateOne({ _id: { tenantId, userId } }, { $set: { role: 'owner', roleSince: before.roleSince ?? before.createdAt } });
         return { ok: false, reason: 'last_owner' };
       }
-      const [member] = await withUsers([{ ...before, role }]);
+      const [member] = await withUsers([{ ...before, role, roleSince: d(at) }]);
       return member ? { ok: true, previous: before.role, member } : { ok: false, reason: 'not_found' };
     },
-    async removeMember(tenantId, userId) {
+    async removeMember(tenantId, userId, expectedRole) {
       const [current] = await withUsers(await memberships.find({ _id: { tenantId, userId } }).toArray());
-      const removed = await memberships.findOneAndDelete({ _id: { tenantId, userId } });
-      if (!removed) return { ok: false, reason: 'not_found' };
+      const removed = await memberships.findOneAndDelete({ _id: { tenantId, userId }, role: expectedRole });
+      if (!removed) return (await memberships.countDocuments({ _id: { tenantId, userId } })) ? { ok: false, reason: 'role_changed' } : { ok: false, reason: 'not_found' };
       if (removed.role === 'owner' && (await memberships.countDocuments({ tenantId, role: 'owner' })) === 0) {
         // Removed the last owner (possibly racing another removal or demotion): put it back.
         await memberships.insertOne(removed);

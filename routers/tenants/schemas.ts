@@ -63,6 +63,18 @@ export const pendingInvitation = invitation.extend({
 
 export const invitationList = z.object({ invitations: z.array(pendingInvitation) });
 
+/** The tenant's view of one of its pending invitations: who sent it, since the invitation carries their authority. */
+export const tenantInvitation = invitation.extend({
+  created_at: timestamp,
+  invited_by: z.uuid().meta({ description: 'The member who sent (or last refreshed) it' }),
+});
+
+export const tenantInvitationList = z.object({ invitations: z.array(tenantInvitation) });
+
+export const cancelInvitationInput = z.object({ invitation_id: z.uuid() });
+
+export const cancelledInvitation = z.object({ invitation_id: z.uuid(), status: z.literal('cancelled') });
+
 export const invitationIdInput = z.object({ id: z.uuid() });
 
 export const acceptedInvitation = z.object({ tenant_id: z.uuid(), role: roleName });

@@ -19,6 +19,12 @@ export interface BreakGlassRecord {
   expiresAt: string | null;
 }
 
+/** A request `endFor` ended, as it is now, and the status it had before. */
+export interface EndedRequest {
+  record: BreakGlassRecord;
+  previous: 'pending' | 'approved';
+}
+
 export type DecideResult = { ok: true; record: BreakGlassRecord } | { ok: false; reason: 'not_found' | 'already_decided' };
 
 export interface BreakGlassPort {
@@ -32,8 +38,19 @@ export interface BreakGlassPort {
     id: string,
     decision: { status: 'approved' | 'denied'; decidedBy: string; decidedAt: string; expiresAt: string | null },
   ): Promise<DecideResult>;
-  /** The requester's approved grant that is live at `now`, if any. */
-  activeGrant(tenantId: string, userId: string, now: string): Promise<BreakGlassRecord | null>;
+  /**
+   * The requester's approved grant that is live at `now` and was requested at or after
+   * `requestedSince` (the start of their current role: a grant asked for under an earlier role or an
+   * earlier membership never counts), if any.
+   */
+  activeGrant(tenantId: string, userId: string, now: string, requestedSince: string): Promise<BreakGlassRecord | null>;
+  /**
+   * Ends every request of `requesterId` in the tenant that could still grant something, atomically per
+   * request: pending ones become `denied` (decided by `end.by` at `end.at`), approved ones still live
+   * at `end.at` become `expired` with `expiresAt` = `end.at`. Returns the ones it changed, with the
+   * status each had before.
+   */
+  endFor(tenantId: string, requesterId: string, end: { at: string; by: string }): Promise<EndedRequest[]>;
   /** Marks approved grants past their expiry as `expired`; returns the ones it changed. */
   expireDue(tenantId: string, now: string): Promise<BreakGlassRecord[]>;
 }

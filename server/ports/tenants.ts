@@ -24,6 +24,8 @@ export interface MembershipRecord {
   isDefault: boolean;
   /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601: when the current role was set (`createdAt` until a role change). */
+  roleSince: string;
 }
 
 /** One of a user's tenants, with the membership that links them, in membership order. */
@@ -37,11 +39,12 @@ export interface MemberRecord extends MembershipRecord {
   name: string | null;
 }
 
+/** `role_changed`: the member no longer holds the role the caller read (and decided on); nothing changed. */
 export type RoleChangeResult =
   | { ok: true; previous: RoleName; member: MemberRecord }
-  | { ok: false; reason: 'not_found' | 'last_owner' };
+  | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
 
-export type RemoveMemberResult = { ok: true; member: MemberRecord } | { ok: false; reason: 'not_found' | 'last_owner' };
+export type RemoveMemberResult = { ok: true; member: MemberRecord } | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
 
 export interface TenantsPort {
   /** Creates the tenant and makes `owner` its owner, atomically. */
@@ -57,15 +60,20 @@ export interface TenantsPort {
   membership(tenantId: string, userId: string): Promise<MembershipRecord | null>;
   listMembers(tenantId: string): Promise<MemberRecord[]>;
   getMember(tenantId: string, userId: string): Promise<MemberRecord | null>;
-  /** Adds a member; false when the user already is one. */
-  addMember(tenantId: string, membership: Omit<MembershipRecord, 'tenantId'>): Promise<boolean>;
+  /** Adds a member (their role set at `createdAt`); false when the user already is one. */
+  addMember(tenantId: string, membership: Omit<MembershipRecord, 'tenantId' | 'roleSince'>): Promise<boolean>;
   /**
-   * Changes a member's role atomically. Refuses (`last_owner`) to demote the tenant's only owner,
-   * so a tenant can never be left without one.
+   * Changes a member's role from `change.from` to `change.to`, atomically and only while they still
+   * hold `from` (compare-and-set: the caller's permission and step-up decisions were made on it;
+   * otherwise `role_changed`). Refuses (`last_owner`) to demote the tenant's only owner, so a tenant
+   * can never be left without one. `at` becomes the membership's `roleSince`.
    */
-  changeRole(tenantId: string, userId: string, role: RoleName): Promise<RoleChangeResult>;
-  /** Ends a membership atomically; refuses (`last_owner`) to remove the tenant's only owner. */
-  removeMember(tenantId: string, userId: string): Promise<RemoveMemberResult>;
+  changeRole(tenantId: string, userId: string, change: { from: RoleName; to: RoleName; at: string }): Promise<RoleChangeResult>;
+  /**
+   * Ends a membership atomically, only while the member still holds `expectedRole` (otherwise
+   * `role_changed`); refuses (`last_owner`) to remove the tenant's only owner.
+   */
+  removeMember(tenantId: string, userId: string, expectedRole: RoleName): Promise<RemoveMemberResult>;
   /**
    * Every tenant id in id order, a page at a time (`after`: the last id of the previous page), for
    * maintenance that spans tenants (`tenant-memory reindex`). Never used to answer a request.

@@ -113,7 +113,7 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
    * member's): the keys they created and nobody has rotated since, and the keys they rotated, whoever
    * created them. Returns their ids. (Named for its first meaning; the members service calls it.)
    */
-  revokeCreatedBy(actor: ApiKeyActor, userId: string): Promise<string[]>;
+  revokeHeldBy(actor: ApiKeyActor, userId: string): Promise<string[]>;
   /** The key behind an authenticated principal (for `GET /api-keys/current`). */
   describe(principal: ApiKeyPrincipal): Promise<ApiKeyView>;
   /** Throws 403 SCOPE_MISSING unless the principal's key carries the scope. */
@@ -415,7 +415,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       return { status: 'revoked', alreadyRevoked: !result.changed, key: view(result.key) };
     },
 
-    async revokeCreatedBy(actor, userId) {
+    async revokeHeldBy(actor, userId) {
       const revoked: string[] = [];
       // By who holds the working secret, not who created the key: a rotation hands its actor the new
       // secret and leaves the creator's copy dead.

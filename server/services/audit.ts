@@ -16,6 +16,8 @@ export const auditEventTypes = [
   'break_glass.approve',
   'break_glass.deny',
   'break_glass.expire',
+  // Ended early because the holder's role changed or they left the tenant.
+  'break_glass.revoke',
   'tenant.create',
   'tenant.status_change',
   'member.add',
@@ -23,6 +25,8 @@ export const auditEventTypes = [
   'member.invite',
   'member.invite_accept',
   'member.invite_decline',
+  // Withdrawn by the tenant, or void at acceptance because its inviter may no longer grant its role.
+  'member.invite_cancel',
   'member.remove',
   'api_key.create',
   'api_key.rotate',

@@ -332,7 +332,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const tenant = await tenants.get(tenantId);
       if (!base || !tenant) return null;
       const permissions = new Set<Permission>(base.permissions);
-      const grant = await deps.breakGlass.activeGrant(tenantId, userId);
+      const grant = await deps.breakGlass.activeGrant(membership);
       if (grant) for (const p of breakGlassPermissions) permissions.add(p);
       return { role: membership.role as RoleName, permissions, breakGlass: grant !== null, tenantStatus: tenant.status };
     },

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, notFound } from '../errors.js';
 import type { BreakGlassPort, BreakGlassRecord } from '../ports/break-glass.js';
+import type { MembershipRecord } from '../ports/tenants.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
-import { roleByName } from './roles.js';
+import { roleHas } from './roles.js';
 import type { TenantActor } from './tenants.js';
 
 /**
  * Break-glass: time-boxed emergency elevation. A member requests it with a reason and a duration;
  * a different owner or admin of the same tenant (by their own role, not by a break-glass grant)
  * approves or denies. An approved grant adds `breakGlassRole`'s permissions until it expires, which
- * is decided by time on every request; the `expired` status and audit event are written lazily.
+ * is decided by time on every request; the `expired` status and audit event are written lazily. A
+ * grant belongs to the role it was requested under: a role change or removal ends it (`endFor`).
  */
 export interface BreakGlassService {
   request(actor: TenantActor, input: { reason: string; durationMinutes: number }, meta: RequestMeta): Promise<BreakGlassRecord>;
@@ -18,15 +20,23 @@ export interface BreakGlassService {
   deny(actor: TenantActor, id: string, meta: RequestMeta): Promise<BreakGlassRecord>;
   /** Approvers see every request of the tenant; others only their own. Newest first. */
   list(actor: TenantActor): Promise<BreakGlassRecord[]>;
-  /** The user's live grant in the tenant, if any. */
-  activeGrant(tenantId: string, userId: string): Promise<BreakGlassRecord | null>;
+  /**
+   * The member's live grant, if any: only one requested since their current role was set
+   * (`roleSince`) counts, so a grant never outlives the role or the membership it was asked for under.
+   */
+  activeGrant(membership: Pick<MembershipRecord, 'tenantId' | 'userId' | 'roleSince'>): Promise<BreakGlassRecord | null>;
+  /**
+   * Ends the user's pending requests and live grants in the tenant because their role changed or they
+   * left: each is audited as `break_glass.revoke` (actor: who changed the membership).
+   */
+  endFor(tenantId: string, userId: string, cause: { actorId: string; reason: 'role_change' | 'member_removed' }, meta: RequestMeta): Promise<BreakGlassRecord[]>;
 }
 
 export function createBreakGlassService(deps: { breakGlass: BreakGlassPort; audit: AuditService; maxMinutes: number; now?: Clock }): BreakGlassService {
   const { breakGlass, audit, maxMinutes } = deps;
   const now = deps.now ?? systemClock;
 
-  const canApprove = (actor: TenantActor) => roleByName(actor.role)?.permissions.includes('break_glass:approve') ?? false;
+  const canApprove = (actor: TenantActor) => roleHas(actor.role, 'break_glass:approve');
 
   /** Presents an approved grant past its expiry as expired even before the lazy write. */
   const present = (r: BreakGlassRecord, at: string): BreakGlassRecord =>
@@ -110,6 +120,21 @@ export function createBreakGlassService(deps: { breakGlass: BreakGlassPort; audi
       return records.map((r) => present(r, at));
     },
 
-    activeGrant: (tenantId, userId) => breakGlass.activeGrant(tenantId, userId, isoAt(now())),
+    activeGrant: (m) => breakGlass.activeGrant(m.tenantId, m.userId, isoAt(now()), m.roleSince),
+
+    async endFor(tenantId, userId, cause, meta) {
+      const ended = await breakGlass.endFor(tenantId, userId, { at: isoAt(now()), by: cause.actorId });
+      for (const { record, previous } of ended) {
+        await audit.record({
+          tenantId,
+          type: 'break_glass.revoke',
+          actor: { userId: cause.actorId },
+          ...meta,
+          target: { type: 'break_glass', id: record.id },
+          details: { requester_id: userId, reason: cause.reason, previous_status: previous },
+        });
+      }
+      return ended.map((e) => e.record);
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '../principal.js';
+import { AppError } from '../errors.js';
 
 /**
  * Built-in roles and the permissions they carry. Permissions are checked on every bearer route;
@@ -51,6 +52,50 @@ export const builtInRoles: readonly RoleDefinition[] = [
 
 export function roleByName(name: string): RoleDefinition | undefined {
   return builtInRoles.find((r) => r.name === name);
+}
+
+/** The permissions a role carries by itself, without any break-glass grant. */
+export function basePermissions(role: RoleName): readonly Permission[] {
+  return roleByName(role)?.permissions ?? [];
+}
+
+/** Whether a role carries a permission by itself (a break-glass grant never counts here). */
+export function roleHas(role: RoleName, permission: Permission): boolean {
+  return basePermissions(role).includes(permission);
+}
+
+/** `a` is strictly more powerful than `b`; `roleNames` lists the roles most powerful first. */
+export function outranks(a: RoleName, b: RoleName): boolean {
+  return roleNames.indexOf(a) < roleNames.indexOf(b);
+}
+
+/** Owner and admin: the roles that manage the tenant's people, keys and data. */
+export function isPrivileged(role: RoleName): boolean {
+  return outranks(role, 'member');
+}
+
+/**
+ * Whether someone whose own role is `actorRole` may give `role` to a person, or change or remove a
+ * person holding it: they manage members, and nobody hands out or touches a role above their own
+ * (so only owners make, demote or remove owners).
+ */
+export function mayAssign(actorRole: RoleName, role: RoleName): boolean {
+  return roleHas(actorRole, 'members:manage') && !outranks(role, actorRole);
+}
+
+/** Throws 403 unless `actorRole` may assign each of `roles` (`mayAssign`), saying which rule refused. */
+export function assertMayAssign(actorRole: RoleName, ...roles: RoleName[]): void {
+  if (roles.every((role) => mayAssign(actorRole, role))) return;
+  if (!roleHas(actorRole, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actorRole}' may not manage members`);
+  throw new AppError('FORBIDDEN', 'only an owner may grant, change or remove the owner role');
+}
+
+/**
+ * Whether moving someone from `from` (null: joining by invitation) to `to` makes them owner or admin
+ * from a lesser place: the changes a stolen session must not make alone (a step-up token is asked for).
+ */
+export function elevates(from: RoleName | null, to: RoleName): boolean {
+  return isPrivileged(to) && (from === null || outranks(to, from));
 }
 
 /** What a break-glass approval grants for its duration (less `baseRoleOnly`). */

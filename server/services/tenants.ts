@@ -62,7 +62,7 @@ export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditS
       });
       return {
         tenant,
-        membership: { tenantId: tenant.id, userId, role: 'owner', isDefault: input.isDefault ?? false, createdAt },
+        membership: { tenantId: tenant.id, userId, role: 'owner', isDefault: input.isDefault ?? false, createdAt, roleSince: createdAt },
       };
     },
 

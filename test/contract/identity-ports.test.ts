@@ -106,9 +106,18 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
           [owner.id, owner.email, 'owner'],
           [other.id, other.email, 'viewer'],
         ]);
-        const changed = await p.tenants.changeRole(t.id, other.id, 'admin');
-        expect(changed).toMatchObject({ ok: true, previous: 'viewer', member: { userId: other.id, role: 'admin' } });
-        expect(await p.tenants.getMember(t.id, other.id)).toMatchObject({ role: 'admin', email: other.email });
+        // The role is set at joining, and again by each change (a break-glass grant requested before it never counts).
+        expect(await p.tenants.membership(t.id, other.id)).toMatchObject({ createdAt: at(5), roleSince: at(5) });
+        const changed = await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'admin', at: at(10) });
+        expect(changed).toMatchObject({ ok: true, previous: 'viewer', member: { userId: other.id, role: 'admin', createdAt: at(5), roleSince: at(10) } });
+        expect(await p.tenants.getMember(t.id, other.id)).toMatchObject({ role: 'admin', email: other.email, roleSince: at(10) });
+        expect(await p.tenants.membership(t.id, other.id)).toMatchObject({ createdAt: at(5), roleSince: at(10) });
+        expect((await p.tenants.listForUser(other.id))[0]?.membership).toMatchObject({ roleSince: at(10) });
+        // A refused change (role_changed, last_owner) leaves it alone.
+        expect(await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'member', at: at(20) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect((await p.tenants.membership(t.id, other.id))?.roleSince).toBe(at(10));
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(20) })).toEqual({ ok: false, reason: 'last_owner' });
+        expect((await p.tenants.membership(t.id, owner.id))?.roleSince).toBe(T0);
       });
 
       it('lists every tenant id in pages, in id order', async () => {
@@ -129,30 +138,56 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       it('never demotes the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
-        expect(await p.tenants.changeRole(t.id, owner.id, 'admin')).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'last_owner' });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
-        expect(await p.tenants.changeRole(t.id, randomUUID(), 'admin')).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'not_found' });
         const second = await newUser();
         await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.changeRole(t.id, owner.id, 'member')).toMatchObject({ ok: true, previous: 'owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(10) })).toMatchObject({ ok: true, previous: 'owner' });
       });
 
       it('removes members but never the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
-        expect(await p.tenants.removeMember(t.id, owner.id)).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'owner')).toEqual({ ok: false, reason: 'last_owner' });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
-        expect(await p.tenants.removeMember(t.id, randomUUID())).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.removeMember(t.id, randomUUID(), 'viewer')).toEqual({ ok: false, reason: 'not_found' });
         const viewer = await newUser();
         await p.tenants.addMember(t.id, { userId: viewer.id, role: 'viewer', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.removeMember(randomUUID(), viewer.id)).toEqual({ ok: false, reason: 'not_found' }); // another tenant
-        expect(await p.tenants.removeMember(t.id, viewer.id)).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
+        expect(await p.tenants.removeMember(randomUUID(), viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' }); // another tenant
+        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
         expect(await p.tenants.membership(t.id, viewer.id)).toBeNull();
-        expect(await p.tenants.removeMember(t.id, viewer.id)).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' });
         const second = await newUser();
         await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(2) });
-        expect(await p.tenants.removeMember(t.id, owner.id)).toMatchObject({ ok: true, member: { role: 'owner' } });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'owner')).toMatchObject({ ok: true, member: { role: 'owner' } });
         expect((await p.tenants.listMembers(t.id)).map((m) => m.userId)).toEqual([second.id]);
+      });
+
+      it('changes a role or removes a member only while they hold the role the caller read (compare-and-set)', async () => {
+        const owner = await newUser();
+        const m = await newUser();
+        const t = await newTenant(owner.id);
+        await p.tenants.addMember(t.id, { userId: m.id, role: 'member', isDefault: false, createdAt: at(1) });
+        expect(await p.tenants.changeRole(t.id, m.id, { from: 'viewer', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.removeMember(t.id, m.id, 'admin')).toEqual({ ok: false, reason: 'role_changed' });
+        expect((await p.tenants.membership(t.id, m.id))?.role).toBe('member');
+        // A stale owner guard must not let anyone demote or remove an owner: the port rechecks.
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'admin', to: 'viewer', at: at(10) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.removeMember(t.id, owner.id, 'member')).toEqual({ ok: false, reason: 'role_changed' });
+        expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
+        // Unknown members stay not_found whatever role is expected.
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'viewer', at: at(10) })).toEqual({ ok: false, reason: 'not_found' });
+
+        // Two changes read from the same role: exactly one lands, the other is told the role changed.
+        const results = await Promise.all([
+          p.tenants.changeRole(t.id, m.id, { from: 'member', to: 'admin', at: at(10) }),
+          p.tenants.changeRole(t.id, m.id, { from: 'member', to: 'viewer', at: at(10) }),
+        ]);
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, reason: 'role_changed' }]);
+        const now = (await p.tenants.membership(t.id, m.id))!.role;
+        expect(await p.tenants.removeMember(t.id, m.id, now)).toMatchObject({ ok: true, member: { userId: m.id, role: now } });
       });
 
       it('sets a tenant status, telling the previous one, and only for that tenant', async () => {
@@ -317,13 +352,45 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         const r = pending(tenant, user);
         await p.breakGlass.create(r);
         await p.breakGlass.decide(tenant, r.id, { status: 'approved', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(31) });
-        expect((await p.breakGlass.activeGrant(tenant, user, at(30)))?.id).toBe(r.id);
-        expect(await p.breakGlass.activeGrant(tenant, user, at(31))).toBeNull();
-        expect(await p.breakGlass.activeGrant(randomUUID(), user, at(30))).toBeNull();
+        expect((await p.breakGlass.activeGrant(tenant, user, at(30), T0))?.id).toBe(r.id);
+        expect(await p.breakGlass.activeGrant(tenant, user, at(31), T0)).toBeNull();
+        expect(await p.breakGlass.activeGrant(randomUUID(), user, at(30), T0)).toBeNull();
+        // Requested before the holder's current role was set: it never counts.
+        expect(await p.breakGlass.activeGrant(tenant, user, at(30), at(0.5))).toBeNull();
         expect(await p.breakGlass.expireDue(tenant, at(10))).toEqual([]);
         expect((await p.breakGlass.expireDue(tenant, at(40))).map((x) => [x.id, x.status])).toEqual([[r.id, 'expired']]);
         expect(await p.breakGlass.expireDue(tenant, at(40))).toEqual([]);
         expect((await p.breakGlass.get(tenant, r.id))?.status).toBe('expired');
+      });
+
+      it('ends a requester’s pending requests (denied) and live grants (expired now), and nothing else', async () => {
+        const tenant = randomUUID();
+        const user = randomUUID();
+        const live = pending(tenant, user);
+        const waiting = pending(tenant, user);
+        const over = pending(tenant, user);
+        const refused = pending(tenant, user);
+        const someoneElses = pending(tenant, randomUUID());
+        const otherTenant = pending(randomUUID(), user);
+        for (const r of [live, waiting, over, refused, someoneElses, otherTenant]) await p.breakGlass.create(r);
+        await p.breakGlass.decide(tenant, live.id, { status: 'approved', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(60) });
+        await p.breakGlass.decide(tenant, over.id, { status: 'approved', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(5) });
+        await p.breakGlass.decide(tenant, refused.id, { status: 'denied', decidedBy: 'boss', decidedAt: at(1), expiresAt: null });
+
+        const ended = await p.breakGlass.endFor(tenant, user, { at: at(10), by: 'admin-1' });
+        expect(ended.sort((a, b) => a.previous.localeCompare(b.previous))).toEqual([
+          { previous: 'approved', record: { ...live, status: 'expired', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(10) } },
+          { previous: 'pending', record: { ...waiting, status: 'denied', decidedBy: 'admin-1', decidedAt: at(10) } },
+        ]);
+        expect(await p.breakGlass.get(tenant, live.id)).toEqual(ended[0]!.record);
+        expect(await p.breakGlass.get(tenant, waiting.id)).toEqual(ended[1]!.record);
+        expect(await p.breakGlass.activeGrant(tenant, user, at(10), T0)).toBeNull();
+        // A grant already past its expiry is left to expireDue; decided, other requesters' and other tenants' stay.
+        expect((await p.breakGlass.get(tenant, over.id))?.status).toBe('approved');
+        expect((await p.breakGlass.get(tenant, refused.id))?.status).toBe('denied');
+        expect((await p.breakGlass.get(tenant, someoneElses.id))?.status).toBe('pending');
+        expect((await p.breakGlass.get(otherTenant.tenantId, otherTenant.id))?.status).toBe('pending');
+        expect(await p.breakGlass.endFor(tenant, user, { at: at(11), by: 'admin-1' })).toEqual([]);
       });
 
       it('lists newest first, optionally by requester', async () => {

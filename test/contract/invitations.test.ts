@@ -8,6 +8,7 @@ import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
 import { createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
 import { createMongoInvitationsPort } from '../../adapters/mongo/invitations.js';
 import type { InvitationsPort } from '../../server/ports/invitations.js';
+import type { RoleName } from '../../server/services/roles.js';
 import type { TenantsPort } from '../../server/ports/tenants.js';
 import type { UsersPort } from '../../server/ports/users.js';
 
@@ -37,13 +38,22 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       if (!user) throw new Error('user not created');
       return user;
     };
+    /** Each tenant's owner: the default inviter (an invitation is valid only while its inviter may grant its role). */
+    const ownerOf = new Map<string, string>();
     const newTenant = async () => {
       const owner = await newUser();
       const tenant = await p.tenants.create({ id: randomUUID(), name: 'T', plan: 'free', status: 'active', createdAt: T0 }, { userId: owner.id, isDefault: true, createdAt: T0 });
+      ownerOf.set(tenant.id, owner.id);
       return { tenant, owner };
     };
-    const invite = (tenantId: string, email: string, role: 'member' | 'admin' | 'viewer' = 'member', minutes = 0, invitedBy = randomUUID()) =>
-      p.invitations.invite(tenantId, { id: randomUUID(), email, role, invitedBy, createdAt: at(minutes), expiresAt: at(minutes + 60) });
+    const everyRole: RoleName[] = ['owner', 'admin', 'member', 'viewer'];
+    const tryInvite = (tenantId: string, email: string, role: RoleName, minutes: number, invitedBy: string, replaceable: RoleName[]) =>
+      p.invitations.invite(tenantId, { id: randomUUID(), email, role, invitedBy, createdAt: at(minutes), expiresAt: at(minutes + 60) }, replaceable);
+    const invite = async (tenantId: string, email: string, role: RoleName = 'member', minutes = 0, invitedBy = ownerOf.get(tenantId)!) => {
+      const result = await tryInvite(tenantId, email, role, minutes, invitedBy, everyRole);
+      if (!result.ok) throw new Error(`invite refused: ${result.reason}`);
+      return result.invitation;
+    };
 
     it('stores a pending invitation and lists it for its email (any case) until it expires', async () => {
       const { tenant } = await newTenant();
@@ -96,6 +106,80 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       expect(await p.invitations.accept(mine.id, { email: owner.email, userId: owner.id }, at(1))).toEqual({ ok: false, reason: 'already_member' });
       expect((await p.tenants.membership(tenant.id, owner.id))?.role).toBe('owner');
       expect((await p.invitations.get(mine.id))?.status).toBe('pending');
+    });
+
+    it('refreshes a pending invitation only when its role is one the new inviter could grant, or it has expired', async () => {
+      const { tenant } = await newTenant();
+      const email = `x-${randomUUID()}@example.com`;
+      const first = await invite(tenant.id, email, 'owner', 0);
+      const refused = await tryInvite(tenant.id, email, 'viewer', 10, randomUUID(), ['admin', 'member', 'viewer']);
+      expect(refused).toEqual({ ok: false, reason: 'not_replaceable', existing: first });
+      expect(await p.invitations.get(first.id)).toEqual(first);
+      const allowed = await tryInvite(tenant.id, email, 'viewer', 20, ownerOf.get(tenant.id)!, everyRole);
+      expect(allowed).toMatchObject({ ok: true, invitation: { id: first.id, role: 'viewer', expiresAt: at(80) } });
+      const byAdmin = randomUUID();
+      const upgraded = await tryInvite(tenant.id, email, 'owner', 30, ownerOf.get(tenant.id)!, everyRole);
+      expect(upgraded.ok).toBe(true);
+      // Expired (at 90): dead, so anyone who may invite replaces it, keeping its id.
+      const late = await tryInvite(tenant.id, email, 'member', 90, byAdmin, ['admin', 'member', 'viewer']);
+      expect(late).toMatchObject({ ok: true, invitation: { id: first.id, role: 'member', invitedBy: byAdmin, expiresAt: at(150) } });
+    });
+
+    it('lists a tenant’s pending, unexpired invitations, oldest first, and nothing of other tenants', async () => {
+      const { tenant } = await newTenant();
+      const other = await newTenant();
+      const a = await invite(tenant.id, `a-${randomUUID()}@example.com`, 'viewer', 0);
+      const b = await invite(tenant.id, `b-${randomUUID()}@example.com`, 'admin', 5);
+      await invite(other.tenant.id, `c-${randomUUID()}@example.com`, 'viewer', 1);
+      const user = await newUser();
+      const used = await invite(tenant.id, user.email, 'viewer', 2);
+      expect((await p.invitations.accept(used.id, { email: user.email, userId: user.id }, at(3))).ok).toBe(true);
+      expect(await p.invitations.listPendingForTenant(tenant.id, at(10))).toEqual([a, b]);
+      expect(await p.invitations.listPendingForTenant(tenant.id, at(60))).toEqual([b]);
+      expect(await p.invitations.listPendingForTenant(randomUUID(), at(10))).toEqual([]);
+    });
+
+    it('cancels a pending invitation of the tenant once, only while it has the role the caller checked', async () => {
+      const { tenant } = await newTenant();
+      const other = await newTenant();
+      const email = `x-${randomUUID()}@example.com`;
+      const inv = await invite(tenant.id, email, 'member', 0);
+      expect(await p.invitations.cancel(other.tenant.id, inv.id, { expectedRole: 'member', at: at(1) })).toEqual({ ok: false, reason: 'not_found' });
+      expect(await p.invitations.cancel(tenant.id, randomUUID(), { expectedRole: 'member', at: at(1) })).toEqual({ ok: false, reason: 'not_found' });
+      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'viewer', at: at(1) })).toEqual({ ok: false, reason: 'role_changed' });
+      expect((await p.invitations.get(inv.id))?.status).toBe('pending');
+      const done = await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'member', at: at(2) });
+      expect(done).toEqual({ ok: true, invitation: { ...inv, status: 'cancelled', decidedAt: at(2) } });
+      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'member', at: at(3) })).toEqual({ ok: false, reason: 'not_pending' });
+      expect(await p.invitations.listPendingForEmail(email, at(3))).toEqual([]);
+      expect(await p.invitations.accept(inv.id, { email, userId: randomUUID() }, at(3))).toEqual({ ok: false, reason: 'not_pending' });
+      // The email may be invited again: a new invitation.
+      expect((await invite(tenant.id, email, 'member', 4)).id).not.toBe(inv.id);
+    });
+
+    it('voids an invitation at acceptance when its inviter is no longer a member who may grant its role', async () => {
+      const { tenant } = await newTenant();
+      const admin = await newUser();
+      await p.tenants.addMember(tenant.id, { userId: admin.id, role: 'admin', isDefault: false, createdAt: T0 });
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()];
+      const asAdmin = await invite(tenant.id, a.email, 'admin', 0, admin.id);
+      const asViewer = await invite(tenant.id, b.email, 'viewer', 0, admin.id);
+      const fromStranger = await invite(tenant.id, c.email, 'viewer', 0, randomUUID());
+      expect(await p.invitations.accept(fromStranger.id, { email: c.email, userId: c.id }, at(1))).toEqual({
+        ok: false,
+        reason: 'inviter_lost_authority',
+        invitation: { ...fromStranger, status: 'cancelled', decidedAt: at(1) },
+      });
+      expect(await p.tenants.membership(tenant.id, c.id)).toBeNull();
+      // Demoted to member: grants nothing any more.
+      expect((await p.tenants.changeRole(tenant.id, admin.id, { from: 'admin', to: 'member', at: at(2) })).ok).toBe(true);
+      expect(await p.invitations.accept(asAdmin.id, { email: a.email, userId: a.id }, at(3))).toMatchObject({ ok: false, reason: 'inviter_lost_authority' });
+      expect((await p.invitations.get(asAdmin.id))?.status).toBe('cancelled');
+      expect(await p.invitations.accept(asAdmin.id, { email: a.email, userId: a.id }, at(4))).toEqual({ ok: false, reason: 'not_pending' });
+      // Admin again: may grant viewer, so that invitation still stands.
+      expect((await p.tenants.changeRole(tenant.id, admin.id, { from: 'member', to: 'admin', at: at(5) })).ok).toBe(true);
+      expect(await p.invitations.accept(asViewer.id, { email: b.email, userId: b.id }, at(6))).toMatchObject({ ok: true });
+      expect((await p.tenants.membership(tenant.id, b.id))?.role).toBe('viewer');
     });
 
     it('declines once, for the invited email only', async () => {

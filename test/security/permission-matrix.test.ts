@@ -61,6 +61,8 @@ const declared: Record<string, string> = {
   'tenants.members': 'members:read',
   'tenants.invite': 'members:manage',
   'tenants.invitations': 'any member',
+  'tenants.tenantInvitations': 'members:manage',
+  'tenants.cancelInvitation': 'members:manage',
   'tenants.acceptInvitation': 'any member',
   'tenants.declineInvitation': 'any member',
   'tenants.changeRole': 'members:manage',
@@ -130,8 +132,8 @@ let server: TestServer;
 const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
 /** Tenant A is the owner's; the stranger's tenant B holds the foreign resources. */
 let tenantA: string;
-const fixture = {} as { ownerKeyId: string; pendingRequestId: string; allScopesKey: string; keysWithout: Record<ApiKeyScope, string>; keysWith: Record<ApiKeyScope, string>; memoryId: string };
-const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string };
+const fixture = {} as { ownerKeyId: string; pendingRequestId: string; invitationId: string; allScopesKey: string; keysWithout: Record<ApiKeyScope, string>; keysWith: Record<ApiKeyScope, string>; memoryId: string };
+const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
   const r = await res;
@@ -161,6 +163,8 @@ beforeAll(async () => {
   const pending = await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(users.target.accessToken, tenantA), body: { reason: 'to decide', duration_minutes: 5 } }), 201);
   fixture.pendingRequestId = pending.id;
   fixture.ownerKeyId = (await createKey(users.owner.accessToken, tenantA, ['memories:read'])).key_id;
+  const invitation = { email: `pending-${randomUUID()}@example.test`, role: 'viewer' };
+  fixture.invitationId = (await must(http(server.url, 'POST', '/auth/members', { headers: bearer(users.owner.accessToken, tenantA), body: invitation }), 202)).invitation_id;
   fixture.allScopesKey = (await createKey(users.owner.accessToken, tenantA, apiKeyScopes)).secret;
   fixture.keysWithout = {} as Record<ApiKeyScope, string>;
   fixture.keysWith = {} as Record<ApiKeyScope, string>;
@@ -173,6 +177,7 @@ beforeAll(async () => {
   const b = users.stranger;
   const bKey = await createKey(b.accessToken, b.tenantId, apiKeyScopes);
   Object.assign(foreign, { keyId: bKey.key_id, keySecret: bKey.secret });
+  foreign.invitationId = (await must(http(server.url, 'POST', '/auth/members', { headers: bearer(b.accessToken), body: { email: `b-${randomUUID()}@example.test`, role: 'viewer' } }), 202)).invitation_id;
   foreign.requestId = (await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(b.accessToken), body: { reason: 'tenant B', duration_minutes: 5 } }), 201)).id;
   foreign.memoryId = (await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': bKey.secret }, body: { content: 'tenant B memory' } }), 202)).memory_id;
 }, 60_000);
@@ -182,8 +187,9 @@ afterAll(async () => {
 });
 
 /** A request each route accepts as valid (when the caller may make it), so a 403 can only mean authorization. */
-function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; requestId: string; memberId: string; memoryId: string }) {
+function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string }) {
   const path = route.path
+    .replace('{invitation_id}', ids.invitationId)
     .replace('{id}', route.path.startsWith('/api-keys') ? ids.keyId : route.path.startsWith('/auth/break-glass') ? ids.requestId : ids.memoryId)
     .replace('{user_id}', ids.memberId)
     .replace('{name}', 'viewer')
@@ -204,7 +210,7 @@ function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; req
   return { url: path + (query[route.name] ?? ''), body: route.method === 'GET' ? undefined : (bodies[route.name] ?? {}) };
 }
 
-const ownIds = () => ({ keyId: fixture.ownerKeyId, requestId: fixture.pendingRequestId, memberId: users.target.userId, memoryId: fixture.memoryId });
+const ownIds = () => ({ keyId: fixture.ownerKeyId, requestId: fixture.pendingRequestId, memberId: users.target.userId, memoryId: fixture.memoryId, invitationId: fixture.invitationId });
 
 const bearerRoutes = routes.filter((r) => r.auth === 'bearer' && !sessionTokenRoutes.has(r.name));
 const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey');
@@ -277,7 +283,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
   });
   for (const route of idRoutes) {
     it(`${route.method} ${route.path}`, async () => {
-      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId };
+      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId, invitationId: foreign.invitationId };
       const { url, body } = requestFor(route, users.owner, ids);
       const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
       const res = await http(server.url, route.method, url, { headers, body });
@@ -294,6 +300,8 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
       expect(requests.body.requests.find((r: any) => r.id === foreign.requestId)?.status).toBe('pending');
       const members = await http(server.url, 'GET', '/auth/members', { headers: bearer(b.accessToken) });
       expect(members.body.members).toEqual([expect.objectContaining({ user_id: b.userId, role: 'owner' })]);
+      const invitations = await http(server.url, 'GET', '/auth/members/invitations', { headers: bearer(b.accessToken) });
+      expect(invitations.body.invitations.map((i: { invitation_id: string }) => i.invitation_id)).toEqual([foreign.invitationId]);
     });
   }
 });

@@ -6,6 +6,7 @@ import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
+import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
@@ -23,7 +24,7 @@ const actor = { tenantId: tenant, userId: user, role: 'owner' as const, ip: '198
 
 beforeEach(() => {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   audit = [];
   service = createApiKeyService({

@@ -8,6 +8,7 @@ import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
 import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
+import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import type { Services } from '../../server/container.js';
 import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
@@ -32,7 +33,7 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
 
 function openStore() {
   const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration]);
+  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
   return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
 }
@@ -320,7 +321,7 @@ describe('a key’s scopes stay within its issuer’s own role', () => {
   });
 });
 
-describe('revoking the keys of a removed user (revokeCreatedBy)', () => {
+describe('revoking the keys of a removed user (revokeHeldBy)', () => {
   it('revokes every active key whose current secret that user received: created and not rotated since by another, or rotated by them', async () => {
     const admin = { tenantId: tenant, userId: randomUUID(), role: 'admin' as const, manageAll: true };
     const leaver = { tenantId: tenant, userId: randomUUID(), role: 'member' as const };
@@ -331,7 +332,7 @@ describe('revoking the keys of a removed user (revokeCreatedBy)', () => {
     const rotatedByLeaver = await service.create(admin, { name: 'the admin’s, rotated by the leaver', scopes: ['usage:read'] });
     const leaverRotated = await service.rotate({ ...leaver, role: 'admin', manageAll: true }, rotatedByLeaver.key.keyId);
 
-    const revoked = await service.revokeCreatedBy(admin, leaver.userId);
+    const revoked = await service.revokeHeldBy(admin, leaver.userId);
     expect(revoked.sort()).toEqual([created.key.keyId, rotatedByLeaver.key.keyId].sort());
     for (const s of [created.secret, leaverRotated.secret]) expect((await appError(service.authenticate(s, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
     for (const s of [adminRotated.secret, othersKey.secret]) expect((await service.authenticate(s, '127.0.0.1')).tenantId).toBe(tenant);
@@ -340,7 +341,7 @@ describe('revoking the keys of a removed user (revokeCreatedBy)', () => {
     );
 
     // The admin now holds the secrets of the key they rotated and of their own key.
-    expect((await service.revokeCreatedBy(leaver, admin.userId)).sort()).toEqual([takenOver.key.keyId, othersKey.key.keyId].sort());
+    expect((await service.revokeHeldBy(leaver, admin.userId)).sort()).toEqual([takenOver.key.keyId, othersKey.key.keyId].sort());
   });
 });
 

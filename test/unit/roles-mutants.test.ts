@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { breakGlassRole, builtInRoles, permissions, roleByName, roleNames } from '../../server/services/roles.js';
+import { AppError } from '../../server/errors.js';
+import {
+  assertMayAssign,
+  basePermissions,
+  breakGlassRole,
+  builtInRoles,
+  elevates,
+  isPrivileged,
+  mayAssign,
+  outranks,
+  permissions,
+  roleByName,
+  roleHas,
+  roleNames,
+  type RoleName,
+} from '../../server/services/roles.js';
 
 // Pins the built-in permission matrix: every bearer route trusts it, so one permission added to or
 // dropped from a role must fail a test (mutation testing found the table unguarded by fast tests).
@@ -63,5 +78,68 @@ describe('built-in roles', () => {
 
   it('a break-glass grant lends the admin role, which is not the owner role', () => {
     expect(breakGlassRole).toBe('admin');
+  });
+});
+
+describe('role ordering and assignment', () => {
+  const roles = [...roleNames];
+  /** The role table's order, most powerful first: each row outranks exactly the ones after it. */
+  it.each(roles)('%s outranks exactly the roles listed after it', (a) => {
+    expect(roles.filter((b) => outranks(a, b))).toEqual(roles.slice(roles.indexOf(a) + 1));
+  });
+
+  it('owner and admin are the privileged roles', () => {
+    expect(roles.filter(isPrivileged)).toEqual(['owner', 'admin']);
+  });
+
+  it('base permissions are the role table’s, and roleHas reads them', () => {
+    for (const role of roles) {
+      expect(basePermissions(role)).toEqual(roleByName(role)!.permissions);
+      for (const p of permissions) expect(roleHas(role, p)).toBe(roleByName(role)!.permissions.includes(p));
+    }
+  });
+
+  // actor → the roles they may give, change or remove
+  const assignable: Record<RoleName, RoleName[]> = {
+    owner: ['owner', 'admin', 'member', 'viewer'],
+    admin: ['admin', 'member', 'viewer'],
+    member: [],
+    viewer: [],
+  };
+  it.each(roles)('%s may assign exactly the expected roles', (actor) => {
+    expect(roles.filter((r) => mayAssign(actor, r))).toEqual(assignable[actor]);
+  });
+
+  // from → the targets that elevate (need a step-up token)
+  const elevating: Record<RoleName | 'none', RoleName[]> = {
+    none: ['owner', 'admin'],
+    viewer: ['owner', 'admin'],
+    member: ['owner', 'admin'],
+    admin: ['owner'],
+    owner: [],
+  };
+  it.each(Object.keys(elevating))('from %s, exactly the expected changes elevate', (from) => {
+    const start = from === 'none' ? null : (from as RoleName);
+    expect(roles.filter((to) => elevates(start, to))).toEqual(elevating[from as RoleName | 'none']);
+  });
+});
+
+describe('assertMayAssign', () => {
+  const refusal = (actor: RoleName, ...roles: RoleName[]) => {
+    try {
+      assertMayAssign(actor, ...roles);
+      return null;
+    } catch (err) {
+      return err instanceof AppError ? { code: err.code, message: err.message } : err;
+    }
+  };
+
+  it('passes exactly when every role may be assigned, and says which rule refused', () => {
+    expect(refusal('owner', 'owner', 'viewer')).toBeNull();
+    expect(refusal('admin', 'admin', 'member')).toBeNull();
+    expect(refusal('admin', 'member', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
+    expect(refusal('admin', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
+    expect(refusal('member', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'member' may not manage members" });
+    expect(refusal('viewer', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'viewer' may not manage members" });
   });
 });

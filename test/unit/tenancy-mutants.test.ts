@@ -44,6 +44,7 @@ beforeEach(() => {
   tenants = createTenantsService({ tenants: ports.tenants, audit, now });
   const counters = createInProcessAttemptCounters();
   const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, now });
   members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,
@@ -51,12 +52,12 @@ beforeEach(() => {
     audit,
     // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
     stepUp: { verifyStepUp: async () => {} },
-    apiKeys: { revokeCreatedBy: async () => [] },
+    apiKeys: { revokeHeldBy: async () => [] },
+    breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
     now,
   });
-  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, now });
 });
 
 async function newUser() {
@@ -97,7 +98,7 @@ describe('tenants service', () => {
     const u = await newUser();
     const { tenant, membership } = await tenants.create(u.id, { name: '  Acme Ltd  ' }, meta);
     expect(tenant).toMatchObject({ name: 'Acme Ltd', plan: 'free', status: 'active', createdAt: new Date(T0).toISOString() });
-    expect(membership).toEqual({ tenantId: tenant.id, userId: u.id, role: 'owner', isDefault: false, createdAt: new Date(T0).toISOString() });
+    expect(membership).toEqual({ tenantId: tenant.id, userId: u.id, role: 'owner', isDefault: false, createdAt: new Date(T0).toISOString(), roleSince: new Date(T0).toISOString() });
     expect(await ports.tenants.membership(tenant.id, u.id)).toMatchObject({ role: 'owner', isDefault: false });
     const [created] = await events(tenant.id);
     expect(created).toMatchObject({
@@ -218,11 +219,11 @@ describe('break-glass service', () => {
     });
 
     clock = Date.parse(expiresAt) - 1;
-    expect((await breakGlass.activeGrant(tenantId, member.userId))?.id).toBe(r.id);
+    expect((await breakGlass.activeGrant((await ports.tenants.membership(tenantId, member.userId))!))?.id).toBe(r.id);
     expect((await breakGlass.list(member)).map((x) => x.status)).toEqual(['approved']);
 
     clock = Date.parse(expiresAt);
-    expect(await breakGlass.activeGrant(tenantId, member.userId)).toBeNull();
+    expect(await breakGlass.activeGrant((await ports.tenants.membership(tenantId, member.userId))!)).toBeNull();
     expect((await breakGlass.list(member)).map((x) => x.status)).toEqual(['expired']);
     await breakGlass.list(admin);
     const expiries = (await events(tenantId)).filter((e) => e.type === 'break_glass.expire');
@@ -250,7 +251,7 @@ describe('break-glass service', () => {
     const [owner, member] = actors as [TenantActor, TenantActor];
     const r = await breakGlass.request(member, { reason: 'r', durationMinutes: 5 }, meta);
     expect(await breakGlass.deny(owner, r.id, meta)).toMatchObject({ status: 'denied', decidedBy: owner.userId, expiresAt: null });
-    expect(await breakGlass.activeGrant(tenantId, member.userId)).toBeNull();
+    expect(await breakGlass.activeGrant((await ports.tenants.membership(tenantId, member.userId))!)).toBeNull();
     expect((await events(tenantId)).map((e) => e.type)).toContain('break_glass.deny');
     expect((await events(tenantId)).map((e) => e.type)).not.toContain('break_glass.approve');
     expect((await appError(breakGlass.approve(owner, r.id, meta))).code).toBe('CONFLICT');

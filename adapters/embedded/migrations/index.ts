@@ -4,6 +4,7 @@ import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
 import { apiKeySecretHolderMigration } from './0004_api_key_secret_holder.js';
 import { invitationsMigration } from './0005_invitations.js';
+import { membershipRoleSinceMigration } from './0006_membership_role_since.js';
 import { memoriesMigration } from './0010_memories.js';
 import { memorySubjectsMigration } from './0011_memory_subjects.js';
 import { agendaJobsMigration } from './0020_agenda_jobs.js';
@@ -21,4 +22,4 @@ export interface Migration {
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, apiKeySecretHolderMigration, invitationsMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];
+export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, apiKeySecretHolderMigration, invitationsMigration, membershipRoleSinceMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];
