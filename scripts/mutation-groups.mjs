@@ -43,6 +43,7 @@ export const groups = {
       'test/unit/auth-primitives.test.ts',
       'test/contract/attempt-counters.test.ts',
       'test/e2e/auth-signin.test.ts',
+      'test/e2e/auth-password-checks.test.ts',
       'test/e2e/auth-sessions.test.ts',
       'test/e2e/auth-throttle.test.ts',
       'test/e2e/throttle-concurrency.test.ts',
