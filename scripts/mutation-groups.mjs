@@ -69,6 +69,7 @@ export const groups = {
       'test/unit/memory-pipeline.test.ts',
       'test/e2e/memories.test.ts',
       'test/e2e/search.test.ts',
+      'test/e2e/search-embedding-errors.test.ts',
     ],
   },
   // The REST edge's query parser and the text check of every input schema. The character classes are
