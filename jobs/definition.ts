@@ -26,8 +26,8 @@
  * of the name to get the payload type-checked).
  */
 import type { z } from 'zod';
-import type { Services } from '../server/container.js';
 import type { Logger } from '../server/logger.js';
+import type { JobServices } from './context.js';
 
 export interface RetryPolicy {
   /** Total runs before the job is marked failed: the first run plus `attempts - 1` retries. */
@@ -59,7 +59,7 @@ export interface JobRunContext {
   isCanceled(): boolean;
 }
 
-export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> {
+export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = JobServices> {
   /** Unique, stable name (`area.verb-noun`); it is stored with every job, so never rename a live one. */
   name: string;
   /** Schema of the payload: checked when the job is enqueued and again when it runs. */
@@ -92,10 +92,10 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> 
 
 /** A definition of any payload, as the registry holds them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyJobDefinition<Ctx = Services> = JobDefinition<any, Ctx>;
+export type AnyJobDefinition<Ctx = JobServices> = JobDefinition<any, Ctx>;
 
 /** Identity helper that infers the payload type from the schema. */
-export function defineJob<S extends z.ZodType, Ctx = Services>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
+export function defineJob<S extends z.ZodType, Ctx = JobServices>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
   return definition;
 }
 

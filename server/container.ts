@@ -1,10 +1,12 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
+import type { JobServices } from '../jobs/context.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
 import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definitions/consolidate-writes.js';
 import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
+import type { ProfileStorage } from './profiles/profile-storage.js';
 import { IncompleteReindexError } from './ports/search-index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex } from './profiles/embedded.js';
@@ -14,6 +16,7 @@ import { createAuditService, type AuditService } from './services/audit.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
+import { createMaintenanceService, type MaintenanceService } from './services/maintenance.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
@@ -21,7 +24,8 @@ import { createConsolidationService, type ConsolidationService } from './service
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
 import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
-import { inThreadWriteAnalyzer, type WriteAnalysisOptions } from './services/memories/write-analysis.js';
+import { inThreadWriteAnalyzer } from './services/memories/in-thread-write-analyzer.js';
+import type { WriteAnalysisOptions } from './services/memories/write-analysis.js';
 import type { Embedder } from './ports/embedder.js';
 import { extractEntities } from './services/retrieval/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
@@ -69,7 +73,9 @@ export interface Services {
    * Background jobs (Agenda over the profile's store): services enqueue with `jobs.now(...)`; the
    * workers run in this process when WORKER_MODE=inline, else in `tenant-memory worker`.
    */
-  jobs: AgendaJobQueue<Services>;
+  jobs: AgendaJobQueue<JobServices>;
+  /** Purges of ended sessions, closed throttle windows and expired idempotency records (recurring jobs). */
+  maintenance: MaintenanceService;
   /** The memory API: queued writes, reads, versions, rollback, delete, memory settings. */
   memories: MemoryService;
   /** The consolidation pipeline the `memory.consolidate-writes` job runs. */
@@ -119,7 +125,7 @@ export function embedderFor(config: Config, threads = true): Embedder {
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const ownsEmbedder = options.embedder === undefined;
   const embedder = options.embedder ?? embedderFor(config);
-  let ports: StoragePorts;
+  let ports: ProfileStorage;
   try {
     // An OpenAI-compatible service without a configured dimension reports it after its first answer.
     if (embedder.dimension === 0) await embedder.init();
@@ -213,7 +219,7 @@ export async function setTenantStatus(config: Config, logger: Logger, tenantId: 
 }
 
 /** Wires services over whichever storage ports the profile provided. */
-export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
+export function buildServices(config: Config, logger: Logger, ports: ProfileStorage, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
   // Callers that give no embedder get one without threads: the embedder's owner closes it, and this
   // function's caller did not make one.
@@ -278,7 +284,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     invitationTtlSeconds: config.INVITATION_TTL_SECONDS,
     now,
   });
-  const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
+  const jobs = createJobQueue<JobServices>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   // Reads and searches are counted in batches far from a plan's limit (see usage-batching.ts).
   const usageCounts = batchedUsageStore(ports.usage, {
     onError: (err) => logger.warn({ err }, 'usage counts could not be written; they are kept for the next flush'),
@@ -316,6 +322,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,
   });
+  const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock: now });
   const search = createSearchService({
     index: ports.searchIndex,
     embedder,
@@ -333,6 +340,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     jobs,
     memories,
     consolidation,
+    maintenance,
     usage,
     bearerAuth: auth,
     now,

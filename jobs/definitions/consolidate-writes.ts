@@ -63,7 +63,7 @@ export const consolidationSweep = defineJob({
   async handler(_payload, services) {
     const now = services.now();
     for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) await enqueue(services.jobs, tenantId, now);
-    await services.ports.idempotency.purgeExpired(new Date(now).toISOString());
+    await services.maintenance.purgeExpiredIdempotencyKeys();
   },
 });
 

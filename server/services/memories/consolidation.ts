@@ -48,7 +48,8 @@ import type { QueuedWrite, WriteQueue } from '../../ports/write-queue.js';
 import type { Logger } from '../../logger.js';
 import type { Clock } from '../clock.js';
 import { contentCues, mayContradict, type ContentCues } from './subjects.js';
-import { entityText, inThreadWriteAnalyzer, screenedText, type WriteAnalysis, type WriteAnalysisOptions } from './write-analysis.js';
+import { inThreadWriteAnalyzer } from './in-thread-write-analyzer.js';
+import { entityText, screenedText, type WriteAnalysis, type WriteAnalysisOptions } from './write-analysis.js';
 
 export interface ConsolidationDeps {
   memories: MemoryStore;
