@@ -1,6 +1,6 @@
-import type { JobQueue } from '../server/ports/job-queue.js';
 import type { Clock } from '../server/services/clock.js';
 import type { MaintenanceService } from '../server/services/maintenance.js';
+import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
 import type { ConsolidationService } from '../server/services/memories/consolidation.js';
 
 /**
@@ -9,7 +9,8 @@ import type { ConsolidationService } from '../server/services/memories/consolida
  */
 export interface JobServices {
   now: Clock;
-  jobs: JobQueue;
   consolidation: ConsolidationService;
+  /** Enqueues the drains a run leaves to a continuation, and the sweep's. */
+  consolidationTrigger: ConsolidationTrigger;
   maintenance: MaintenanceService;
 }

@@ -1,31 +1,27 @@
 /**
- * The shape of a background job. A definition is plain data plus a handler; `jobs/agenda.ts` turns it
- * into an Agenda 6 definition in both storage profiles, with the same retry policy, payload validation
- * and logging.
+ * The shape of a background job. A definition is a catalogue job (`server/jobs/catalogue.ts`: name
+ * and payload schema) bound to its run options and handler; `jobs/agenda.ts` turns it into an
+ * Agenda 6 definition in both storage profiles, with the same retry policy, payload validation and
+ * logging.
  *
- * Adding a job (see also `jobs/README.md`):
+ * Adding a job (see also `jobs/README.md`): an entry in the catalogue, then
  *
  * ```ts
- * // jobs/definitions/consolidate-writes.ts
- * import { z } from 'zod';
- * import { defineJob } from '../definition.js';
- *
- * export const consolidateWrites = defineJob({
- *   name: 'memory.consolidate-writes',
- *   payload: z.object({ tenantId: z.uuid() }),
+ * // jobs/definitions/enrich-object.ts
+ * export const enrichObject = bindJob(enrichObjectJob, {
  *   concurrency: 2,
  *   retry: { attempts: 5, baseMs: 1_000 },
- *   async handler({ tenantId }, services, job) {
- *     await services.memories.consolidatePending(tenantId);
+ *   async handler({ tenantId, objectId }, services, job) {
+ *     await services.knowledge.enrich(tenantId, objectId);
  *   },
  * });
  * ```
  *
- * then add `consolidateWrites` to the array in `jobs/definitions/index.ts`, and enqueue it from a
- * service with `jobs.now('memory.consolidate-writes', { tenantId })` (or pass the definition instead
- * of the name to get the payload type-checked).
+ * and its entry in `jobs/definitions/index.ts`. Services enqueue it through the `Scheduler` port:
+ * `scheduler.now(enrichObjectJob, { tenantId, objectId })`.
  */
 import type { z } from 'zod';
+import type { JobSpec } from '../server/jobs/catalogue.js';
 import type { Logger } from '../server/logger.js';
 import type { JobServices } from './context.js';
 
@@ -94,7 +90,15 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = JobService
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJobDefinition<Ctx = JobServices> = JobDefinition<any, Ctx>;
 
-/** Identity helper that infers the payload type from the schema. */
+/** Binds a catalogue job to its run options and handler; the handler's payload is typed by the job's schema. */
+export function bindJob<const N extends string, S extends z.ZodType, Ctx = JobServices>(
+  job: JobSpec<N, S>,
+  binding: Omit<JobDefinition<S, Ctx>, 'name' | 'payload'>,
+): JobDefinition<S, Ctx> & { name: N } {
+  return { ...binding, name: job.name, payload: job.payload };
+}
+
+/** Identity helper that infers the payload type from the schema (jobs outside the catalogue, e.g. tests' own). */
 export function defineJob<S extends z.ZodType, Ctx = JobServices>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
   return definition;
 }

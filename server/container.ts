@@ -2,7 +2,6 @@ import { createOpenIdClient } from '../adapters/identity/openid-client.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
-import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definitions/consolidate-writes.js';
 import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
@@ -21,6 +20,7 @@ import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from 
 import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
 import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
+import { createConsolidationTrigger, type ConsolidationTrigger } from './services/memories/consolidation-trigger.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
 import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
@@ -80,6 +80,8 @@ export interface Services {
   memories: MemoryService;
   /** The consolidation pipeline the `memory.consolidate-writes` job runs. */
   consolidation: ConsolidationService;
+  /** When to enqueue `memory.consolidate-writes` (told of accepted writes and of drains). */
+  consolidationTrigger: ConsolidationTrigger;
   /** Turns text into vectors for the index and queries (EMBEDDINGS_PROVIDER). */
   embedder: Embedder;
   /** GET /memories/search. */
@@ -154,7 +156,6 @@ export async function createContainer(config: Config, logger: Logger, options: S
     await services.jobs.ready();
     if (options.workers ?? config.WORKER_MODE === 'inline') {
       await services.jobs.start();
-      await scheduleMemoryJobs(services.jobs);
     }
   } catch (err) {
     await services.close().catch(() => undefined);
@@ -295,14 +296,14 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
     clock: now,
   });
-  const trigger = createConsolidationTrigger(() => jobs, logger, now);
+  const consolidationTrigger = createConsolidationTrigger(() => jobs, logger, now);
   const memories = createMemoryService({
     memories: ports.memories,
     queue: ports.writeQueue,
     usage,
     clock: now,
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
-    onQueued: trigger.queued,
+    consolidationTrigger,
     audit,
   });
   // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
@@ -316,8 +317,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     logger,
     embedder,
     analyzer,
-    onDrainStart: trigger.drainStarted,
-    onDrainEnd: trigger.drainEnded,
+    consolidationTrigger,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,
@@ -340,6 +340,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     jobs,
     memories,
     consolidation,
+    consolidationTrigger,
     maintenance,
     usage,
     bearerAuth: auth,

@@ -3,12 +3,10 @@
  * revoked) more than a day ago, with their refresh tokens, and sign-in throttle windows that closed.
  * Recurring, one schedule row across all processes; idempotent, so a repeated run is harmless.
  */
-import { z } from 'zod';
-import { defineJob } from '../definition.js';
+import { purgeEndedJob } from '../../server/jobs/catalogue.js';
+import { bindJob } from '../definition.js';
 
-export const purgeEnded = defineJob({
-  name: 'maintenance.purge-ended',
-  payload: z.object({}).optional(),
+export const purgeEnded = bindJob(purgeEndedJob, {
   concurrency: 1,
   lockLifetimeMs: 5 * 60_000,
   retry: { attempts: 3, baseMs: 10_000 },

@@ -48,6 +48,7 @@ import type { QueuedWrite, WriteQueue } from '../../ports/write-queue.js';
 import type { Logger } from '../../logger.js';
 import type { Clock } from '../clock.js';
 import { contentCues, mayContradict, type ContentCues } from './subjects.js';
+import type { ConsolidationTrigger } from './consolidation-trigger.js';
 import { inThreadWriteAnalyzer } from './in-thread-write-analyzer.js';
 import { entityText, screenedText, type WriteAnalysis, type WriteAnalysisOptions } from './write-analysis.js';
 
@@ -70,12 +71,11 @@ export interface ConsolidationDeps {
    */
   contradictionDetector?: ContradictionDetector | null;
   /**
-   * Called by `drainTenant` right before each batch reads the tenant's queue: every write committed
-   * before this call will be consolidated by that drain (the trigger uses it to skip redundant jobs).
+   * Told by `drainTenant` right before each batch reads the tenant's queue (every write committed
+   * before will be consolidated by that drain, so the trigger skips redundant jobs), and when a drain
+   * ends (its last batch found nothing, it ran out of budget, or it failed).
    */
-  onDrainStart?: (tenantId: string) => void;
-  /** Called when a drain ends (its last batch found nothing, it ran out of budget, or it failed). */
-  onDrainEnd?: (tenantId: string) => void;
+  consolidationTrigger?: Pick<ConsolidationTrigger, 'drainStarted' | 'drainEnded'>;
   /**
    * Writes per batch (one transaction). Default 64: a batch's commit holds the file's write lock and,
    * with in-process workers, the event loop; 256 writes took ~0.2 s, during which every request waited
@@ -542,7 +542,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     let applied = 0;
     let batches = 0;
     for (;;) {
-      deps.onDrainStart?.(tenantId);
+      deps.consolidationTrigger?.drainStarted(tenantId);
       const r = await consolidateBatch(tenantId);
       applied += r.applied;
       if (r.applied > 0) batches++;
@@ -575,7 +575,7 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       if (l.next) return pending(l.next);
       const run = l.tail.then(() => {
         l.next = null;
-        return drain(tenantId, options, l).finally(() => deps.onDrainEnd?.(tenantId));
+        return drain(tenantId, options, l).finally(() => deps.consolidationTrigger?.drainEnded(tenantId));
       });
       l.next = run;
       const tail = run.then(
