@@ -1,4 +1,5 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
@@ -18,7 +19,6 @@ import { systemClock, type Clock } from './services/clock.js';
 import { createMaintenanceService, type MaintenanceService } from './services/maintenance.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
-import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
 import { createConsolidationTrigger, type ConsolidationTrigger } from './services/memories/consolidation-trigger.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
