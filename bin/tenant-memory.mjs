@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../server/cli.ts');
+const { runCli } = await import('../cli/tenant-memory.ts');
 await runCli(process.argv);

@@ -11,6 +11,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { MongoBackend } from '@agendajs/mongo-backend';
+import type { Db } from 'mongodb';
 import {
   Agenda,
   InMemoryNotificationChannel,
@@ -22,6 +23,7 @@ import {
   type JobParameters,
 } from 'agenda';
 import type { z } from 'zod';
+import type { EmbeddedDatabase } from '../adapters/embedded/database.js';
 import type { Logger } from '../server/logger.js';
 import {
   JobPayloadError,
@@ -32,13 +34,18 @@ import {
   type JobSelection,
   type JobState,
   type JobStatus,
-  type JobStore,
   type QueuedJob,
   type RepeatOptions,
 } from '../server/ports/job-queue.js';
 import { DEFAULT_RETRY, PermanentJobError, type AnyJobDefinition, type JobRunContext, type RetryPolicy } from './definition.js';
 import { EmbeddedAgendaBackend } from './embedded-backend/backend.js';
 import { GuardedJobRepository } from './guarded-repository.js';
+
+/**
+ * Where a storage profile keeps its jobs: the profile (`server/profiles/`) names it and only the
+ * composition root hands it here, so the `JobQueue` port never learns the backend.
+ */
+export type JobStore = { profile: 'embedded'; db: EmbeddedDatabase } | { profile: 'mongo'; mongoDb: Db; collection?: string };
 
 export interface JobQueueOptions<Ctx> {
   logger: Logger;

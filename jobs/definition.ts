@@ -1,33 +1,29 @@
 /**
- * The shape of a background job. A definition is plain data plus a handler; `jobs/agenda.ts` turns it
- * into an Agenda 6 definition in both storage profiles, with the same retry policy, payload validation
- * and logging.
+ * The shape of a background job. A definition is a catalogue job (`server/jobs/catalogue.ts`: name
+ * and payload schema) bound to its run options and handler; `jobs/agenda.ts` turns it into an
+ * Agenda 6 definition in both storage profiles, with the same retry policy, payload validation and
+ * logging.
  *
- * Adding a job (see also `jobs/README.md`):
+ * Adding a job (see also `jobs/README.md`): an entry in the catalogue, then
  *
  * ```ts
- * // jobs/definitions/consolidate-writes.ts
- * import { z } from 'zod';
- * import { defineJob } from '../definition.js';
- *
- * export const consolidateWrites = defineJob({
- *   name: 'memory.consolidate-writes',
- *   payload: z.object({ tenantId: z.uuid() }),
+ * // jobs/definitions/enrich-object.ts
+ * export const enrichObject = bindJob(enrichObjectJob, {
  *   concurrency: 2,
  *   retry: { attempts: 5, baseMs: 1_000 },
- *   async handler({ tenantId }, services, job) {
- *     await services.memories.consolidatePending(tenantId);
+ *   async handler({ tenantId, objectId }, services, job) {
+ *     await services.knowledge.enrich(tenantId, objectId);
  *   },
  * });
  * ```
  *
- * then add `consolidateWrites` to the array in `jobs/definitions/index.ts`, and enqueue it from a
- * service with `jobs.now('memory.consolidate-writes', { tenantId })` (or pass the definition instead
- * of the name to get the payload type-checked).
+ * and its entry in `jobs/definitions/index.ts`. Services enqueue it through the `Scheduler` port:
+ * `scheduler.now(enrichObjectJob, { tenantId, objectId })`.
  */
 import type { z } from 'zod';
-import type { Services } from '../server/container.js';
+import type { JobSpec } from '../server/jobs/catalogue.js';
 import type { Logger } from '../server/logger.js';
+import type { JobServices } from './context.js';
 
 export interface RetryPolicy {
   /** Total runs before the job is marked failed: the first run plus `attempts - 1` retries. */
@@ -59,7 +55,7 @@ export interface JobRunContext {
   isCanceled(): boolean;
 }
 
-export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> {
+export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = JobServices> {
   /** Unique, stable name (`area.verb-noun`); it is stored with every job, so never rename a live one. */
   name: string;
   /** Schema of the payload: checked when the job is enqueued and again when it runs. */
@@ -92,10 +88,18 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = Services> 
 
 /** A definition of any payload, as the registry holds them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyJobDefinition<Ctx = Services> = JobDefinition<any, Ctx>;
+export type AnyJobDefinition<Ctx = JobServices> = JobDefinition<any, Ctx>;
 
-/** Identity helper that infers the payload type from the schema. */
-export function defineJob<S extends z.ZodType, Ctx = Services>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
+/** Binds a catalogue job to its run options and handler; the handler's payload is typed by the job's schema. */
+export function bindJob<const N extends string, S extends z.ZodType, Ctx = JobServices>(
+  job: JobSpec<N, S>,
+  binding: Omit<JobDefinition<S, Ctx>, 'name' | 'payload'>,
+): JobDefinition<S, Ctx> & { name: N } {
+  return { ...binding, name: job.name, payload: job.payload };
+}
+
+/** Identity helper that infers the payload type from the schema (jobs outside the catalogue, e.g. tests' own). */
+export function defineJob<S extends z.ZodType, Ctx = JobServices>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
   return definition;
 }
 

@@ -1,10 +1,12 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
+import type { JobServices } from '../jobs/context.js';
 import { jobDefinitions } from '../jobs/definitions/index.js';
-import { createConsolidationTrigger, scheduleMemoryJobs } from '../jobs/definitions/consolidate-writes.js';
 import { isLoopbackHostname, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { StoragePorts } from './ports/index.js';
+import type { ProfileStorage } from './profiles/profile-storage.js';
 import { IncompleteReindexError } from './ports/search-index.js';
 import type { ApiKeyAuthenticator, BearerAuthenticator } from './principal.js';
 import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex } from './profiles/embedded.js';
@@ -14,14 +16,16 @@ import { createAuditService, type AuditService } from './services/audit.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
+import { createMaintenanceService, type MaintenanceService } from './services/maintenance.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
-import { LlmContradictionDetector } from './services/consolidation/contradiction.js';
 import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
+import { createConsolidationTrigger, type ConsolidationTrigger } from './services/memories/consolidation-trigger.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
 import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
-import { inThreadWriteAnalyzer, type WriteAnalysisOptions } from './services/memories/write-analysis.js';
+import { inThreadWriteAnalyzer } from './services/memories/in-thread-write-analyzer.js';
+import type { WriteAnalysisOptions } from './services/memories/write-analysis.js';
 import type { Embedder } from './ports/embedder.js';
 import { extractEntities } from './services/retrieval/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
@@ -69,11 +73,15 @@ export interface Services {
    * Background jobs (Agenda over the profile's store): services enqueue with `jobs.now(...)`; the
    * workers run in this process when WORKER_MODE=inline, else in `tenant-memory worker`.
    */
-  jobs: AgendaJobQueue<Services>;
+  jobs: AgendaJobQueue<JobServices>;
+  /** Purges of ended sessions, closed throttle windows and expired idempotency records (recurring jobs). */
+  maintenance: MaintenanceService;
   /** The memory API: queued writes, reads, versions, rollback, delete, memory settings. */
   memories: MemoryService;
   /** The consolidation pipeline the `memory.consolidate-writes` job runs. */
   consolidation: ConsolidationService;
+  /** When to enqueue `memory.consolidate-writes` (told of accepted writes and of drains). */
+  consolidationTrigger: ConsolidationTrigger;
   /** Turns text into vectors for the index and queries (EMBEDDINGS_PROVIDER). */
   embedder: Embedder;
   /** GET /memories/search. */
@@ -119,7 +127,7 @@ export function embedderFor(config: Config, threads = true): Embedder {
 export async function createContainer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const ownsEmbedder = options.embedder === undefined;
   const embedder = options.embedder ?? embedderFor(config);
-  let ports: StoragePorts;
+  let ports: ProfileStorage;
   try {
     // An OpenAI-compatible service without a configured dimension reports it after its first answer.
     if (embedder.dimension === 0) await embedder.init();
@@ -148,7 +156,6 @@ export async function createContainer(config: Config, logger: Logger, options: S
     await services.jobs.ready();
     if (options.workers ?? config.WORKER_MODE === 'inline') {
       await services.jobs.start();
-      await scheduleMemoryJobs(services.jobs);
     }
   } catch (err) {
     await services.close().catch(() => undefined);
@@ -213,7 +220,7 @@ export async function setTenantStatus(config: Config, logger: Logger, tenantId: 
 }
 
 /** Wires services over whichever storage ports the profile provided. */
-export function buildServices(config: Config, logger: Logger, ports: StoragePorts, options: ServiceOptions = {}): Services {
+export function buildServices(config: Config, logger: Logger, ports: ProfileStorage, options: ServiceOptions = {}): Services {
   const now = options.now ?? systemClock;
   // Callers that give no embedder get one without threads: the embedder's owner closes it, and this
   // function's caller did not make one.
@@ -279,7 +286,7 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     invitationTtlSeconds: config.INVITATION_TTL_SECONDS,
     now,
   });
-  const jobs = createJobQueue<Services>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
+  const jobs = createJobQueue<JobServices>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   // Reads and searches are counted in batches far from a plan's limit (see usage-batching.ts).
   const usageCounts = batchedUsageStore(ports.usage, {
     onError: (err) => logger.warn({ err }, 'usage counts could not be written; they are kept for the next flush'),
@@ -290,14 +297,14 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
     clock: now,
   });
-  const trigger = createConsolidationTrigger(() => jobs, logger, now);
+  const consolidationTrigger = createConsolidationTrigger(() => jobs, logger, now);
   const memories = createMemoryService({
     memories: ports.memories,
     queue: ports.writeQueue,
     usage,
     clock: now,
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
-    onQueued: trigger.queued,
+    consolidationTrigger,
     audit,
   });
   // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
@@ -311,12 +318,12 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     logger,
     embedder,
     analyzer,
-    onDrainStart: trigger.drainStarted,
-    onDrainEnd: trigger.drainEnded,
+    consolidationTrigger,
     contradictionDetector: config.LLM_URL
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,
   });
+  const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock: now });
   const search = createSearchService({
     index: ports.searchIndex,
     embedder,
@@ -334,6 +341,8 @@ export function buildServices(config: Config, logger: Logger, ports: StoragePort
     jobs,
     memories,
     consolidation,
+    consolidationTrigger,
+    maintenance,
     usage,
     bearerAuth: auth,
     now,

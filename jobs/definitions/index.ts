@@ -1,12 +1,17 @@
+import type { JobCatalogue } from '../../server/jobs/catalogue.js';
 import type { AnyJobDefinition } from '../definition.js';
 import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
 import { purgeEnded } from './purge-ended.js';
 
+/** One handler per catalogue job, under the catalogue's key: the compiler refuses a job without one. */
+const handlers: { [K in keyof JobCatalogue]: AnyJobDefinition & { name: JobCatalogue[K]['name'] } } = {
+  consolidateWrites,
+  consolidationSweep,
+  purgeEnded,
+};
+
 /**
- * Every job the service runs. Each area owns its definition file in this folder and adds one import
- * and one array entry here (additively; keep the list sorted by name). Every process defines all of
- * them: the HTTP server needs them to validate what it enqueues, workers to run them.
- *
- * See `jobs/README.md` and the example in `jobs/definition.ts`.
+ * Every job the service runs. Every process defines all of them: the HTTP server needs them to
+ * validate what it enqueues, workers to run them. See `jobs/README.md`.
  */
-export const jobDefinitions: readonly AnyJobDefinition[] = [consolidateWrites, consolidationSweep, purgeEnded];
+export const jobDefinitions: readonly AnyJobDefinition[] = Object.values(handlers);

@@ -7,7 +7,6 @@ import type { SsoStateStore } from './sso-state.js';
 import type { StepUpTokensPort } from './step-up.js';
 import type { TenantsPort } from './tenants.js';
 import type { UsersPort } from './users.js';
-import type { JobStore } from './job-queue.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { MemoryStore } from './memories.js';
 import type { UsageStore } from './usage.js';
@@ -31,8 +30,6 @@ export interface StoragePorts {
   apiKeys: ApiKeyStore;
   /** Pending SSO logins (state, nonce, PKCE verifier) between /auth/sso/login and /auth/callback. */
   ssoStates: SsoStateStore;
-  /** Where the job queue keeps its jobs; read only by the composition root (`server/container.ts`). */
-  jobStore: JobStore;
   /** Memory records, versions, memory settings and the consolidation commit. */
   memories: MemoryStore;
   /** The durable queue of accepted memory writes (atomic accept: row, queue, idempotency, usage, quota). */

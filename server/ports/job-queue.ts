@@ -1,6 +1,4 @@
-import type { Db } from 'mongodb';
 import type { z } from 'zod';
-import type { EmbeddedDatabase } from '../../adapters/embedded/database.js';
 
 /**
  * The durable job queue as services see it (implemented over Agenda 6 in `jobs/agenda.ts`, on the
@@ -96,12 +94,6 @@ export interface JobStatus {
 }
 
 export type JobCounts = Record<JobState, number> & { total: number };
-
-/**
- * Where a storage profile keeps its jobs. Only the composition root (`server/container.ts`, which
- * hands it to `jobs/agenda.ts`) looks inside; services never do.
- */
-export type JobStore = { profile: 'embedded'; db: EmbeddedDatabase } | { profile: 'mongo'; mongoDb: Db; collection?: string };
 
 /** Thrown by `JobQueue` when a payload does not match the job's schema, or the job is unknown. */
 export class JobPayloadError extends Error {

@@ -3,7 +3,7 @@ import type { WriteAnalysis, WriteAnalysisInput, WriteAnalysisOptions } from '..
 /**
  * Runs `createWriteAnalysis` over queued writes. The consolidation service asks for a batch's analyses
  * and, when `parallel` is true, for the next batch's too while it plans and commits the current one.
- * Implementations: `inThreadWriteAnalyzer` (services/memories/write-analysis.ts) and a worker-thread pool in `adapters/threads/`.
+ * Implementations: `inThreadWriteAnalyzer` (services/memories/in-thread-write-analyzer.ts) and a worker-thread pool in `adapters/threads/`.
  */
 export interface WriteAnalyzer {
   /** Analyses run beside the caller's thread: requesting them ahead of need overlaps the work. */

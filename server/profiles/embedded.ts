@@ -22,11 +22,11 @@ import { withTenantCache } from '../../adapters/embedded/tenant-cache.js';
 import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
 import { jwtSecretFile, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { StoragePorts } from '../ports/index.js';
+import type { ProfileStorage } from './profile-storage.js';
 import { looseMode, octal } from '../private-files.js';
 
 /** The default profile: one libsql file in DATA_DIR holds documents, indexes and the job queue. */
-export function createEmbeddedPorts(config: Config, logger: Logger, embedding: IndexInfo): StoragePorts {
+export function createEmbeddedPorts(config: Config, logger: Logger, embedding: IndexInfo): ProfileStorage {
   const db = openEmbeddedDatabase(config.DATA_DIR);
   // Refuses to open an index built with another embedding model (run `tenant-memory reindex`).
   const searchIndex = new EmbeddedSearchIndex(db, embedding);

@@ -9,12 +9,12 @@ import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { StoragePorts } from '../ports/index.js';
+import type { ProfileStorage } from './profile-storage.js';
 import { createQdrantSearchIndex, resetQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import type { Embedder } from '../ports/embedder.js';
 
 /** The server profile: MongoDB documents and jobs; Qdrant for the search index (dense, BM25 sparse, graph). */
-export async function createMongoPorts(config: Config, logger: Logger, embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>): Promise<StoragePorts> {
+export async function createMongoPorts(config: Config, logger: Logger, embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>): Promise<ProfileStorage> {
   const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
   const db = client.db(config.MONGODB_DB);

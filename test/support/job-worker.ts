@@ -10,9 +10,8 @@
 import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
-import { createJobQueue } from '../../jobs/agenda.js';
+import { createJobQueue, type JobStore } from '../../jobs/agenda.js';
 import { createLogger } from '../../server/logger.js';
-import type { JobStore } from '../../server/ports/job-queue.js';
 import { testJobDefinitions, type JobEvent, type TestJobContext } from './job-fixtures.js';
 
 const env = process.env;

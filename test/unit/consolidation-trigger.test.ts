@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
-import { createConsolidationTrigger, TRIGGER_COVER_MS, type ConsolidationTrigger } from '../../jobs/definitions/consolidate-writes.js';
+import { createConsolidationTrigger, TRIGGER_COVER_MS, type ConsolidationTrigger } from '../../server/services/memories/consolidation-trigger.js';
 import { createLogger } from '../../server/logger.js';
 import type { JobQueue } from '../../server/ports/job-queue.js';
 

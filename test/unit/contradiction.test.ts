@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LlmContradictionDetector } from '../../adapters/llm/contradiction-detector.js';
 import {
-  LlmContradictionDetector,
   OfflineContradictionDetector,
   canonicalSubject,
   detectContradiction,

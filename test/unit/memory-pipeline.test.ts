@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
-import { LlmContradictionDetector } from '../../server/services/consolidation/contradiction.js';
+import { LlmContradictionDetector } from '../../adapters/llm/contradiction-detector.js';
 import { createMemoryStack, type MemoryStack } from '../support/memory-stack.js';
 
 let s: MemoryStack;

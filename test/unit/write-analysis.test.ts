@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ThreadedWriteAnalyzer } from '../../adapters/threads/write-analyzer.js';
-import { createWriteAnalysis, inThreadWriteAnalyzer, type WriteAnalysisInput, type WriteAnalysisOptions } from '../../server/services/memories/write-analysis.js';
+import { inThreadWriteAnalyzer } from '../../server/services/memories/in-thread-write-analyzer.js';
+import { createWriteAnalysis, type WriteAnalysisInput, type WriteAnalysisOptions } from '../../server/services/memories/write-analysis.js';
 import type { WriteAnalyzer } from '../../server/ports/write-analyzer.js';
 import { createMemoryStack, type MemoryStack } from '../support/memory-stack.js';
 

@@ -1,7 +1,7 @@
 /**
  * Pure domain logic of the memory consolidation pipeline: injection screening, sensitivity
- * classification, duplicate detection, contradiction detection and quality scoring. No I/O (except
- * the opt-in LLM contradiction detector's HTTP call), no database, no global state.
+ * classification, duplicate detection, contradiction detection and quality scoring. No I/O, no
+ * database, no global state (the LLM contradiction detector is an adapter, `adapters/llm/`).
  */
 export {
   INJECTION_FLAG_THRESHOLD,
@@ -54,7 +54,6 @@ export {
 } from './dedupe.js';
 export {
   ATTRIBUTE_RULES,
-  LlmContradictionDetector,
   OfflineContradictionDetector,
   canonicalSubject,
   compareFacts,
@@ -64,7 +63,6 @@ export {
   type ContradictionInput,
   type ContradictionResult,
   type Fact,
-  type LlmContradictionDetectorOptions,
   type AttributeRule,
   type Tense,
   type TenseMode,

@@ -24,6 +24,7 @@ import { canonicalJson, type AuditService, type RequestMeta } from '../audit.js'
 import type { AuditActor } from '../../ports/audit.js';
 import type { UsageService } from '../usage.js';
 import { timeOrderedId } from '../time-ordered-id.js';
+import type { ConsolidationTrigger } from './consolidation-trigger.js';
 
 /** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
 export interface MemoryCaller {
@@ -103,8 +104,8 @@ export interface MemoryServiceDeps {
   clock: Clock;
   /** Largest accepted `content`, in UTF-8 bytes (MEMORY_CONTENT_MAX_BYTES); above it → 413. */
   contentMaxBytes: number;
-  /** Called after every accepted write (schedules consolidation); must not throw. */
-  onQueued?: (tenantId: string) => void;
+  /** Told of every accepted write, so that a drain of the tenant gets scheduled (never throws). */
+  consolidationTrigger?: Pick<ConsolidationTrigger, 'queued'>;
   /** Where deletions and settings changes are recorded. */
   audit: Pick<AuditService, 'record'>;
   /** How long an Idempotency-Key is remembered (default 24 h). */
@@ -166,7 +167,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     const result: EnqueueResult = await deps.queue.enqueue(caller.tenantId, build(common));
     switch (result.kind) {
       case 'accepted':
-        deps.onQueued?.(caller.tenantId);
+        deps.consolidationTrigger?.queued(caller.tenantId);
         return { ...result.receipt, replayed: false };
       case 'replayed':
         return { ...result.receipt, replayed: true };

@@ -15,7 +15,6 @@ import { contentFingerprint, similarityTokens } from '../consolidation/similarit
 import { extractEntities } from '../retrieval/entities.js';
 import type { JsonPrimitive } from '../../ports/memories.js';
 import type { ExtractedEntity } from '../../ports/search-index.js';
-import type { WriteAnalyzer } from '../../ports/write-analyzer.js';
 import { quickQualityScore } from './quick-quality.js';
 import { contentCues, subjectKeys, type ContentCues } from './subjects.js';
 
@@ -86,15 +85,5 @@ export function createWriteAnalysis(options: WriteAnalysisOptions): (input: Writ
       entities: options.entities ? extractEntities(entityText(input)) : [],
       facts: options.offlineFacts && likelyCompared ? extractFacts(input.content) : null,
     };
-  };
-}
-
-/** Analyses on the calling thread (tests, `CONSOLIDATION_THREADS=0`). */
-export function inThreadWriteAnalyzer(options: WriteAnalysisOptions): WriteAnalyzer {
-  const analyse = createWriteAnalysis(options);
-  return {
-    parallel: false,
-    options,
-    analyze: async (inputs) => inputs.map(analyse),
   };
 }

@@ -1,14 +1,14 @@
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { EmbeddingModelMismatchError, IncompleteReindexError } from './ports/search-index.js';
-import { prepareStorage, reindexSearch, setTenantStatus } from './container.js';
-import { AppError } from './errors.js';
-import { isPrimaryOfMany, superviseHttpProcesses } from './cluster.js';
+import { ConfigError, loadConfig, type Config } from '../server/config.js';
+import { EmbeddingModelMismatchError, IncompleteReindexError } from '../server/ports/search-index.js';
+import { prepareStorage, reindexSearch, setTenantStatus } from '../server/container.js';
+import { AppError } from '../server/errors.js';
+import { isPrimaryOfMany, superviseHttpProcesses } from '../server/cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '../server/logger.js';
 import { startWorker } from '../jobs/runner.js';
-import { startServer } from './main.js';
-import { version } from './version.js';
+import { startServer } from '../server/main.js';
+import { version } from '../server/version.js';
 
 /** Flags of `serve` override the environment variables of the same meaning. */
 function envFromFlags(flags: Record<string, string | undefined>): Record<string, string | undefined> {

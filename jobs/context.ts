@@ -1,0 +1,16 @@
+import type { Clock } from '../server/services/clock.js';
+import type { MaintenanceService } from '../server/services/maintenance.js';
+import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
+import type { ConsolidationService } from '../server/services/memories/consolidation.js';
+
+/**
+ * What job handlers receive: services only, never ports. The container's `Services` provides it, and
+ * naming the slice here (rather than importing the container) keeps `jobs/` below the composition root.
+ */
+export interface JobServices {
+  now: Clock;
+  consolidation: ConsolidationService;
+  /** Enqueues the drains a run leaves to a continuation, and the sweep's. */
+  consolidationTrigger: ConsolidationTrigger;
+  maintenance: MaintenanceService;
+}

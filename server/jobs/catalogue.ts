@@ -1,0 +1,36 @@
+/**
+ * Every background job a service may enqueue: its stable name and the schema of its payload. Services
+ * enqueue through the `Scheduler` port with one of these; `jobs/definitions/` binds each to its handler
+ * (the compiler refuses an entry without one). Adding a job: one entry here, one handler there.
+ *
+ * Names are stored with every job, so never rename a live one. Payloads are JSON: ids and small
+ * values, never secrets (they sit in the job store and in logs of failures).
+ */
+import { z } from 'zod';
+
+/** A job as services name it; checked by the compiler at the call and by the schema when enqueued and when run. */
+export interface JobSpec<N extends string = string, S extends z.ZodType = z.ZodType> {
+  readonly name: N;
+  readonly payload: S;
+}
+
+const job = <const N extends string, S extends z.ZodType>(name: N, payload: S): JobSpec<N, S> => ({ name, payload });
+
+/** Drains a tenant's queued memory writes; `slot` only makes the unique key of one enqueue (jobs of one tenant differ by it). */
+export const consolidateWritesJob = job('memory.consolidate-writes', z.object({ tenantId: z.string().min(1).max(200), slot: z.number().int().min(0).optional() }));
+
+/** Re-triggers consolidation of every tenant with queued writes, and purges expired idempotency records. */
+export const consolidationSweepJob = job('memory.consolidation-sweep', z.object({}).optional());
+
+/** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
+export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
+
+export const jobCatalogue = {
+  consolidateWrites: consolidateWritesJob,
+  consolidationSweep: consolidationSweepJob,
+  purgeEnded: purgeEndedJob,
+} as const;
+
+export type JobCatalogue = typeof jobCatalogue;
+/** Any job of the catalogue. */
+export type CatalogueJob = JobCatalogue[keyof JobCatalogue];
