@@ -1,4 +1,7 @@
+import type { ApiKeyScope } from './api-key-scopes.js';
 import type { Permission, RoleName } from './services/roles.js';
+
+export { apiKeyScopes, type ApiKeyScope } from './api-key-scopes.js';
 
 /** A signed-in user acting in one tenant (bearer routes). */
 export interface UserPrincipal {
@@ -11,9 +14,6 @@ export interface UserPrincipal {
   /** True while an approved break-glass grant raises this user's permissions. */
   breakGlass: boolean;
 }
-
-export const apiKeyScopes = ['memories:read', 'memories:write', 'knowledge:read', 'knowledge:write', 'usage:read'] as const;
-export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
 /** An API key acting for its tenant (memory and knowledge routes). */
 export interface ApiKeyPrincipal {

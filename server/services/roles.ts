@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../principal.js';
+import type { ApiKeyScope } from '../api-key-scopes.js';
 import { AppError } from '../errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Identity: users and their SSO identities, tenants and memberships, sign-in sessions with their

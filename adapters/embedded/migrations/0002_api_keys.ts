@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * API keys. Secrets are never stored: `secret_hash` is the SHA-256 of the current secret (lower-case

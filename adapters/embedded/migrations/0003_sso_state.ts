@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Pending SSO logins (between POST /auth/sso/login and GET /auth/callback). The state is stored only

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Who received each key's current secret (`secret_issued_to`): the creator at creation, whoever

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Invitations to join a tenant (`server/ports/invitations.ts`): at most one pending invitation per

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * When a membership's current role was set (`MembershipRecord.roleSince`): a break-glass grant

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The memory aggregate of the embedded profile (see server/ports/memories.ts and write-queue.ts).

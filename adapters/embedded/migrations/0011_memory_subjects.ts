@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Same-subject candidate lookups read the most recently committed memories of ONE subject key:

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The Agenda job collection of the embedded profile (`jobs/embedded-backend/`), one row per Agenda job

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The search index of the embedded profile (see adapters/embedded/search-index.ts).

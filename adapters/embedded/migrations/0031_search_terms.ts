@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * `search_docs.terms`: each document's keyword terms counted per column (`search/term-counts.ts`), from

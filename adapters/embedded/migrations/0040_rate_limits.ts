@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** Windowed attempt counters (login throttle), in the layout rate-limiter-flexible's SQLite store uses. */
 export const rateLimitsMigration: Migration = {

@@ -1,4 +1,6 @@
-import type { EmbeddedDatabase } from '../database.js';
+import type { Migration } from './migration.js';
+
+export type { Migration } from './migration.js';
 import { identityMigration } from './0001_identity.js';
 import { apiKeysMigration } from './0002_api_keys.js';
 import { ssoStateMigration } from './0003_sso_state.js';
@@ -12,12 +14,6 @@ import { searchIndexMigration } from './0030_search_index.js';
 import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
 
-/** One schema step. `up` is SQL, or a function for steps that need logic; it runs inside a transaction. */
-export interface Migration {
-  id: number;
-  name: string;
-  up: string | ((db: EmbeddedDatabase) => void);
-}
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
