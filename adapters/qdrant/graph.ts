@@ -1,6 +1,6 @@
-import { queryTerms } from '../embedded/search/query-text.js';
 import type { ExtractedEntity } from '../../server/ports/search-index.js';
-import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+import { extractEntities, singularize } from '../../server/text/entities.js';
+import { queryTerms } from '../../server/text/query-text.js';
 
 /**
  * The entity-graph channel's arithmetic, mirrored from the embedded index (`graphChannel` in

@@ -1,5 +1,6 @@
 import type { Schemas } from '@qdrant/js-client-rest';
 import type { IndexedMemory, SearchQuery, SearchResult } from '../../server/ports/search-index.js';
+import type { FusionMethod } from '../../server/services/search/tuning.js';
 import { tenantFilter } from './filters.js';
 import { documentEntityKeys } from './graph.js';
 import { memoryPointId } from './ids.js';
@@ -71,8 +72,8 @@ export function fusionCapabilities(version: string | undefined): FusionCapabilit
   return { rrfK: atLeast(16), rrfWeights: atLeast(17) };
 }
 
-/** The embedded index's fusion setting (`FusionMethod` in adapters/embedded/search/fusion.ts). */
-export type FusionSetting = { kind: 'rrf'; k: number } | { kind: 'weighted'; normalization: 'minmax' | 'zscore' };
+/** The fusion setting both profiles share (`FusionMethod` in server/services/search/tuning.ts). */
+export type FusionSetting = FusionMethod;
 
 /** RRF constant used when the embedded setting is a score fusion Qdrant does not offer. */
 export const FALLBACK_RRF_K = 60;

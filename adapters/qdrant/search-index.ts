@@ -1,5 +1,5 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../embedded/search-index.js';
+import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import type { Embedder } from '../../server/ports/embedder.js';
 import {
   EmbeddingModelMismatchError,

@@ -15,7 +15,7 @@ export const SEARCH_MODES: readonly SearchMode[] = ['vector-only', 'hybrid', 'hy
 
 export type EntityType = 'person' | 'place' | 'organization' | 'thing' | 'date';
 
-/** One entity mentioned by a text, as produced by `server/services/retrieval/entities.ts`. */
+/** One entity mentioned by a text, as produced by `server/text/entities.ts`. */
 export interface ExtractedEntity {
   /** Normalised identity (lower case, singular, no possessive); equal keys are the same entity. */
   key: string;

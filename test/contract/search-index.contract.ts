@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
-import { extractEntities } from '../../server/services/retrieval/entities.js';
+import { extractEntities } from '../../server/text/entities.js';
 import { indexedMemory } from '../support/indexed-memory.js';
 import {
   SEARCH_MODES,

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
 import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
-import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD, EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import { documentEntityKeys, graphQueryKeys, graphWeights } from '../../adapters/qdrant/graph.js';
 import { memoryPointId } from '../../adapters/qdrant/ids.js';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../../adapters/qdrant/requests.js';
 import { DEFAULT_BM25, documentSparseVector, querySparseVector, type SparseVector } from '../../adapters/qdrant/sparse.js';
 import type { IndexedMemory, SearchQuery } from '../../server/ports/search-index.js';
-import { extractEntities } from '../../server/services/retrieval/entities.js';
+import { extractEntities } from '../../server/text/entities.js';
 
 const TENANT_FILTER = {
   must: [
