@@ -13,10 +13,11 @@ import {
   readReindexIncomplete,
   writeIndexRows,
 } from './search/rows.js';
-import { TenantCache, type RowFilter } from './search/tenant-cache.js';
+import { rowFilter, TenantCache, type RowFilter } from './search/tenant-cache.js';
 import { TopK } from './search/top-k.js';
 import { extractEntities, singularize } from '../../server/text/entities.js';
 import { queryStems, queryTerms } from '../../server/text/query-text.js';
+import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
 import {
   DEFAULT_CONTEXT,
   DEFAULT_FUSION,
@@ -574,33 +575,24 @@ function num(x: number): string {
 }
 
 /**
- * One filter, two forms: SQL over `search_docs d` (the keyword and graph channels' fallback) and a predicate over the
- * tenant cache (every channel's candidates). Null when nothing can match (an empty namespace list).
+ * The search's filter policy (`resolveSearchFilter`) in two forms: SQL over `search_docs d` (the keyword and graph
+ * channels' fallback) and a predicate over the tenant cache (every channel's candidates). Null when nothing can match.
  */
 function normaliseFilters(tenantId: string, filters: SearchFilters): Normalised | null {
-  if (filters.namespaces && filters.namespaces.length === 0) return null;
+  const policy = resolveSearchFilter(filters);
+  if (!policy) return null;
   const parts = ['d.tenant_id = ?'];
   const params: unknown[] = [tenantId];
-  if (filters.namespaces) {
+  if (policy.namespaces) {
     parts.push('d.namespace IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(filters.namespaces));
+    params.push(JSON.stringify(policy.namespaces));
   }
-  if (filters.agentId !== undefined) {
+  if (policy.agentId !== null) {
     parts.push('d.agent_id = ?');
-    params.push(filters.agentId);
+    params.push(policy.agentId);
   }
-  if (!filters.includeSuperseded) parts.push("d.status <> 'superseded'");
-  if (filters.includeArchived === false) parts.push("d.status <> 'archived'");
-  if (!filters.includeFlagged) parts.push('d.injection_flagged = 0');
-  return {
-    sql: parts.join(' AND '),
-    params,
-    filter: {
-      namespaces: filters.namespaces ? new Set(filters.namespaces) : null,
-      agentId: filters.agentId ?? null,
-      includeSuperseded: filters.includeSuperseded === true,
-      includeArchived: filters.includeArchived !== false,
-      includeFlagged: filters.includeFlagged === true,
-    },
-  };
+  // Statuses are a closed set of literals, so they are written into the SQL rather than bound.
+  for (const status of policy.excludedStatuses) parts.push(`d.status <> '${status}'`);
+  if (policy.excludeFlagged) parts.push('d.injection_flagged = 0');
+  return { sql: parts.join(' AND '), params, filter: rowFilter(policy) };
 }

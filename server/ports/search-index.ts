@@ -43,6 +43,7 @@ export interface IndexedMemory {
   entities: ExtractedEntity[];
 }
 
+/** A search's request filters; `resolveSearchFilter` (server/services/search/filter-policy.ts) says what they mean. */
 export interface SearchFilters {
   /** Namespaces to search; null means every namespace of the tenant. An empty array matches nothing. */
   namespaces: string[] | null;
@@ -50,8 +51,6 @@ export interface SearchFilters {
   agentId?: string;
   /** Superseded versions are excluded unless this is true. */
   includeSuperseded?: boolean;
-  /** Archived memories are included unless this is false. */
-  includeArchived?: boolean;
   /** Memories flagged as prompt-injection attempts are excluded unless this is true. */
   includeFlagged?: boolean;
   /**
