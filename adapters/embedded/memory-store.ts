@@ -15,6 +15,8 @@ import {
   type UpdateMemoryOp,
   type VersionSnapshot,
 } from '../../server/ports/memories.js';
+import { appliedWriteProjection, memoryUpdateProjection } from '../../server/storage-rules/commit-projection.js';
+import { deletionUsage } from '../../server/storage-rules/memory-deletion.js';
 import { CandidateCache } from './candidate-cache.js';
 import type { EmbeddedDatabase } from './database.js';
 
@@ -314,13 +316,14 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     if (consumeWrite.run([op.writeId, tenantId, op.memoryId, op.version]).changes !== 1) {
       throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
     }
-    const d = op.derived;
+    const p = appliedWriteProjection(op, at);
+    const d = p.set;
     const updated = applyDerived.run([
-      op.version,
-      op.version,
-      d.sensitivity,
-      op.version,
-      JSON.stringify(d.sensitivityReasons),
+      p.committedVersion,
+      p.committedVersion,
+      p.atHeadOnly.sensitivity,
+      p.committedVersion,
+      JSON.stringify(p.atHeadOnly.sensitivityReasons),
       d.status,
       d.injectionFlagged ? 1 : 0,
       d.injectionScore,
@@ -332,8 +335,8 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       d.supersededBy,
       d.mergedInto,
       d.fingerprint,
-      at,
-      at,
+      p.at,
+      p.at,
       tenantId,
       op.memoryId,
       op.version - 1,
@@ -342,22 +345,22 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     insertSnapshot(tenantId, op.memoryId, op.version, op.snapshot);
     // Keys are written only here, so a memory's first version has none to delete.
     if (op.version > 1) deleteSubjects.run([op.memoryId]);
-    if (d.status === 'active' && d.mergedInto === null) insertSubjectsOf(tenantId, op.namespace, d.subjects, at, op.memoryId);
+    if (p.subjects.length > 0) insertSubjectsOf(tenantId, op.namespace, p.subjects, at, op.memoryId);
     if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) adjustTotals.run([tenantId, op.usage.memories, op.usage.bytes]);
   };
 
   const updateMemory = (tenantId: string, op: UpdateMemoryOp, at: string) => {
-    const next = op.snapshot ? op.expectCommittedVersion + 1 : op.expectCommittedVersion;
-    const s = op.set;
+    const p = memoryUpdateProjection(op, at);
+    const s = p.set;
     const updated = updateOther.run([
-      next,
-      next,
+      p.version,
+      p.version,
       s.status,
       s.contradictionStatus,
       s.contradictionPolicy,
       JSON.stringify(s.conflictsWith),
       s.supersededBy,
-      at,
+      p.at,
       tenantId,
       op.memoryId,
       op.expectCommittedVersion,
@@ -365,8 +368,8 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     if (updated.changes !== 1) {
       throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
     }
-    if (op.snapshot) insertSnapshot(tenantId, op.memoryId, next, op.snapshot);
-    if (s.status !== 'active') deleteSubjects.run([op.memoryId]);
+    if (op.snapshot && p.snapshotVersion !== null) insertSnapshot(tenantId, op.memoryId, p.snapshotVersion, op.snapshot);
+    if (p.dropSubjects) deleteSubjects.run([op.memoryId]);
   };
 
   const commit = db.transaction((tenantId: string, plan: ConsolidationPlan) => {
@@ -389,12 +392,12 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     return row;
   };
 
+  /** The delete cascade of `memory-deletion.ts`: the memory, then the duplicates merged into it. */
   const remove = db.transaction((tenantId: string, memoryId: string): boolean => {
     const row = purge(tenantId, memoryId);
     if (!row) return false;
-    // A merged duplicate already stopped counting when it was merged.
-    if (row.merged_into === null) adjustTotals.run([tenantId, -1, -row.size_bytes]);
-    // Duplicates merged into this memory hold (nearly) the same content: they go with it.
+    const usage = deletionUsage({ sizeBytes: row.size_bytes, mergedInto: row.merged_into });
+    if (usage) adjustTotals.run([tenantId, usage.memories, usage.bytes]);
     for (const { id } of mergedInto.all([tenantId, memoryId]) as { id: string }[]) purge(tenantId, id);
     return true;
   });

@@ -31,17 +31,10 @@ import {
 } from '../../server/ports/memories.js';
 import type { IndexedMemory, SearchIndex } from '../../server/ports/search-index.js';
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
-import {
-  headRefusal,
-  idempotencyOutcome,
-  memorySizeBytes,
-  provisionalSensitivity,
-  sizeLimitExceeded,
-  type EnqueueResult,
-  type QueuedWrite,
-  type WriteQueue,
-  type WriteReceipt,
-} from '../../server/ports/write-queue.js';
+import type { EnqueueRequest, EnqueueResult, QueuedWrite, WriteQueue, WriteReceipt } from '../../server/ports/write-queue.js';
+import { appliedWriteProjection, memoryUpdateProjection } from '../../server/storage-rules/commit-projection.js';
+import { deletionUsage } from '../../server/storage-rules/memory-deletion.js';
+import { decideWrite, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
 
 interface MemoryDoc extends Omit<MemoryRecord, 'id' | 'version' | 'committedVersion'> {
   _id: string;
@@ -263,6 +256,30 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
     return doc;
   }
 
+  /**
+   * What `decideWrite` may ask of the store for this request, read up front inside the transaction
+   * (MongoDB reads are asynchronous, the rule is not): only what the request's kind and plan can need.
+   */
+  async function readWriteSnapshot(tenantId: string, req: EnqueueRequest, session: ClientSession): Promise<WriteSnapshot> {
+    const q = req.quota;
+    const seen = req.idempotency ? await idem.findOne({ _id: `${tenantId}:${req.idempotency.key}` }, { session }) : null;
+    const used = q.writes !== null ? ((await periods.findOne({ _id: `${tenantId}:${q.period}` }, { session }))?.writes ?? 0) : 0;
+    const total =
+      q.memories !== null || q.storageBytes !== null
+        ? ((await totals.findOne({ _id: tenantId }, { session })) ?? { memoryCount: 0, storageBytes: 0 })
+        : { memoryCount: 0, storageBytes: 0 };
+    const row = req.kind === 'create' ? null : await memories.findOne({ _id: req.memoryId, tenantId }, { session });
+    const target = req.kind === 'rollback' && row ? await versions.findOne({ tenantId, memoryId: req.memoryId, version: req.targetVersion }, { session }) : null;
+    return {
+      idempotency: () =>
+        seen ? { requestHash: seen.requestHash, expiresAt: seen.expiresAt.toISOString(), receipt: () => seen.response as WriteReceipt } : null,
+      writesUsed: () => used,
+      totals: () => total,
+      head: () => row,
+      versionContent: () => target,
+    };
+  }
+
   const memoryStore: MemoryStore = {
     async get(tenantId, memoryId) {
       const d = await memories.findOne({ _id: memoryId, tenantId });
@@ -329,7 +346,8 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
       const deleted = await inTransaction(async (session) => {
         const doc = await purgeMemory(tenantId, memoryId, at, session);
         if (!doc) return false;
-        if (doc.mergedInto === null) await adjustTotals(tenantId, -1, -doc.sizeBytes, session);
+        const usage = deletionUsage(doc);
+        if (usage) await adjustTotals(tenantId, usage.memories, usage.bytes, session);
         const merged = await memories.find({ tenantId, mergedInto: memoryId }, { session, projection: { _id: 1 } }).toArray();
         for (const m of merged) await purgeMemory(tenantId, m._id, at, session);
         return true;
@@ -380,30 +398,19 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
               if (removed.deletedCount !== 1) throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
               const current = await memories.findOne({ _id: op.memoryId, tenantId, committedVersion: op.version - 1, pendingCount: { $gt: 0 } }, { session });
               if (!current) throw new ConsolidationConflictError(`memory ${op.memoryId} is not at version ${op.version - 1}`);
-              const d = op.derived;
-              const isHead = current.headVersion === op.version;
+              const p = appliedWriteProjection(op, plan.at);
               await memories.updateOne(
                 { _id: op.memoryId, tenantId },
                 {
                   $set: {
-                    committedVersion: op.version,
-                    ...(isHead ? { sensitivity: d.sensitivity, sensitivityReasons: d.sensitivityReasons } : {}),
-                    status: d.status,
-                    injectionFlagged: d.injectionFlagged,
-                    injectionScore: d.injectionScore,
-                    injectionPatterns: d.injectionPatterns,
-                    quality: d.quality,
-                    contradictionStatus: d.contradictionStatus,
-                    contradictionPolicy: d.contradictionPolicy,
-                    conflictsWith: d.conflictsWith,
-                    supersededBy: d.supersededBy,
-                    mergedInto: d.mergedInto,
-                    fingerprint: d.fingerprint,
-                    subjects: d.status === 'active' && d.mergedInto === null ? d.subjects : [],
-                    updatedAt: plan.at,
-                    committedAt: plan.at,
+                    committedVersion: p.committedVersion,
+                    ...(current.headVersion === op.version ? p.atHeadOnly : {}),
+                    ...p.set,
+                    subjects: [...p.subjects],
+                    updatedAt: p.at,
+                    committedAt: p.at,
                   },
-                  $inc: { pendingCount: -1 },
+                  $inc: { pendingCount: p.pendingDelta },
                 },
                 { session },
               );
@@ -411,21 +418,21 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
               committed.set(op.memoryId, op.version);
               if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) await adjustTotals(tenantId, op.usage.memories, op.usage.bytes, session);
             } else {
-              const next = op.snapshot ? op.expectCommittedVersion + 1 : op.expectCommittedVersion;
-              const s = op.set;
+              const p = memoryUpdateProjection(op, plan.at);
+              const s = p.set;
               const updated = await memories.updateOne(
                 { _id: op.memoryId, tenantId, committedVersion: op.expectCommittedVersion, headVersion: op.expectCommittedVersion, pendingCount: 0 },
                 {
                   $set: {
-                    headVersion: next,
-                    committedVersion: next,
+                    headVersion: p.version,
+                    committedVersion: p.version,
                     status: s.status,
                     contradictionStatus: s.contradictionStatus,
                     contradictionPolicy: s.contradictionPolicy,
                     conflictsWith: s.conflictsWith,
                     supersededBy: s.supersededBy,
-                    updatedAt: plan.at,
-                    ...(s.status !== 'active' ? { subjects: [] } : {}),
+                    updatedAt: p.at,
+                    ...(p.dropSubjects ? { subjects: [] } : {}),
                   },
                 },
                 { session },
@@ -433,8 +440,8 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
               if (updated.matchedCount !== 1) {
                 throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
               }
-              if (op.snapshot) await versions.insertOne(versionDoc(tenantId, op.memoryId, next, op.snapshot), { session });
-              committed.set(op.memoryId, next);
+              if (op.snapshot && p.snapshotVersion !== null) await versions.insertOne(versionDoc(tenantId, op.memoryId, p.snapshotVersion, op.snapshot), { session });
+              committed.set(op.memoryId, p.version);
             }
           }
           const entries = [
@@ -464,122 +471,51 @@ export async function createMongoMemoryPorts(client: MongoClient, db: Db, index:
   const writeQueue: WriteQueue = {
     async enqueue(tenantId, req) {
       return inTransaction(async (session): Promise<EnqueueResult> => {
-        const idemId = req.idempotency ? `${tenantId}:${req.idempotency.key}` : null;
-        if (req.idempotency && idemId) {
-          const seen = await idem.findOne({ _id: idemId }, { session });
-          const outcome = idempotencyOutcome(
-            req,
-            seen ? { requestHash: seen.requestHash, expiresAt: seen.expiresAt.toISOString(), receipt: () => seen.response as WriteReceipt } : null,
-          );
-          if (outcome) return outcome;
-        }
-        const q = req.quota;
-        if (q.writes !== null) {
-          const used = (await periods.findOne({ _id: `${tenantId}:${q.period}` }, { session }))?.writes ?? 0;
-          if (used + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
-        }
-        const total = (await totals.findOne({ _id: tenantId }, { session })) ?? { memoryCount: 0, storageBytes: 0 };
-
-        let receipt: WriteReceipt;
-        let namespace: string;
-        let content: MemoryContent;
-        let rolledBackTo: number | null = null;
-        if (req.kind === 'create') {
-          content = req.content;
-          namespace = req.namespace;
-          const size = memorySizeBytes(content);
-          const refused = sizeLimitExceeded(q, total, { memories: 1, bytes: size });
-          if (refused) return refused;
-          await memories.insertOne(
-            {
-              _id: req.memoryId,
-              tenantId,
-              namespace,
-              ...content,
-              sensitivity: provisionalSensitivity(content.writerSensitivity),
-              sensitivityReasons: [],
-              status: 'active',
-              headVersion: 1,
-              committedVersion: 0,
-              pendingCount: 1,
-              contradictionStatus: 'clear',
-              contradictionPolicy: null,
-              conflictsWith: [],
-              supersededBy: null,
-              mergedInto: null,
-              injectionFlagged: false,
-              injectionScore: 0,
-              injectionPatterns: [],
-              quality: 0,
-              fingerprint: null,
-              subjects: [],
-              sizeBytes: size,
-              createdAt: req.acceptedAt,
-              updatedAt: req.acceptedAt,
-              committedAt: null,
-            },
-            { session },
-          );
-          await adjustTotals(tenantId, 1, size, session);
-          receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
+        const decision = decideWrite(tenantId, req, await readWriteSnapshot(tenantId, req, session));
+        if (decision.kind === 'answer') return decision.result;
+        const w = decision.write;
+        const q = w.queued;
+        if (w.head.kind === 'insert') {
+          const { id, version, ...memory } = w.head.memory;
+          await memories.insertOne({ _id: id, headVersion: version, ...memory }, { session });
         } else {
-          const row = await memories.findOne({ _id: req.memoryId, tenantId }, { session });
-          const refused = headRefusal(req, row);
-          if (refused || !row) return refused ?? { kind: 'not_found' };
-          namespace = row.namespace;
-          if (req.kind === 'update') {
-            content = req.content;
-          } else {
-            const t = await versions.findOne({ tenantId, memoryId: req.memoryId, version: req.targetVersion }, { session });
-            if (!t) return { kind: 'target_version_not_found' };
-            content = { title: t.title, content: t.content, tags: t.tags, type: t.type, agentId: t.agentId, metadata: t.metadata, writerSensitivity: t.sensitivity };
-            rolledBackTo = req.targetVersion;
-          }
-          const size = memorySizeBytes(content);
-          const delta = size - row.sizeBytes;
-          const overStorage = sizeLimitExceeded(q, total, { memories: 0, bytes: delta });
-          if (overStorage) return overStorage;
-          const version = row.headVersion + 1;
           await memories.updateOne(
-            { _id: req.memoryId, tenantId, headVersion: row.headVersion },
-            { $set: { ...content, sensitivity: provisionalSensitivity(content.writerSensitivity), headVersion: version, sizeBytes: size, updatedAt: req.acceptedAt }, $inc: { pendingCount: 1 } },
+            { _id: q.memoryId, tenantId, headVersion: w.head.fromVersion },
+            { $set: { ...q.content, sensitivity: w.sensitivity, headVersion: q.version, sizeBytes: w.head.sizeBytes, updatedAt: q.acceptedAt }, $inc: { pendingCount: 1 } },
             { session },
           );
-          if (delta !== 0) await adjustTotals(tenantId, 0, delta, session);
-          receipt = { memoryId: req.memoryId, kind: req.kind, version, pendingCount: row.pendingCount + 1, rolledBackTo };
         }
+        if (w.usage.memories !== 0 || w.usage.bytes !== 0) await adjustTotals(tenantId, w.usage.memories, w.usage.bytes, session);
         const seq = await nextSeq(session);
         await writes.insertOne(
           {
-            _id: `${req.memoryId}:${receipt.version}`,
+            _id: `${q.memoryId}:${q.version}`,
             seq,
             tenantId,
-            memoryId: req.memoryId,
-            namespace,
-            version: receipt.version,
-            kind: receipt.kind,
-            content,
-            rolledBackTo,
-            acceptedAt: req.acceptedAt,
+            memoryId: q.memoryId,
+            namespace: q.namespace,
+            version: q.version,
+            kind: q.kind,
+            content: q.content,
+            rolledBackTo: q.rolledBackTo,
+            acceptedAt: q.acceptedAt,
           },
           { session },
         );
-        await periods.updateOne({ _id: `${tenantId}:${q.period}` }, { $inc: { writes: 1 }, $setOnInsert: { tenantId, period: q.period, reads: 0, searches: 0 } }, { upsert: true, session });
-        if (req.idempotency && idemId) {
+        await periods.updateOne(
+          { _id: `${tenantId}:${w.usage.period}` },
+          { $inc: { writes: 1 }, $setOnInsert: { tenantId, period: w.usage.period, reads: 0, searches: 0 } },
+          { upsert: true, session },
+        );
+        const i = w.idempotency;
+        if (i) {
           await idem.replaceOne(
-            { _id: idemId },
-            {
-              tenantId,
-              key: req.idempotency.key,
-              requestHash: req.idempotency.requestHash,
-              response: receipt,
-              createdAt: req.acceptedAt,
-              expiresAt: new Date(req.idempotency.expiresAt),
-            },
+            { _id: `${tenantId}:${i.key}` },
+            { tenantId, key: i.key, requestHash: i.requestHash, response: i.receipt, createdAt: i.createdAt, expiresAt: new Date(i.expiresAt) },
             { upsert: true, session },
           );
         }
-        return { kind: 'accepted', receipt };
+        return { kind: 'accepted', receipt: w.receipt };
       });
     },
 
