@@ -1,23 +1,21 @@
 import type { EmbeddedDatabase } from './database.js';
 import { preparedStatement, type Statement } from './statement-cache.js';
+import { translateFilter, type TranslatedFilter } from './search/filter-translation.js';
 import { fuse, type Channel, type ChannelHit } from './search/fusion.js';
+import { graphChannel } from './search/graph-channel.js';
 import { IvfIndex, type IvfOptions } from './search/ivf.js';
-import { buildFtsQuery } from './search/fts-query.js';
+import { keywordChannel } from './search/keyword-channel.js';
+import { rank, spreadToAdjacent } from './search/ranking.js';
 import {
   deleteIndexRows,
   deleteTenantRows,
   ensureIndexInfo,
-  ftsTable,
   localIndexWrites,
   markReindexComplete,
   readReindexIncomplete,
   writeIndexRows,
 } from './search/rows.js';
-import { rowFilter, TenantCache, type RowFilter } from './search/tenant-cache.js';
-import { TopK } from './search/top-k.js';
-import { extractEntities, singularize } from '../../server/text/entities.js';
-import { queryStems, queryTerms } from '../../server/text/query-text.js';
-import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
+import { TenantCache } from './search/tenant-cache.js';
 import {
   DEFAULT_CONTEXT,
   DEFAULT_FUSION,
@@ -28,16 +26,7 @@ import {
   type GraphConfig,
   type KeywordConfig,
 } from '../../server/services/search/tuning.js';
-import {
-  SEARCH_MODES,
-  type IndexInfo,
-  type IndexedMemory,
-  type SearchFilters,
-  type SearchIndex,
-  type SearchMode,
-  type SearchQuery,
-  type SearchResult,
-} from '../../server/ports/search-index.js';
+import { SEARCH_MODES, type IndexInfo, type IndexedMemory, type SearchIndex, type SearchQuery, type SearchResult } from '../../server/ports/search-index.js';
 
 export { writeIndexRows, deleteIndexRows, deleteTenantRows, resetIndexForModel, readIndexInfo } from './search/rows.js';
 
@@ -92,12 +81,6 @@ export interface SearchTuning {
 }
 
 export type ChannelName = 'keyword' | 'dense' | 'graph';
-
-interface Normalised {
-  filter: RowFilter;
-  sql: string;
-  params: unknown[];
-}
 
 /**
  * The search index of the embedded profile: BM25 over one FTS5 table per tenant (answered from the in-process
@@ -192,7 +175,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       throw new RangeError(`query vector has ${query.vector.length} dimensions, the index holds ${this.info.dimension}`);
     }
     if (query.mode === 'vector-only' && !query.vector) throw new RangeError('vector-only search needs a query vector');
-    const f = normaliseFilters(tenantId, query.filters);
+    const f = translateFilter(tenantId, query.filters);
     if (!f) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
     const fusion = tuning.fusion ?? this.fusion;
@@ -204,12 +187,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
       channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
       const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
-      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(c, query.text, depth, f, tuning.fts5) });
+      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5) });
       if (w.dense > 0 && query.vector) {
         channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes) });
       }
       if (w.graph > 0) {
-        channels.push({ name: 'graph', weight: w.graph, hits: this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph) });
+        channels.push({ name: 'graph', weight: w.graph, hits: graphChannel(this.db, c, query.text, depth, f, tuning.graph ?? this.graph) });
       }
     }
     const live = channels.filter((ch) => ch.hits.length > 0);
@@ -221,73 +204,23 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   /** One channel alone, best first (benchmarks: `keyword` is plain BM25). */
   channelSearch(tenantId: string, channel: ChannelName, query: SearchQuery, tuning: SearchTuning = {}): Promise<SearchResult> {
-    const f = normaliseFilters(tenantId, query.filters);
+    const f = translateFilter(tenantId, query.filters);
     if (!f) return Promise.resolve({ hits: [], total: 0 });
     const c = this.cache(tenantId);
     const depth = Math.max(this.candidateDepth, (query.offset ?? 0) + query.limit);
     const hits =
       channel === 'keyword'
-        ? this.keywordChannel(c, query.text, depth, f, tuning.fts5)
+        ? keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5)
         : channel === 'dense'
           ? query.vector
             ? this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes)
             : []
-          : this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph);
+          : graphChannel(this.db, c, query.text, depth, f, tuning.graph ?? this.graph);
     return Promise.resolve(rank(c, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
   }
 
   private prepare(sql: string): Statement {
     return preparedStatement(this.db, sql);
-  }
-
-  // ---- keyword channel: BM25, in memory or over the tenant's own FTS5 table ------------------------
-
-  private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised, fts5 = false): ChannelHit[] {
-    if (!fts5 && c.keywordComplete) return this.keywordInMemory(c, text, depth, f);
-    return this.keywordFts5(c, text, depth, f);
-  }
-
-  /** The same BM25 as FTS5's bm25() with the same weights, over the cache's postings; filtered exactly. */
-  private keywordInMemory(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const k = this.keyword;
-    const scores = c.keywordScores(queryStems(text), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
-    // At 100k memories a query matches thousands: the filter runs only for those that could still rank.
-    const top = new TopK(depth);
-    for (const [key, score] of scores) {
-      if (score < top.minScore || !c.acceptsDoc(key, f.filter)) continue;
-      top.push(key, score);
-    }
-    return top.sorted().map(([key, score]) => ({ key, score }));
-  }
-
-  private keywordFts5(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const table = ftsTable(this.db, c.tenantId, false);
-    if (!table) return [];
-    const match = buildFtsQuery(text);
-    if (!match) return [];
-    const k = this.keyword;
-    const bm25 = `bm25(${table}, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)})`;
-    // The FTS table alone, filtered here against the cache: joining search_docs for the filter cost a
-    // row lookup per match. A few more rows than needed are read, since the filter may drop some; when
-    // it drops more than that, the query runs again with the filter in SQL.
-    const fetch = depth + (depth >> 2) + 8;
-    const rows = this.prepare(`SELECT rowid AS doc_id, ${bm25} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`).all([
-      match,
-      fetch,
-    ]) as { doc_id: number; rank: number }[];
-    let kept = rows.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-    if (kept.length < depth && rows.length === fetch) {
-      kept = (
-        this.prepare(
-          `SELECT d.doc_id AS doc_id, ${bm25} AS rank
-           FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
-           WHERE ${table} MATCH ? AND ${f.sql}
-           ORDER BY rank LIMIT ?`,
-        ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[]
-      ).filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-    }
-    // FTS5's bm25() is lower-is-better; negate so every channel is higher-is-better.
-    return kept.slice(0, depth).map((r) => ({ key: r.doc_id, score: -r.rank }));
   }
 
   // ---- dense channel ---------------------------------------------------------------------------------
@@ -339,7 +272,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
   }
 
-  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: Normalised, exact = false, probes?: number): ChannelHit[] {
+  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: TranslatedFilter, exact = false, probes?: number): ChannelHit[] {
     if (c.vectorCount === 0) return [];
     let hits: { docId: number; score: number }[];
     if (!exact && c.vectorCount > this.annThreshold) {
@@ -388,211 +321,5 @@ export class EmbeddedSearchIndex implements SearchIndex {
     await ivf.whenReady();
   }
 
-  // ---- graph channel -----------------------------------------------------------------------------
 
-  private graphChannel(c: TenantCache, text: string, depth: number, f: Normalised, g: GraphConfig): ChannelHit[] {
-    const tenantId = c.tenantId;
-    const terms = queryTerms(text).map(singularize);
-    const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
-    for (const t of terms) keys.add(t);
-    for (let i = 0; i + 1 < terms.length; i++) keys.add(`${terms[i]} ${terms[i + 1]}`);
-    if (keys.size === 0) return [];
-    const tenant = this.prepare('SELECT doc_count FROM search_tenants WHERE tenant_id = ?').get([tenantId]) as
-      | { doc_count: number }
-      | undefined;
-    const n = Math.max(1, tenant?.doc_count ?? 0);
-    const idf = (df: number) => Math.log(1 + n / Math.max(1, df));
-    const seeds = (
-      this.prepare(
-        `SELECT entity_id, doc_count FROM search_entities
-         WHERE tenant_id = ? AND key IN (SELECT value FROM json_each(?)) AND doc_count > 0`,
-      ).all([tenantId, JSON.stringify([...keys])]) as { entity_id: number; doc_count: number }[]
-    ).filter((s) => s.doc_count <= g.maxDocFrequency);
-    if (seeds.length === 0) return [];
-    const weight = new Map<number, number>();
-    const df = new Map<number, number>();
-    for (const s of seeds) {
-      weight.set(s.entity_id, idf(s.doc_count));
-      df.set(s.entity_id, s.doc_count);
-    }
-    if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
-      // The strongest co-occurrences of each seed (hubs mentioned everywhere are not expanded: their
-      // neighbours say little), then the related entities' own frequencies.
-      const strongest = this.prepare('SELECT b, weight FROM search_edges WHERE a = ? ORDER BY weight DESC, b LIMIT ?');
-      const edges: { a: number; b: number; w: number }[] = [];
-      for (const s of seeds) {
-        if (s.doc_count > g.maxExpandFrequency) continue;
-        for (const e of strongest.all([s.entity_id, g.neighborsPerSeed * 4]) as { b: number; weight: number }[]) {
-          edges.push({ a: s.entity_id, b: e.b, w: e.weight });
-        }
-      }
-      const dfs = new Map(
-        (
-          this.prepare(
-            // `+tenant_id`: primary-key lookups, not a walk over every entity of the tenant.
-            `SELECT entity_id, doc_count FROM search_entities WHERE +tenant_id = ? AND entity_id IN (SELECT value FROM json_each(?))`,
-          ).all([tenantId, JSON.stringify([...new Set(edges.map((e) => e.b))])]) as { entity_id: number; doc_count: number }[]
-        ).map((r) => [r.entity_id, r.doc_count]),
-      );
-      const bySeed = new Map<number, { b: number; score: number }[]>();
-      for (const e of edges) {
-        const edf = dfs.get(e.b);
-        if (edf === undefined || edf > g.maxDocFrequency) continue;
-        // Association: co-occurrences over the geometric mean of the two frequencies (cosine of the
-        // incidence vectors), times the related entity's own specificity.
-        const assoc = e.w / Math.sqrt(df.get(e.a)! * Math.max(1, edf));
-        const list = bySeed.get(e.a) ?? [];
-        list.push({ b: e.b, score: assoc * idf(edf) });
-        bySeed.set(e.a, list);
-      }
-      for (const [, list] of bySeed) {
-        list.sort((x, y) => y.score - x.score || x.b - y.b);
-        for (const { b, score } of list.slice(0, g.neighborsPerSeed)) {
-          const w = g.hopWeight * score;
-          if (w > (weight.get(b) ?? 0)) weight.set(b, w);
-        }
-      }
-    }
-    // Per entity, its most recent mentions that pass the filters (bounded, so a common entity costs at
-    // most maxMentionsPerEntity rows). Entities are read strongest first. The mentions are filtered here
-    // against the cache; when the filter drops some of a full page, that entity is read again with the
-    // filter in SQL.
-    const recent = this.prepare('SELECT doc_id FROM search_mentions WHERE entity_id = ? ORDER BY doc_id DESC LIMIT ?');
-    const recentFiltered = this.prepare(
-      `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
-       WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
-    );
-    const rows: { entity_id: number; doc_id: number }[] = [];
-    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24)) {
-      const page = recent.all([entity, g.maxMentionsPerEntity]) as { doc_id: number }[];
-      let kept = page.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-      if (kept.length < page.length && page.length === g.maxMentionsPerEntity) {
-        kept = (recentFiltered.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]).filter((r) =>
-          c.acceptsDoc(r.doc_id, f.filter),
-        );
-      }
-      for (const r of kept) rows.push({ entity_id: entity, doc_id: r.doc_id });
-    }
-    const scores = new Map<number, number>();
-    for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
-    return [...scores.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, depth)
-      .map(([key, score]) => ({ key, score }));
-  }
-}
-
-/**
- * The fused candidates in final order: those of at least `minQuality` first (a soft threshold), then by
- * score, ties by memory id. Candidates the cache does not hold (written after its sync) are left out.
- * Only the first offset + limit are put in order when they are few (a page of 10 among ~200 candidates:
- * a sorted array of ten that most candidates fail to enter at its first comparison, instead of sorting
- * them all); deep pages sort everything.
- */
-function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
-  const threshold = minQuality ?? 0;
-  const keep = offset + limit;
-  if (keep > SORTED_PAGE_MAX) return rankAll(c, fused, offset, limit, threshold);
-  const page: Ranked[] = [];
-  let total = 0;
-  for (const [docId, score] of fused) {
-    const i = c.rowOf(docId);
-    if (i === undefined) continue;
-    total++;
-    if (keep === 0) continue;
-    const ok = c.qualityAt(i) >= threshold ? 1 : 0;
-    if (page.length === keep) {
-      const last = page[keep - 1]!;
-      // Most candidates stop here, before their memory id is even read.
-      if (ok < last.ok || (ok === last.ok && score < last.score)) continue;
-    }
-    const entry: Ranked = { memoryId: c.memoryIdAt(i), score, ok };
-    if (page.length === keep) {
-      if (rankedBefore(page[keep - 1]!, entry)) continue;
-      page.pop();
-    }
-    let at = page.length;
-    while (at > 0 && rankedBefore(entry, page[at - 1]!)) at--;
-    page.splice(at, 0, entry);
-  }
-  return { hits: page.slice(offset).map(({ memoryId, score }) => ({ memoryId, score })), total };
-}
-
-/** Past this many ranked results (offset + limit) every candidate is sorted instead (insertion costs O(page)). */
-const SORTED_PAGE_MAX = 64;
-
-function rankAll(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, threshold: number): SearchResult {
-  const ranked: Ranked[] = [];
-  for (const [docId, score] of fused) {
-    const i = c.rowOf(docId);
-    if (i === undefined) continue;
-    ranked.push({ memoryId: c.memoryIdAt(i), score, ok: c.qualityAt(i) >= threshold ? 1 : 0 });
-  }
-  ranked.sort((a, b) => (rankedBefore(a, b) ? -1 : rankedBefore(b, a) ? 1 : 0));
-  return { hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })), total: ranked.length };
-}
-
-interface Ranked {
-  memoryId: string;
-  score: number;
-  ok: number;
-}
-
-/** The final order: passing the quality threshold, then score, then memory id. */
-function rankedBefore(a: Ranked, b: Ranked): boolean {
-  if (a.ok !== b.ok) return a.ok > b.ok;
-  if (a.score !== b.score) return a.score > b.score;
-  return a.memoryId < b.memoryId;
-}
-
-/**
- * Episodic context: passes a share of each top candidate's score to the memories written just before
- * and after it in the same namespace (within the window), among those the filters allow. Adds to
- * `fused` in place.
- */
-function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): void {
-  if (!(weight > 0) || fused.size === 0) return;
-  const best = new TopK(adj.candidates);
-  for (const [docId, score] of fused) best.push(docId, score);
-  const top = best.sorted();
-  const bonus = new Map<number, number>();
-  const accepts = (docId: number) => c.acceptsDoc(docId, f.filter);
-  for (const [docId, score] of top) {
-    const { before, after } = c.adjacent(docId, adj.windowMs, accepts);
-    for (const n of [before, after]) {
-      if (n === null) continue;
-      const b = weight * score;
-      if (b > (bonus.get(n) ?? 0)) bonus.set(n, b);
-    }
-  }
-  // In place: `fused` is this search's own map (fusion made it), and the bonuses were all computed above.
-  for (const [key, b] of bonus) fused.set(key, (fused.get(key) ?? 0) + b);
-}
-
-function num(x: number): string {
-  if (!Number.isFinite(x)) throw new RangeError(`invalid weight ${x}`);
-  return x.toFixed(6);
-}
-
-/**
- * The search's filter policy (`resolveSearchFilter`) in two forms: SQL over `search_docs d` (the keyword and graph
- * channels' fallback) and a predicate over the tenant cache (every channel's candidates). Null when nothing can match.
- */
-function normaliseFilters(tenantId: string, filters: SearchFilters): Normalised | null {
-  const policy = resolveSearchFilter(filters);
-  if (!policy) return null;
-  const parts = ['d.tenant_id = ?'];
-  const params: unknown[] = [tenantId];
-  if (policy.namespaces) {
-    parts.push('d.namespace IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(policy.namespaces));
-  }
-  if (policy.agentId !== null) {
-    parts.push('d.agent_id = ?');
-    params.push(policy.agentId);
-  }
-  // Statuses are a closed set of literals, so they are written into the SQL rather than bound.
-  for (const status of policy.excludedStatuses) parts.push(`d.status <> '${status}'`);
-  if (policy.excludeFlagged) parts.push('d.injection_flagged = 0');
-  return { sql: parts.join(' AND '), params, filter: rowFilter(policy) };
 }
