@@ -33,18 +33,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
-import {
-  DEFAULT_CONTEXT,
-  DEFAULT_FUSION,
-  EmbeddedSearchIndex,
-  type ChannelName,
-  type FusionConfig,
-  type SearchTuning,
-} from '../adapters/embedded/search-index.js';
+import { EmbeddedSearchIndex, type ChannelName, type SearchTuning } from '../adapters/embedded/search-index.js';
+import { DEFAULT_CONTEXT, DEFAULT_FUSION, type FusionConfig } from '../server/services/search/tuning.js';
 import { createEmbedder, LexicalAugmentedEmbedder } from '../adapters/embeddings/index.js';
 import type { Embedder } from '../server/ports/embedder.js';
 import type { IndexedMemory, SearchFilters, SearchMode, SearchQuery, SearchResult } from '../server/ports/search-index.js';
-import { extractEntities } from '../server/services/retrieval/entities.js';
+import { extractEntities } from '../server/text/entities.js';
 import { loadDataset, type Conversation, type Turn } from './harness/dataset.js';
 import { turnContent } from './harness/turn-content.js';
 import { ndcgAtK, recallAtK, reciprocalRank } from './harness/metrics.js';

@@ -85,9 +85,10 @@ export const groups = {
     ignoreStatic: false,
   },
   'write-queue': {
-    mutate: ['server/ports/write-queue.ts', 'adapters/embedded/write-queue.ts'],
+    mutate: ['server/storage-rules/write-acceptance.ts', 'adapters/embedded/write-queue.ts'],
     testFiles: [
       'test/contract/memory-store.contract.test.ts',
+      'test/unit/write-acceptance.test.ts',
       'test/unit/write-queue-lock.test.ts',
       'test/unit/memory-pipeline.test.ts',
       'test/e2e/memories.test.ts',

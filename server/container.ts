@@ -27,7 +27,7 @@ import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
 import { inThreadWriteAnalyzer } from './services/memories/in-thread-write-analyzer.js';
 import type { WriteAnalysisOptions } from './services/memories/write-analysis.js';
 import type { Embedder } from './ports/embedder.js';
-import { extractEntities } from './services/retrieval/entities.js';
+import { extractEntities } from './text/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
 import { createSearchService, type SearchService } from './services/search/search-service.js';
 import { reindexAll } from './services/search/reindex.js';

@@ -6,16 +6,29 @@ import {
   type ConsolidationPlan,
   type ContradictionPolicy,
   type MemoryCandidate,
-  type MemoryHitRecord,
   type MemoryListQuery,
-  type MemoryRecord,
   type MemorySettings,
   type MemoryStore,
-  type MemoryVersionRecord,
   type UpdateMemoryOp,
   type VersionSnapshot,
 } from '../../server/ports/memories.js';
+import { appliedWriteProjection, memoryUpdateProjection } from '../../server/storage-rules/commit-projection.js';
+import { deletionUsage } from '../../server/storage-rules/memory-deletion.js';
 import { CandidateCache } from './candidate-cache.js';
+import {
+  MEMORY_COLUMNS,
+  HIT_JSON,
+  VERSION_COLUMNS,
+  CANDIDATE_COLUMNS,
+  IS_CANDIDATE,
+  toMemoryRecord,
+  toHitRecord,
+  toCandidate,
+  toVersionRecord,
+  type HitRow,
+  type VersionRow,
+  type CandidateRow,
+} from './memory-rows.js';
 import type { EmbeddedDatabase } from './database.js';
 
 /**
@@ -25,185 +38,6 @@ import type { EmbeddedDatabase } from './database.js';
 export interface EmbeddedIndexWriter {
   upsert(tenantId: string, doc: IndexedMemory): void;
   remove(tenantId: string, memoryId: string): void;
-}
-
-/** Columns of `memories` as stored. */
-interface MemoryRow {
-  id: string;
-  tenant_id: string;
-  namespace: string;
-  agent_id: string | null;
-  type: MemoryRecord['type'];
-  title: string;
-  content: string;
-  tags: string;
-  metadata: string;
-  writer_sensitivity: MemoryRecord['writerSensitivity'];
-  sensitivity: MemoryRecord['sensitivity'];
-  sensitivity_reasons: string;
-  status: MemoryRecord['status'];
-  head_version: number;
-  committed_version: number;
-  pending_count: number;
-  contradiction_status: MemoryRecord['contradictionStatus'];
-  contradiction_policy: ContradictionPolicy | null;
-  conflicts_with: string;
-  superseded_by: string | null;
-  merged_into: string | null;
-  injection_flagged: number;
-  injection_score: number;
-  injection_patterns: string;
-  quality: number;
-  fingerprint: string | null;
-  size_bytes: number;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The columns every memory read selects, in this order. */
-const MEMORY_COLUMN_NAMES = [
-  'id', 'tenant_id', 'namespace', 'agent_id', 'type', 'title', 'content', 'tags', 'metadata', 'writer_sensitivity',
-  'sensitivity', 'sensitivity_reasons', 'status', 'head_version', 'committed_version', 'pending_count', 'contradiction_status',
-  'contradiction_policy', 'conflicts_with', 'superseded_by', 'merged_into', 'injection_flagged', 'injection_score',
-  'injection_patterns', 'quality', 'fingerprint', 'size_bytes', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof MemoryRow)[];
-const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
-
-/**
- * A memory row read as an array (`.raw(true)`), MEMORY_COLUMNS in order. libsql builds a row object
- * property by property; for these 29 columns that was most of a search's hit resolution (~37 µs a row
- * in the server), an array a fraction of it.
- */
-type RowOf<Names extends readonly (keyof MemoryRow)[]> = { -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never };
-type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
-
-function toMemoryRecord(row: unknown[]): MemoryRecord {
-  const [
-    id, tenantId, namespace, agentId, type, title, content, tags, metadata, writerSensitivity,
-    sensitivity, sensitivityReasons, status, headVersion, committedVersion, pendingCount, contradictionStatus,
-    contradictionPolicy, conflictsWith, supersededBy, mergedInto, injectionFlagged, injectionScore,
-    injectionPatterns, quality, , sizeBytes, createdAt, updatedAt,
-  ] = row as RawMemoryRow;
-  return {
-    id,
-    tenantId,
-    namespace,
-    agentId,
-    type,
-    title,
-    content,
-    tags: JSON.parse(tags) as string[],
-    metadata: JSON.parse(metadata) as MemoryRecord['metadata'],
-    writerSensitivity,
-    sensitivity,
-    sensitivityReasons: JSON.parse(sensitivityReasons) as string[],
-    status,
-    version: headVersion,
-    committedVersion,
-    pendingCount,
-    contradictionStatus,
-    contradictionPolicy,
-    conflictsWith: JSON.parse(conflictsWith) as string[],
-    supersededBy,
-    mergedInto,
-    injectionFlagged: injectionFlagged === 1,
-    injectionScore,
-    injectionPatterns: JSON.parse(injectionPatterns) as MemoryRecord['injectionPatterns'],
-    quality,
-    sizeBytes,
-    createdAt,
-    updatedAt,
-  };
-}
-
-/**
- * The columns a search hit reads (`MemoryHitRecord`), in this order, as one JSON array per memory: a
- * search page's rows come back as a single string (one JSON.parse, tags and metadata included) instead
- * of ten values a row through libsql, ~25% less per page (on a 10k tenant's file, 10 hits: ~90 µs
- * instead of ~120 µs, before the two JSON.parse calls a row the plain rows needed).
- */
-const HIT_JSON = `json_array(id, namespace, agent_id, title, content, json(tags), json(metadata), head_version, committed_version, created_at, injection_flagged)`;
-type HitRow = [
-  MemoryRow['id'], MemoryRow['namespace'], MemoryRow['agent_id'], MemoryRow['title'], MemoryRow['content'], string[],
-  MemoryRecord['metadata'], MemoryRow['head_version'], MemoryRow['committed_version'], MemoryRow['created_at'],
-  MemoryRow['injection_flagged'],
-];
-
-function toHitRecord(row: HitRow): MemoryHitRecord {
-  const [id, namespace, agentId, title, content, tags, metadata, headVersion, committedVersion, createdAt, injectionFlagged] = row;
-  return { id, namespace, agentId, title, content, tags, metadata, version: headVersion, committedVersion, createdAt, injectionFlagged: injectionFlagged === 1 };
-}
-
-interface VersionRow {
-  memory_id: string;
-  version: number;
-  change: MemoryVersionRecord['change'];
-  title: string;
-  content: string;
-  tags: string;
-  type: MemoryVersionRecord['type'];
-  agent_id: string | null;
-  metadata: string;
-  sensitivity: MemoryVersionRecord['sensitivity'];
-  status: MemoryVersionRecord['status'];
-  rolled_back_to: number | null;
-  created_at: string;
-}
-
-const VERSION_COLUMNS = 'memory_id, version, change, title, content, tags, type, agent_id, metadata, sensitivity, status, rolled_back_to, created_at';
-
-export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
-  return {
-    memoryId: row.memory_id,
-    version: row.version,
-    change: row.change,
-    title: row.title,
-    content: row.content,
-    tags: JSON.parse(row.tags) as string[],
-    type: row.type,
-    agentId: row.agent_id,
-    metadata: JSON.parse(row.metadata) as MemoryVersionRecord['metadata'],
-    sensitivity: row.sensitivity,
-    status: row.status,
-    rolledBackTo: row.rolled_back_to,
-    createdAt: row.created_at,
-  };
-}
-
-const CANDIDATE_COLUMNS = 'id, namespace, title, content, tags, type, agent_id, committed_version, injection_flagged, fingerprint';
-/**
- * What makes a memory a dedupe/contradiction candidate: consolidated, active, not merged, nothing
- * queued. Every candidate statement applies it, so content read for the cache is always a committed
- * version's (see candidate-cache.ts). `m` is the alias of `memories`.
- */
-const IS_CANDIDATE = "m.status = 'active' AND m.merged_into IS NULL AND m.pending_count = 0";
-
-interface CandidateRow {
-  id: string;
-  namespace: string;
-  title: string;
-  content: string;
-  tags: string;
-  type: MemoryCandidate['type'];
-  agent_id: string | null;
-  committed_version: number;
-  injection_flagged: number;
-  fingerprint: string | null;
-}
-
-function toCandidate(r: CandidateRow): MemoryCandidate {
-  return {
-    id: r.id,
-    namespace: r.namespace,
-    title: r.title,
-    content: r.content,
-    tags: JSON.parse(r.tags) as string[],
-    type: r.type,
-    agentId: r.agent_id,
-    committedVersion: r.committed_version,
-    injectionFlagged: r.injection_flagged === 1,
-    fingerprint: r.fingerprint,
-  };
 }
 
 /** `?, ?, …` for n parameters. */
@@ -314,13 +148,14 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     if (consumeWrite.run([op.writeId, tenantId, op.memoryId, op.version]).changes !== 1) {
       throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
     }
-    const d = op.derived;
+    const p = appliedWriteProjection(op, at);
+    const d = p.set;
     const updated = applyDerived.run([
-      op.version,
-      op.version,
-      d.sensitivity,
-      op.version,
-      JSON.stringify(d.sensitivityReasons),
+      p.committedVersion,
+      p.committedVersion,
+      p.atHeadOnly.sensitivity,
+      p.committedVersion,
+      JSON.stringify(p.atHeadOnly.sensitivityReasons),
       d.status,
       d.injectionFlagged ? 1 : 0,
       d.injectionScore,
@@ -332,8 +167,8 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       d.supersededBy,
       d.mergedInto,
       d.fingerprint,
-      at,
-      at,
+      p.at,
+      p.at,
       tenantId,
       op.memoryId,
       op.version - 1,
@@ -342,22 +177,22 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     insertSnapshot(tenantId, op.memoryId, op.version, op.snapshot);
     // Keys are written only here, so a memory's first version has none to delete.
     if (op.version > 1) deleteSubjects.run([op.memoryId]);
-    if (d.status === 'active' && d.mergedInto === null) insertSubjectsOf(tenantId, op.namespace, d.subjects, at, op.memoryId);
+    if (p.subjects.length > 0) insertSubjectsOf(tenantId, op.namespace, p.subjects, at, op.memoryId);
     if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) adjustTotals.run([tenantId, op.usage.memories, op.usage.bytes]);
   };
 
   const updateMemory = (tenantId: string, op: UpdateMemoryOp, at: string) => {
-    const next = op.snapshot ? op.expectCommittedVersion + 1 : op.expectCommittedVersion;
-    const s = op.set;
+    const p = memoryUpdateProjection(op, at);
+    const s = p.set;
     const updated = updateOther.run([
-      next,
-      next,
+      p.version,
+      p.version,
       s.status,
       s.contradictionStatus,
       s.contradictionPolicy,
       JSON.stringify(s.conflictsWith),
       s.supersededBy,
-      at,
+      p.at,
       tenantId,
       op.memoryId,
       op.expectCommittedVersion,
@@ -365,8 +200,8 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     if (updated.changes !== 1) {
       throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
     }
-    if (op.snapshot) insertSnapshot(tenantId, op.memoryId, next, op.snapshot);
-    if (s.status !== 'active') deleteSubjects.run([op.memoryId]);
+    if (op.snapshot && p.snapshotVersion !== null) insertSnapshot(tenantId, op.memoryId, p.snapshotVersion, op.snapshot);
+    if (p.dropSubjects) deleteSubjects.run([op.memoryId]);
   };
 
   const commit = db.transaction((tenantId: string, plan: ConsolidationPlan) => {
@@ -389,12 +224,12 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     return row;
   };
 
+  /** The delete cascade of `memory-deletion.ts`: the memory, then the duplicates merged into it. */
   const remove = db.transaction((tenantId: string, memoryId: string): boolean => {
     const row = purge(tenantId, memoryId);
     if (!row) return false;
-    // A merged duplicate already stopped counting when it was merged.
-    if (row.merged_into === null) adjustTotals.run([tenantId, -1, -row.size_bytes]);
-    // Duplicates merged into this memory hold (nearly) the same content: they go with it.
+    const usage = deletionUsage({ sizeBytes: row.size_bytes, mergedInto: row.merged_into });
+    if (usage) adjustTotals.run([tenantId, usage.memories, usage.bytes]);
     for (const { id } of mergedInto.all([tenantId, memoryId]) as { id: string }[]) purge(tenantId, id);
     return true;
   });

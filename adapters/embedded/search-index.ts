@@ -1,113 +1,34 @@
 import type { EmbeddedDatabase } from './database.js';
 import { preparedStatement, type Statement } from './statement-cache.js';
-import { fuse, type Channel, type ChannelHit, type FusionMethod } from './search/fusion.js';
+import { translateFilter, type TranslatedFilter } from './search/filter-translation.js';
+import { fuse, type Channel, type ChannelHit } from './search/fusion.js';
+import { graphChannel } from './search/graph-channel.js';
 import { IvfIndex, type IvfOptions } from './search/ivf.js';
-import { buildFtsQuery, queryStems, queryTerms } from './search/query-text.js';
+import { keywordChannel } from './search/keyword-channel.js';
+import { rank, spreadToAdjacent } from './search/ranking.js';
 import {
   deleteIndexRows,
   deleteTenantRows,
   ensureIndexInfo,
-  ftsTable,
   localIndexWrites,
   markReindexComplete,
   readReindexIncomplete,
   writeIndexRows,
 } from './search/rows.js';
-import { TenantCache, type RowFilter } from './search/tenant-cache.js';
-import { TopK } from './search/top-k.js';
-import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+import { TenantCache } from './search/tenant-cache.js';
 import {
-  SEARCH_MODES,
-  type IndexInfo,
-  type IndexedMemory,
-  type SearchFilters,
-  type SearchIndex,
-  type SearchMode,
-  type SearchQuery,
-  type SearchResult,
-} from '../../server/ports/search-index.js';
+  DEFAULT_CONTEXT,
+  DEFAULT_FUSION,
+  DEFAULT_GRAPH,
+  DEFAULT_KEYWORD,
+  type ContextConfig,
+  type FusionConfig,
+  type GraphConfig,
+  type KeywordConfig,
+} from '../../server/services/search/tuning.js';
+import { SEARCH_MODES, type IndexInfo, type IndexedMemory, type SearchIndex, type SearchQuery, type SearchResult } from '../../server/ports/search-index.js';
 
 export { writeIndexRows, deleteIndexRows, deleteTenantRows, resetIndexForModel, readIndexInfo } from './search/rows.js';
-
-/** Weights of the channels and how they are fused. Defaults measured by bench/retrieval-quality.ts. */
-export interface FusionConfig {
-  method: FusionMethod;
-  /** Per mode and channel. A channel absent or at 0 is not run. */
-  weights: {
-    hybrid: { keyword: number; dense: number };
-    'hybrid+graph': { keyword: number; dense: number; graph: number };
-  };
-}
-
-/**
- * Chosen with bench/retrieval-quality.ts --sweep on the LoCoMo development split, laid out as the HTTP
- * benchmark writes it (one tenant, a namespace per conversation), over every combination of method,
- * weights and context weight, with leave-one-conversation-out selection (docs/embeddings.md). The
- * default lexical-augmented model's dense channel already carries stemmed term overlap, so it weighs
- * little beside BM25 (0.15 in hybrid; 0.3 beside the graph channel, which takes 0.15); min-max
- * normalisation beat z-score in nearly every held-out fold (RRF scored below both in an earlier grid).
- */
-export const DEFAULT_FUSION: FusionConfig = {
-  method: { kind: 'weighted', normalization: 'minmax' },
-  weights: {
-    hybrid: { keyword: 1, dense: 0.15 },
-    'hybrid+graph': { keyword: 1, dense: 0.3, graph: 0.15 },
-  },
-};
-
-export interface GraphConfig {
-  /** Weight of a 1-hop related entity relative to its association strength (0 disables expansion). */
-  hopWeight: number;
-  /** Related entities followed per query entity. */
-  neighborsPerSeed: number;
-  /** Entities mentioned by more memories than this are not scanned (too generic to help). */
-  maxDocFrequency: number;
-  /** Query entities mentioned by more memories than this are not expanded to related entities. */
-  maxExpandFrequency: number;
-  /** Memories read per entity (the most recent that pass the filters), bounding the work of common entities. */
-  maxMentionsPerEntity: number;
-}
-
-export const DEFAULT_GRAPH: GraphConfig = {
-  hopWeight: 0.5,
-  neighborsPerSeed: 8,
-  maxDocFrequency: 5_000,
-  maxExpandFrequency: 1_000,
-  maxMentionsPerEntity: 200,
-};
-
-/**
- * Episodic context: memories written one after the other in the same namespace, at most `windowMs`
- * apart, belong to one episode (a conversation's consecutive turns: a question and its answer). After
- * the channels are fused, each of the top `candidates` passes `weight[mode]` times its score to the
- * memory just before and just after it (among those the filters allow), which can bring in a memory no
- * channel found. It uses only the scores of the mode's own channels. A weight of 0 turns it off.
- */
-export interface ContextConfig {
-  weight: Record<SearchMode, number>;
-  windowMs: number;
-  candidates: number;
-}
-
-export const DEFAULT_CONTEXT: ContextConfig = {
-  // Chosen together with DEFAULT_FUSION: 0.6 in the hybrid modes, from 0, 0.15, 0.3, 0.45, 0.6 and 0.8
-  // (recall@10 of hybrid at 0.15 dense: 0.714 at 0.6, 0.709 at 0.45, 0.702 at 0.8, where MRR falls; at
-  // 0.3 dense, 0.645 without context). vector-only takes less (0.15, chosen with the lexical share): its
-  // single channel's scores are flatter, so a larger share lets neighbours of middling hits push out
-  // direct matches (nDCG falls at 0.3).
-  weight: { 'vector-only': 0.15, hybrid: 0.6, 'hybrid+graph': 0.6 },
-  windowMs: 30 * 60_000,
-  candidates: 50,
-};
-
-/** BM25 weights of the FTS columns (title, content, tags) of a tenant's table. */
-export interface KeywordConfig {
-  titleWeight: number;
-  contentWeight: number;
-  tagsWeight: number;
-}
-
-export const DEFAULT_KEYWORD: KeywordConfig = { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 };
 
 export interface EmbeddedSearchIndexOptions {
   fusion?: FusionConfig;
@@ -160,12 +81,6 @@ export interface SearchTuning {
 }
 
 export type ChannelName = 'keyword' | 'dense' | 'graph';
-
-interface Normalised {
-  filter: RowFilter;
-  sql: string;
-  params: unknown[];
-}
 
 /**
  * The search index of the embedded profile: BM25 over one FTS5 table per tenant (answered from the in-process
@@ -260,7 +175,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       throw new RangeError(`query vector has ${query.vector.length} dimensions, the index holds ${this.info.dimension}`);
     }
     if (query.mode === 'vector-only' && !query.vector) throw new RangeError('vector-only search needs a query vector');
-    const f = normaliseFilters(tenantId, query.filters);
+    const f = translateFilter(tenantId, query.filters);
     if (!f) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
     const fusion = tuning.fusion ?? this.fusion;
@@ -272,12 +187,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
       channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
       const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
-      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: this.keywordChannel(c, query.text, depth, f, tuning.fts5) });
+      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5) });
       if (w.dense > 0 && query.vector) {
         channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes) });
       }
       if (w.graph > 0) {
-        channels.push({ name: 'graph', weight: w.graph, hits: this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph) });
+        channels.push({ name: 'graph', weight: w.graph, hits: graphChannel(this.db, c, query.text, depth, f, tuning.graph ?? this.graph) });
       }
     }
     const live = channels.filter((ch) => ch.hits.length > 0);
@@ -289,73 +204,23 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   /** One channel alone, best first (benchmarks: `keyword` is plain BM25). */
   channelSearch(tenantId: string, channel: ChannelName, query: SearchQuery, tuning: SearchTuning = {}): Promise<SearchResult> {
-    const f = normaliseFilters(tenantId, query.filters);
+    const f = translateFilter(tenantId, query.filters);
     if (!f) return Promise.resolve({ hits: [], total: 0 });
     const c = this.cache(tenantId);
     const depth = Math.max(this.candidateDepth, (query.offset ?? 0) + query.limit);
     const hits =
       channel === 'keyword'
-        ? this.keywordChannel(c, query.text, depth, f, tuning.fts5)
+        ? keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5)
         : channel === 'dense'
           ? query.vector
             ? this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes)
             : []
-          : this.graphChannel(c, query.text, depth, f, tuning.graph ?? this.graph);
+          : graphChannel(this.db, c, query.text, depth, f, tuning.graph ?? this.graph);
     return Promise.resolve(rank(c, new Map(hits.map((h) => [h.key, h.score])), query.offset ?? 0, query.limit, query.filters.minQuality));
   }
 
   private prepare(sql: string): Statement {
     return preparedStatement(this.db, sql);
-  }
-
-  // ---- keyword channel: BM25, in memory or over the tenant's own FTS5 table ------------------------
-
-  private keywordChannel(c: TenantCache, text: string, depth: number, f: Normalised, fts5 = false): ChannelHit[] {
-    if (!fts5 && c.keywordComplete) return this.keywordInMemory(c, text, depth, f);
-    return this.keywordFts5(c, text, depth, f);
-  }
-
-  /** The same BM25 as FTS5's bm25() with the same weights, over the cache's postings; filtered exactly. */
-  private keywordInMemory(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const k = this.keyword;
-    const scores = c.keywordScores(queryStems(text), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
-    // At 100k memories a query matches thousands: the filter runs only for those that could still rank.
-    const top = new TopK(depth);
-    for (const [key, score] of scores) {
-      if (score < top.minScore || !c.acceptsDoc(key, f.filter)) continue;
-      top.push(key, score);
-    }
-    return top.sorted().map(([key, score]) => ({ key, score }));
-  }
-
-  private keywordFts5(c: TenantCache, text: string, depth: number, f: Normalised): ChannelHit[] {
-    const table = ftsTable(this.db, c.tenantId, false);
-    if (!table) return [];
-    const match = buildFtsQuery(text);
-    if (!match) return [];
-    const k = this.keyword;
-    const bm25 = `bm25(${table}, ${num(k.titleWeight)}, ${num(k.contentWeight)}, ${num(k.tagsWeight)})`;
-    // The FTS table alone, filtered here against the cache: joining search_docs for the filter cost a
-    // row lookup per match. A few more rows than needed are read, since the filter may drop some; when
-    // it drops more than that, the query runs again with the filter in SQL.
-    const fetch = depth + (depth >> 2) + 8;
-    const rows = this.prepare(`SELECT rowid AS doc_id, ${bm25} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`).all([
-      match,
-      fetch,
-    ]) as { doc_id: number; rank: number }[];
-    let kept = rows.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-    if (kept.length < depth && rows.length === fetch) {
-      kept = (
-        this.prepare(
-          `SELECT d.doc_id AS doc_id, ${bm25} AS rank
-           FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
-           WHERE ${table} MATCH ? AND ${f.sql}
-           ORDER BY rank LIMIT ?`,
-        ).all([match, ...f.params, depth]) as { doc_id: number; rank: number }[]
-      ).filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-    }
-    // FTS5's bm25() is lower-is-better; negate so every channel is higher-is-better.
-    return kept.slice(0, depth).map((r) => ({ key: r.doc_id, score: -r.rank }));
   }
 
   // ---- dense channel ---------------------------------------------------------------------------------
@@ -407,7 +272,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
   }
 
-  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: Normalised, exact = false, probes?: number): ChannelHit[] {
+  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: TranslatedFilter, exact = false, probes?: number): ChannelHit[] {
     if (c.vectorCount === 0) return [];
     let hits: { docId: number; score: number }[];
     if (!exact && c.vectorCount > this.annThreshold) {
@@ -456,220 +321,5 @@ export class EmbeddedSearchIndex implements SearchIndex {
     await ivf.whenReady();
   }
 
-  // ---- graph channel -----------------------------------------------------------------------------
 
-  private graphChannel(c: TenantCache, text: string, depth: number, f: Normalised, g: GraphConfig): ChannelHit[] {
-    const tenantId = c.tenantId;
-    const terms = queryTerms(text).map(singularize);
-    const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
-    for (const t of terms) keys.add(t);
-    for (let i = 0; i + 1 < terms.length; i++) keys.add(`${terms[i]} ${terms[i + 1]}`);
-    if (keys.size === 0) return [];
-    const tenant = this.prepare('SELECT doc_count FROM search_tenants WHERE tenant_id = ?').get([tenantId]) as
-      | { doc_count: number }
-      | undefined;
-    const n = Math.max(1, tenant?.doc_count ?? 0);
-    const idf = (df: number) => Math.log(1 + n / Math.max(1, df));
-    const seeds = (
-      this.prepare(
-        `SELECT entity_id, doc_count FROM search_entities
-         WHERE tenant_id = ? AND key IN (SELECT value FROM json_each(?)) AND doc_count > 0`,
-      ).all([tenantId, JSON.stringify([...keys])]) as { entity_id: number; doc_count: number }[]
-    ).filter((s) => s.doc_count <= g.maxDocFrequency);
-    if (seeds.length === 0) return [];
-    const weight = new Map<number, number>();
-    const df = new Map<number, number>();
-    for (const s of seeds) {
-      weight.set(s.entity_id, idf(s.doc_count));
-      df.set(s.entity_id, s.doc_count);
-    }
-    if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
-      // The strongest co-occurrences of each seed (hubs mentioned everywhere are not expanded: their
-      // neighbours say little), then the related entities' own frequencies.
-      const strongest = this.prepare('SELECT b, weight FROM search_edges WHERE a = ? ORDER BY weight DESC, b LIMIT ?');
-      const edges: { a: number; b: number; w: number }[] = [];
-      for (const s of seeds) {
-        if (s.doc_count > g.maxExpandFrequency) continue;
-        for (const e of strongest.all([s.entity_id, g.neighborsPerSeed * 4]) as { b: number; weight: number }[]) {
-          edges.push({ a: s.entity_id, b: e.b, w: e.weight });
-        }
-      }
-      const dfs = new Map(
-        (
-          this.prepare(
-            // `+tenant_id`: primary-key lookups, not a walk over every entity of the tenant.
-            `SELECT entity_id, doc_count FROM search_entities WHERE +tenant_id = ? AND entity_id IN (SELECT value FROM json_each(?))`,
-          ).all([tenantId, JSON.stringify([...new Set(edges.map((e) => e.b))])]) as { entity_id: number; doc_count: number }[]
-        ).map((r) => [r.entity_id, r.doc_count]),
-      );
-      const bySeed = new Map<number, { b: number; score: number }[]>();
-      for (const e of edges) {
-        const edf = dfs.get(e.b);
-        if (edf === undefined || edf > g.maxDocFrequency) continue;
-        // Association: co-occurrences over the geometric mean of the two frequencies (cosine of the
-        // incidence vectors), times the related entity's own specificity.
-        const assoc = e.w / Math.sqrt(df.get(e.a)! * Math.max(1, edf));
-        const list = bySeed.get(e.a) ?? [];
-        list.push({ b: e.b, score: assoc * idf(edf) });
-        bySeed.set(e.a, list);
-      }
-      for (const [, list] of bySeed) {
-        list.sort((x, y) => y.score - x.score || x.b - y.b);
-        for (const { b, score } of list.slice(0, g.neighborsPerSeed)) {
-          const w = g.hopWeight * score;
-          if (w > (weight.get(b) ?? 0)) weight.set(b, w);
-        }
-      }
-    }
-    // Per entity, its most recent mentions that pass the filters (bounded, so a common entity costs at
-    // most maxMentionsPerEntity rows). Entities are read strongest first. The mentions are filtered here
-    // against the cache; when the filter drops some of a full page, that entity is read again with the
-    // filter in SQL.
-    const recent = this.prepare('SELECT doc_id FROM search_mentions WHERE entity_id = ? ORDER BY doc_id DESC LIMIT ?');
-    const recentFiltered = this.prepare(
-      `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
-       WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
-    );
-    const rows: { entity_id: number; doc_id: number }[] = [];
-    for (const [entity] of [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 24)) {
-      const page = recent.all([entity, g.maxMentionsPerEntity]) as { doc_id: number }[];
-      let kept = page.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
-      if (kept.length < page.length && page.length === g.maxMentionsPerEntity) {
-        kept = (recentFiltered.all([entity, ...f.params, g.maxMentionsPerEntity]) as { doc_id: number }[]).filter((r) =>
-          c.acceptsDoc(r.doc_id, f.filter),
-        );
-      }
-      for (const r of kept) rows.push({ entity_id: entity, doc_id: r.doc_id });
-    }
-    const scores = new Map<number, number>();
-    for (const r of rows) scores.set(r.doc_id, (scores.get(r.doc_id) ?? 0) + weight.get(r.entity_id)!);
-    return [...scores.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, depth)
-      .map(([key, score]) => ({ key, score }));
-  }
-}
-
-/**
- * The fused candidates in final order: those of at least `minQuality` first (a soft threshold), then by
- * score, ties by memory id. Candidates the cache does not hold (written after its sync) are left out.
- * Only the first offset + limit are put in order when they are few (a page of 10 among ~200 candidates:
- * a sorted array of ten that most candidates fail to enter at its first comparison, instead of sorting
- * them all); deep pages sort everything.
- */
-function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
-  const threshold = minQuality ?? 0;
-  const keep = offset + limit;
-  if (keep > SORTED_PAGE_MAX) return rankAll(c, fused, offset, limit, threshold);
-  const page: Ranked[] = [];
-  let total = 0;
-  for (const [docId, score] of fused) {
-    const i = c.rowOf(docId);
-    if (i === undefined) continue;
-    total++;
-    if (keep === 0) continue;
-    const ok = c.qualityAt(i) >= threshold ? 1 : 0;
-    if (page.length === keep) {
-      const last = page[keep - 1]!;
-      // Most candidates stop here, before their memory id is even read.
-      if (ok < last.ok || (ok === last.ok && score < last.score)) continue;
-    }
-    const entry: Ranked = { memoryId: c.memoryIdAt(i), score, ok };
-    if (page.length === keep) {
-      if (rankedBefore(page[keep - 1]!, entry)) continue;
-      page.pop();
-    }
-    let at = page.length;
-    while (at > 0 && rankedBefore(entry, page[at - 1]!)) at--;
-    page.splice(at, 0, entry);
-  }
-  return { hits: page.slice(offset).map(({ memoryId, score }) => ({ memoryId, score })), total };
-}
-
-/** Past this many ranked results (offset + limit) every candidate is sorted instead (insertion costs O(page)). */
-const SORTED_PAGE_MAX = 64;
-
-function rankAll(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, threshold: number): SearchResult {
-  const ranked: Ranked[] = [];
-  for (const [docId, score] of fused) {
-    const i = c.rowOf(docId);
-    if (i === undefined) continue;
-    ranked.push({ memoryId: c.memoryIdAt(i), score, ok: c.qualityAt(i) >= threshold ? 1 : 0 });
-  }
-  ranked.sort((a, b) => (rankedBefore(a, b) ? -1 : rankedBefore(b, a) ? 1 : 0));
-  return { hits: ranked.slice(offset, offset + limit).map(({ memoryId, score }) => ({ memoryId, score })), total: ranked.length };
-}
-
-interface Ranked {
-  memoryId: string;
-  score: number;
-  ok: number;
-}
-
-/** The final order: passing the quality threshold, then score, then memory id. */
-function rankedBefore(a: Ranked, b: Ranked): boolean {
-  if (a.ok !== b.ok) return a.ok > b.ok;
-  if (a.score !== b.score) return a.score > b.score;
-  return a.memoryId < b.memoryId;
-}
-
-/**
- * Episodic context: passes a share of each top candidate's score to the memories written just before
- * and after it in the same namespace (within the window), among those the filters allow. Adds to
- * `fused` in place.
- */
-function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: Normalised, adj: ContextConfig, weight: number): void {
-  if (!(weight > 0) || fused.size === 0) return;
-  const best = new TopK(adj.candidates);
-  for (const [docId, score] of fused) best.push(docId, score);
-  const top = best.sorted();
-  const bonus = new Map<number, number>();
-  const accepts = (docId: number) => c.acceptsDoc(docId, f.filter);
-  for (const [docId, score] of top) {
-    const { before, after } = c.adjacent(docId, adj.windowMs, accepts);
-    for (const n of [before, after]) {
-      if (n === null) continue;
-      const b = weight * score;
-      if (b > (bonus.get(n) ?? 0)) bonus.set(n, b);
-    }
-  }
-  // In place: `fused` is this search's own map (fusion made it), and the bonuses were all computed above.
-  for (const [key, b] of bonus) fused.set(key, (fused.get(key) ?? 0) + b);
-}
-
-function num(x: number): string {
-  if (!Number.isFinite(x)) throw new RangeError(`invalid weight ${x}`);
-  return x.toFixed(6);
-}
-
-/**
- * One filter, two forms: SQL over `search_docs d` (the keyword and graph channels' fallback) and a predicate over the
- * tenant cache (every channel's candidates). Null when nothing can match (an empty namespace list).
- */
-function normaliseFilters(tenantId: string, filters: SearchFilters): Normalised | null {
-  if (filters.namespaces && filters.namespaces.length === 0) return null;
-  const parts = ['d.tenant_id = ?'];
-  const params: unknown[] = [tenantId];
-  if (filters.namespaces) {
-    parts.push('d.namespace IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(filters.namespaces));
-  }
-  if (filters.agentId !== undefined) {
-    parts.push('d.agent_id = ?');
-    params.push(filters.agentId);
-  }
-  if (!filters.includeSuperseded) parts.push("d.status <> 'superseded'");
-  if (filters.includeArchived === false) parts.push("d.status <> 'archived'");
-  if (!filters.includeFlagged) parts.push('d.injection_flagged = 0');
-  return {
-    sql: parts.join(' AND '),
-    params,
-    filter: {
-      namespaces: filters.namespaces ? new Set(filters.namespaces) : null,
-      agentId: filters.agentId ?? null,
-      includeSuperseded: filters.includeSuperseded === true,
-      includeArchived: filters.includeArchived !== false,
-      includeFlagged: filters.includeFlagged === true,
-    },
-  };
 }

@@ -1,17 +1,7 @@
-import type { MemoryContent, Sensitivity } from '../../server/ports/memories.js';
-import {
-  headRefusal,
-  idempotencyOutcome,
-  memorySizeBytes,
-  sizeLimitExceeded,
-  provisionalSensitivity,
-  type EnqueueRequest,
-  type EnqueueResult,
-  type QueuedWrite,
-  type WriteKind,
-  type WriteQueue,
-  type WriteReceipt,
-} from '../../server/ports/write-queue.js';
+import type { MemoryContent } from '../../server/ports/memories.js';
+import type { EnqueueRequest, EnqueueResult, QueuedWrite, WriteKind, WriteQueue, WriteReceipt } from '../../server/ports/write-queue.js';
+import type { NewMemory } from '../../server/storage-rules/new-memory.js';
+import { decideWrite, type MemoryHead, type VersionContent, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
 import { BUSY_TIMEOUT_MS, type EmbeddedDatabase } from './database.js';
 
 interface WriteRow {
@@ -34,24 +24,38 @@ interface HeadRow {
   merged_into: string | null;
 }
 
-/**
- * The write queue of the embedded profile. `enqueue` is one `BEGIN IMMEDIATE` transaction covering
- * the idempotency record, the quota check, the memory row, the queued write and the usage counters.
- */
-/**
- * The memory row's HEAD columns for a content, in the order the insert and the update both bind them
- * (agent_id, type, title, content, tags, metadata, writer_sensitivity, sensitivity).
- */
-function headColumns(content: MemoryContent): unknown[] {
+/** A new memory row's columns, in the order of `insertMemory`. */
+function newMemoryColumns(m: NewMemory): unknown[] {
   return [
-    content.agentId,
-    content.type,
-    content.title,
-    content.content,
-    JSON.stringify(content.tags),
-    JSON.stringify(content.metadata),
-    content.writerSensitivity,
-    provisionalSensitivity(content.writerSensitivity),
+    m.id,
+    m.tenantId,
+    m.namespace,
+    m.agentId,
+    m.type,
+    m.title,
+    m.content,
+    JSON.stringify(m.tags),
+    JSON.stringify(m.metadata),
+    m.writerSensitivity,
+    m.sensitivity,
+    JSON.stringify(m.sensitivityReasons),
+    m.status,
+    m.version,
+    m.committedVersion,
+    m.pendingCount,
+    m.contradictionStatus,
+    m.contradictionPolicy,
+    JSON.stringify(m.conflictsWith),
+    m.supersededBy,
+    m.mergedInto,
+    m.injectionFlagged ? 1 : 0,
+    m.injectionScore,
+    JSON.stringify(m.injectionPatterns),
+    m.quality,
+    m.fingerprint,
+    m.sizeBytes,
+    m.createdAt,
+    m.updatedAt,
   ];
 }
 
@@ -60,6 +64,11 @@ export interface EmbeddedWriteQueueOptions {
   lockTimeoutMs?: number;
 }
 
+/**
+ * The write queue of the embedded profile. `enqueue` is one `BEGIN IMMEDIATE` transaction (shared by a
+ * group of writes) covering the idempotency record, the quota check, the memory row, the queued write
+ * and the usage counters; what each write does is `decideWrite`'s, this file only reads and applies.
+ */
 export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: EmbeddedWriteQueueOptions = {}): WriteQueue {
   const lockTimeoutMs = options.lockTimeoutMs ?? BUSY_TIMEOUT_MS;
   const idem = db.prepare('SELECT request_hash, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
@@ -77,11 +86,13 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
   const target = db.prepare(`SELECT title, content, tags, type, agent_id, metadata, sensitivity FROM memory_versions
     WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
   const insertMemory = db.prepare(`INSERT INTO memories (id, tenant_id, namespace, agent_id, type, title, content, tags, metadata,
-      writer_sensitivity, sensitivity, status, head_version, committed_version, pending_count, size_bytes, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 1, 0, 1, ?, ?, ?)`);
+      writer_sensitivity, sensitivity, sensitivity_reasons, status, head_version, committed_version, pending_count,
+      contradiction_status, contradiction_policy, conflicts_with, superseded_by, merged_into, injection_flagged, injection_score,
+      injection_patterns, quality, fingerprint, size_bytes, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const updateHead = db.prepare(`UPDATE memories SET agent_id = ?, type = ?, title = ?, content = ?, tags = ?, metadata = ?,
       writer_sensitivity = ?, sensitivity = ?, head_version = ?, pending_count = pending_count + 1, size_bytes = ?, updated_at = ?
-    WHERE tenant_id = ? AND id = ?`);
+    WHERE tenant_id = ? AND id = ? AND head_version = ?`);
   const insertWrite = db.prepare(`INSERT INTO memory_writes (tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const peek = db.prepare(`SELECT id, tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at
@@ -99,6 +110,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
     memories: number;
     bytes: number;
     storedTotals?: { memory_count: number; storage_bytes: number };
+    /** The tenant's store as the group's writes see it (made once per tenant and group). */
+    snapshot?: WriteSnapshot;
   }
   const tallyOf = (tallies: Map<string, Tally>, tenantId: string): Tally => {
     let t = tallies.get(tenantId);
@@ -126,93 +139,74 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
     }
   };
 
-  const applyOne = (tenantId: string, req: EnqueueRequest, tally: Tally): EnqueueResult => {
-    if (req.idempotency) {
-      const seen = idem.get([tenantId, req.idempotency.key]) as { request_hash: string; response: string; expires_at: string } | undefined;
-      const outcome = idempotencyOutcome(
-        req,
-        seen ? { requestHash: seen.request_hash, expiresAt: seen.expires_at, receipt: () => JSON.parse(seen.response) as WriteReceipt } : null,
-      );
-      if (outcome) return outcome;
-    }
-    const q = req.quota;
-    if (q.writes !== null && writesSoFar(tenantId, tally, q.period) + 1 > q.writes) return { kind: 'quota_exceeded', limit: 'writes' };
-    // Stored totals are read only when a limit needs them (unlimited plans skip the query).
-    const limited = q.memories !== null || q.storageBytes !== null;
-    const overLimit = (added: { memories: number; bytes: number }) => (limited ? sizeLimitExceeded(q, totalsSoFar(tenantId, tally), added) : null);
-    let memoriesDelta = 0;
-    let bytesDelta = 0;
+  /** The store as one write of the group sees it: stored rows plus what the group added so far. */
+  const snapshotOf = (tenantId: string, tally: Tally): WriteSnapshot => ({
+    idempotency(key) {
+      const seen = idem.get([tenantId, key]) as { request_hash: string; response: string; expires_at: string } | undefined;
+      return seen ? { requestHash: seen.request_hash, expiresAt: seen.expires_at, receipt: () => JSON.parse(seen.response) as WriteReceipt } : null;
+    },
+    writesUsed: (period) => writesSoFar(tenantId, tally, period),
+    totals: () => totalsSoFar(tenantId, tally),
+    head(memoryId): MemoryHead | null {
+      const row = head.get([tenantId, memoryId]) as HeadRow | undefined;
+      return row
+        ? { namespace: row.namespace, headVersion: row.head_version, pendingCount: row.pending_count, sizeBytes: row.size_bytes, mergedInto: row.merged_into }
+        : null;
+    },
+    versionContent(memoryId, version): VersionContent | null {
+      const t = target.get([tenantId, memoryId, version]) as
+        | { title: string; content: string; tags: string; type: VersionContent['type']; agent_id: string | null; metadata: string; sensitivity: VersionContent['sensitivity'] }
+        | undefined;
+      if (!t) return null;
+      return {
+        title: t.title,
+        content: t.content,
+        tags: JSON.parse(t.tags) as string[],
+        type: t.type,
+        agentId: t.agent_id,
+        metadata: JSON.parse(t.metadata) as VersionContent['metadata'],
+        sensitivity: t.sensitivity,
+      };
+    },
+  });
 
-    let receipt: WriteReceipt;
-    let namespace: string;
-    let content: MemoryContent;
-    let rolledBackTo: number | null = null;
-    if (req.kind === 'create') {
-      content = req.content;
-      namespace = req.namespace;
-      const size = memorySizeBytes(content);
-      const refused = overLimit({ memories: 1, bytes: size });
-      if (refused) return refused;
-      insertMemory.run([
-        req.memoryId,
-        tenantId,
-        namespace,
-        ...headColumns(content),
-        size,
-        req.acceptedAt,
-        req.acceptedAt,
-      ]);
-      memoriesDelta = 1;
-      bytesDelta = size;
-      receipt = { memoryId: req.memoryId, kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
+  /** Decides one write (`decideWrite`) and applies its effects to the group's transaction and tally. */
+  const applyOne = (tenantId: string, req: EnqueueRequest, tally: Tally): EnqueueResult => {
+    const decision = decideWrite(tenantId, req, (tally.snapshot ??= snapshotOf(tenantId, tally)));
+    if (decision.kind === 'answer') return decision.result;
+    const w = decision.write;
+    const c = w.queued.content;
+    if (w.head.kind === 'insert') {
+      insertMemory.run(newMemoryColumns(w.head.memory));
     } else {
-      const row = head.get([tenantId, req.memoryId]) as HeadRow | undefined;
-      const refused = headRefusal(req, row ? { namespace: row.namespace, headVersion: row.head_version, mergedInto: row.merged_into } : null);
-      if (refused || !row) return refused ?? { kind: 'not_found' };
-      namespace = row.namespace;
-      if (req.kind === 'update') {
-        content = req.content;
-      } else {
-        const t = target.get([tenantId, req.memoryId, req.targetVersion]) as
-          | { title: string; content: string; tags: string; type: MemoryContent['type']; agent_id: string | null; metadata: string; sensitivity: Sensitivity }
-          | undefined;
-        if (!t) return { kind: 'target_version_not_found' };
-        content = {
-          title: t.title,
-          content: t.content,
-          tags: JSON.parse(t.tags) as string[],
-          type: t.type,
-          agentId: t.agent_id,
-          metadata: JSON.parse(t.metadata) as MemoryContent['metadata'],
-          writerSensitivity: t.sensitivity,
-        };
-        rolledBackTo = req.targetVersion;
-      }
-      const size = memorySizeBytes(content);
-      const delta = size - row.size_bytes;
-      const overStorage = overLimit({ memories: 0, bytes: delta });
-      if (overStorage) return overStorage;
-      const version = row.head_version + 1;
-      updateHead.run([
-        ...headColumns(content),
-        version,
-        size,
-        req.acceptedAt,
+      const moved = updateHead.run([
+        c.agentId,
+        c.type,
+        c.title,
+        c.content,
+        JSON.stringify(c.tags),
+        JSON.stringify(c.metadata),
+        c.writerSensitivity,
+        w.sensitivity,
+        w.queued.version,
+        w.head.sizeBytes,
+        w.queued.acceptedAt,
         tenantId,
-        req.memoryId,
+        w.queued.memoryId,
+        w.head.fromVersion,
       ]);
-      bytesDelta = delta;
-      receipt = { memoryId: req.memoryId, kind: req.kind, version, pendingCount: row.pending_count + 1, rolledBackTo };
+      // Inside the group's transaction the head read above cannot have moved; a miss is a bug, not a race.
+      if (moved.changes !== 1) throw new Error(`memory ${w.queued.memoryId} moved from version ${w.head.fromVersion} inside its own transaction`);
     }
-    insertWrite.run([tenantId, req.memoryId, namespace, receipt.version, receipt.kind, JSON.stringify(content), rolledBackTo, req.acceptedAt]);
-    if (req.idempotency) {
-      putIdem.run([tenantId, req.idempotency.key, req.idempotency.requestHash, JSON.stringify(receipt), req.acceptedAt, req.idempotency.expiresAt]);
-    }
+    const q = w.queued;
+    insertWrite.run([tenantId, q.memoryId, q.namespace, q.version, q.kind, JSON.stringify(c), q.rolledBackTo, q.acceptedAt]);
+    const i = w.idempotency;
+    if (i) putIdem.run([tenantId, i.key, i.requestHash, JSON.stringify(i.receipt), i.createdAt, i.expiresAt]);
     // Last, after every statement of this write succeeded: a failed write leaves the tally untouched.
-    periodOf(tally, q.period).added += 1;
-    tally.memories += memoriesDelta;
-    tally.bytes += bytesDelta;
-    return { kind: 'accepted', receipt };
+    periodOf(tally, w.usage.period).added += 1;
+    tally.memories += w.usage.memories;
+    tally.bytes += w.usage.bytes;
+    return { kind: 'accepted', receipt: w.receipt };
   };
 
   /**

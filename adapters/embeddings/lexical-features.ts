@@ -1,6 +1,6 @@
 import { l2Normalize } from '../../server/ports/embedder.js';
-import { queryTerms, tokenize, STOP_WORDS } from '../embedded/search/query-text.js';
-import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
+import { queryTerms, tokenize, STOP_WORDS } from '../../server/text/query-text.js';
+import { porterStem } from '../../server/text/porter-stemmer.js';
 import { fnv1a } from './hashing.js';
 
 /**

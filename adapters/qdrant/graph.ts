@@ -1,10 +1,10 @@
-import { queryTerms } from '../embedded/search/query-text.js';
 import type { ExtractedEntity } from '../../server/ports/search-index.js';
-import { extractEntities, singularize } from '../../server/services/retrieval/entities.js';
+import { extractEntities, singularize } from '../../server/text/entities.js';
+import { queryTerms } from '../../server/text/query-text.js';
 
 /**
  * The entity-graph channel's arithmetic, mirrored from the embedded index (`graphChannel` in
- * adapters/embedded/search-index.ts) so both profiles weigh entities alike. Pure; the Qdrant adapter
+ * adapters/embedded/search/graph-channel.ts) so both profiles weigh entities alike. Pure; the Qdrant adapter
  * fetches the counts (entity statistics points, facets) and turns the weights into a sparse query.
  */
 

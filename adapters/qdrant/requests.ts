@@ -1,5 +1,7 @@
 import type { Schemas } from '@qdrant/js-client-rest';
 import type { IndexedMemory, SearchQuery, SearchResult } from '../../server/ports/search-index.js';
+import type { SearchFilterPolicy } from '../../server/services/search/filter-policy.js';
+import type { FusionMethod } from '../../server/services/search/tuning.js';
 import { tenantFilter } from './filters.js';
 import { documentEntityKeys } from './graph.js';
 import { memoryPointId } from './ids.js';
@@ -71,8 +73,8 @@ export function fusionCapabilities(version: string | undefined): FusionCapabilit
   return { rrfK: atLeast(16), rrfWeights: atLeast(17) };
 }
 
-/** The embedded index's fusion setting (`FusionMethod` in adapters/embedded/search/fusion.ts). */
-export type FusionSetting = { kind: 'rrf'; k: number } | { kind: 'weighted'; normalization: 'minmax' | 'zscore' };
+/** The fusion setting both profiles share (`FusionMethod` in server/services/search/tuning.ts). */
+export type FusionSetting = FusionMethod;
 
 /** RRF constant used when the embedded setting is a score fusion Qdrant does not offer. */
 export const FALLBACK_RRF_K = 60;
@@ -102,6 +104,8 @@ export interface ChannelWeights {
 export interface SearchPlanInput {
   tenantId: string;
   query: SearchQuery;
+  /** The query's filters as resolved by `resolveSearchFilter` (a search that can match nothing never gets here). */
+  policy: SearchFilterPolicy;
   /** Candidates per channel (≥ offset + limit). */
   depth: number;
   fusion: FusionSetting;
@@ -126,7 +130,7 @@ export const RESULT_PAYLOAD = ['tenant_id', 'memory_id', 'quality'];
  * Every prefetch and the request itself carry the tenant filter.
  */
 export function buildSearchRequest(p: SearchPlanInput): QueryRequest | null {
-  const filter = tenantFilter(p.tenantId, { filters: p.query.filters });
+  const filter = tenantFilter(p.tenantId, { filters: p.policy });
   if (p.query.mode === 'vector-only') {
     if (!p.query.vector) return null;
     return {

@@ -1,5 +1,6 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../embedded/search-index.js';
+import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
+import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import type { Embedder } from '../../server/ports/embedder.js';
 import {
   EmbeddingModelMismatchError,
@@ -11,7 +12,7 @@ import {
   type SearchResult,
 } from '../../server/ports/search-index.js';
 import { guarded, toDependencyError } from './errors.js';
-import { matchesNothing, tenantFilter } from './filters.js';
+import { tenantFilter } from './filters.js';
 import { graphQueryKeys, graphWeights, type GraphParams } from './graph.js';
 import { META_POINT_ID, entityPointId, memoryPointId } from './ids.js';
 import {
@@ -258,12 +259,14 @@ export class QdrantSearchIndex implements SearchIndex {
       throw new RangeError(`query vector has ${query.vector.length} dimensions, the index holds ${this.info.dimension}`);
     }
     if (query.mode === 'vector-only' && !query.vector) throw new RangeError('vector-only search needs a query vector');
-    if (matchesNothing(query.filters)) return { hits: [], total: 0 };
+    const policy = resolveSearchFilter(query.filters);
+    if (!policy) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
     const graphOn = query.mode === 'hybrid+graph' && this.fusion.weights['hybrid+graph'].graph > 0;
     const request = buildSearchRequest({
       tenantId,
       query,
+      policy,
       depth,
       fusion: this.fusion.method,
       weights: this.fusion.weights,

@@ -1,6 +1,6 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { queryStems } from '../embedded/search/query-text.js';
-import { countTerms, weightedFrequency } from '../embedded/search/term-counts.js';
+import { queryStems } from '../../server/text/query-text.js';
+import { countTerms, weightedFrequency } from '../../server/text/term-counts.js';
 
 /**
  * Client-side BM25 sparse vectors for Qdrant, built to score like the embedded index's FTS5 `bm25()`.

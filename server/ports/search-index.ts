@@ -15,7 +15,7 @@ export const SEARCH_MODES: readonly SearchMode[] = ['vector-only', 'hybrid', 'hy
 
 export type EntityType = 'person' | 'place' | 'organization' | 'thing' | 'date';
 
-/** One entity mentioned by a text, as produced by `server/services/retrieval/entities.ts`. */
+/** One entity mentioned by a text, as produced by `server/text/entities.ts`. */
 export interface ExtractedEntity {
   /** Normalised identity (lower case, singular, no possessive); equal keys are the same entity. */
   key: string;
@@ -43,6 +43,7 @@ export interface IndexedMemory {
   entities: ExtractedEntity[];
 }
 
+/** A search's request filters; `resolveSearchFilter` (server/services/search/filter-policy.ts) says what they mean. */
 export interface SearchFilters {
   /** Namespaces to search; null means every namespace of the tenant. An empty array matches nothing. */
   namespaces: string[] | null;
@@ -50,8 +51,6 @@ export interface SearchFilters {
   agentId?: string;
   /** Superseded versions are excluded unless this is true. */
   includeSuperseded?: boolean;
-  /** Archived memories are included unless this is false. */
-  includeArchived?: boolean;
   /** Memories flagged as prompt-injection attempts are excluded unless this is true. */
   includeFlagged?: boolean;
   /**

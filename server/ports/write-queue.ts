@@ -6,10 +6,10 @@
  * ever answered for a write that is already durable.
  *
  * Writes are applied in queue order (`id`, increasing); per memory, versions are reserved in the same
- * order, so concurrent writes to one memory are applied in the order they were accepted.
+ * order, so concurrent writes to one memory are applied in the order they were accepted. What accepting
+ * a write decides is `decideWrite` (server/storage-rules/write-acceptance.ts); adapters apply it.
  */
-import type { MemoryContent, Sensitivity } from './memories.js';
-import { mayUseNamespace } from '../namespace-access.js';
+import type { MemoryContent } from './memories.js';
 
 export type WriteKind = 'create' | 'update' | 'rollback';
 
@@ -113,63 +113,4 @@ export interface WriteQueue {
   tenantsWithPending(limit: number): Promise<string[]>;
   /** Queued writes of the tenant. */
   pendingCount(tenantId: string): Promise<number>;
-}
-
-/** Bytes a memory's content counts against storage: UTF-8 of title, content, tags and metadata. */
-export function memorySizeBytes(content: Pick<MemoryContent, 'title' | 'content' | 'tags' | 'metadata'>): number {
-  return (
-    Buffer.byteLength(content.title, 'utf8') +
-    Buffer.byteLength(content.content, 'utf8') +
-    Buffer.byteLength(JSON.stringify(content.tags), 'utf8') +
-    Buffer.byteLength(JSON.stringify(content.metadata), 'utf8')
-  );
-}
-
-/**
- * Until a write is consolidated its content is unclassified: a memory shows the writer's sensitivity,
- * or `high` when the writer gave none (unknown is treated as sensitive, never as harmless).
- */
-export function provisionalSensitivity(writer: Sensitivity | null): Sensitivity {
-  return writer ?? 'high';
-}
-
-/*
- * The acceptance rules every WriteQueue adapter applies, in this order, inside its transaction. They are
- * pure: each adapter reads what they need from its own store and acts on the answer.
- */
-
-/** A request whose Idempotency-Key was seen and has not expired: replayed or refused; null = proceed. */
-export function idempotencyOutcome(
-  req: EnqueueRequest,
-  seen: { requestHash: string; expiresAt: string; receipt: () => WriteReceipt } | null,
-): EnqueueResult | null {
-  if (!req.idempotency || !seen || seen.expiresAt <= req.acceptedAt) return null;
-  if (seen.requestHash !== req.idempotency.requestHash) return { kind: 'idempotency_mismatch' };
-  return { kind: 'replayed', receipt: seen.receipt() };
-}
-
-/** Why an update or rollback cannot go to the memory's head as it is now; null = it can. */
-export function headRefusal(
-  req: UpdateRequest | RollbackRequest,
-  head: { namespace: string; headVersion: number; mergedInto: string | null } | null,
-): EnqueueResult | null {
-  if (!head || !mayUseNamespace(req.allowedNamespaces, head.namespace)) return { kind: 'not_found' };
-  if (head.mergedInto !== null) return { kind: 'merged', mergedInto: head.mergedInto };
-  if (req.ifMatch !== null && req.ifMatch !== head.headVersion) return { kind: 'version_mismatch', currentVersion: head.headVersion };
-  if (req.kind === 'update' && req.namespace !== null && req.namespace !== head.namespace) return { kind: 'namespace_mismatch', current: head.namespace };
-  return null;
-}
-
-/**
- * The memory or storage limit a write would pass: `added` memories (1 for a create) and bytes (the
- * growth; shrinking is always allowed), against the tenant's totals so far. Null = within the plan.
- */
-export function sizeLimitExceeded(
-  quota: WriteQuota,
-  totals: { memoryCount: number; storageBytes: number },
-  added: { memories: number; bytes: number },
-): EnqueueResult | null {
-  if (added.memories > 0 && quota.memories !== null && totals.memoryCount + added.memories > quota.memories) return { kind: 'quota_exceeded', limit: 'memories' };
-  if (added.bytes > 0 && quota.storageBytes !== null && totals.storageBytes + added.bytes > quota.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
-  return null;
 }

@@ -6,7 +6,7 @@ import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
 import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
-import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
+import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ProfileStorage } from './profile-storage.js';

@@ -10,7 +10,7 @@ import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
-import { createMongoMemoryPorts } from '../../adapters/mongo/memories.js';
+import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
 
 describeMemoryStoreContract('embedded (libsql)', async () => {

@@ -9,7 +9,8 @@ import {
   type MemoryStore,
 } from '../../server/ports/memories.js';
 import type { UsageStore } from '../../server/ports/usage.js';
-import { memorySizeBytes, type EnqueueRequest, type WriteQueue, type WriteQuota } from '../../server/ports/write-queue.js';
+import type { EnqueueRequest, WriteQueue, WriteQuota } from '../../server/ports/write-queue.js';
+import { memorySizeBytes } from '../../server/storage-rules/write-acceptance.js';
 
 /** The ports of the memory aggregate as one adapter family provides them, over fresh storage. */
 export interface MemoryPortsFixture {

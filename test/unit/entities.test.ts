@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractEntities, normalizeEntityKey, singularize } from '../../server/services/retrieval/entities.js';
+import { extractEntities, normalizeEntityKey, singularize } from '../../server/text/entities.js';
 
 const keys = (text: string, type?: string) =>
   extractEntities(text)

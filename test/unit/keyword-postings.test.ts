@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openInMemoryDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { EmbeddedSearchIndex, type SearchTuning } from '../../adapters/embedded/search-index.js';
-import { countTerms, decodeTermCounts, encodeTermCounts, packCounts, weightedFrequency } from '../../adapters/embedded/search/term-counts.js';
+import { decodeTermCounts, encodeTermCounts } from '../../adapters/embedded/search/stored-term-counts.js';
+import { countTerms, packCounts, weightedFrequency } from '../../server/text/term-counts.js';
 import type { IndexedMemory, SearchFilters } from '../../server/ports/search-index.js';
 import { indexedMemory as doc } from '../support/indexed-memory.js';
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { matchesNothing, tenantFilter, type FilterScope } from '../../adapters/qdrant/filters.js';
+import { tenantFilter, type FilterScope } from '../../adapters/qdrant/filters.js';
 import type { SearchFilters } from '../../server/ports/search-index.js';
+import { resolveSearchFilter, type SearchFilterPolicy } from '../../server/services/search/filter-policy.js';
+
+/** A search's filters as the adapter receives them: resolved. */
+const resolved = (filters: SearchFilters): SearchFilterPolicy => resolveSearchFilter(filters)!;
 
 const TENANT = { key: 'tenant_id', match: { value: 't1' } };
 
@@ -9,8 +13,8 @@ describe('tenantFilter', () => {
     const filterSets: (SearchFilters | undefined)[] = [
       undefined,
       { namespaces: null },
-      { namespaces: ['a', 'b'], agentId: 'agent', includeSuperseded: true, includeArchived: false, includeFlagged: true, minQuality: 0.5 },
-      { namespaces: ['x'], includeArchived: true },
+      { namespaces: ['a', 'b'], agentId: 'agent', includeSuperseded: true, includeFlagged: true, minQuality: 0.5 },
+      { namespaces: ['x'] },
     ];
     const scopes: FilterScope[] = [
       {},
@@ -18,7 +22,7 @@ describe('tenantFilter', () => {
       { kind: 'entity' },
       { memoryId: 'm' },
       { entity: 'sarah' },
-      ...filterSets.map((filters) => ({ filters })),
+      ...filterSets.map((filters) => ({ filters: filters && resolved(filters) })),
     ];
     for (const scope of scopes) {
       const f = tenantFilter('t1', scope);
@@ -28,7 +32,7 @@ describe('tenantFilter', () => {
   });
 
   it('maps the request filters like the embedded index', () => {
-    expect(tenantFilter('t1', { filters: { namespaces: null } })).toEqual({
+    expect(tenantFilter('t1', { filters: resolved({ namespaces: null }) })).toEqual({
       must: [TENANT, { key: 'kind', match: { value: 'memory' } }],
       must_not: [
         { key: 'status', match: { value: 'superseded' } },
@@ -37,7 +41,7 @@ describe('tenantFilter', () => {
     });
     expect(
       tenantFilter('t1', {
-        filters: { namespaces: ['work', 'home'], agentId: 'a-2', includeSuperseded: true, includeArchived: false, includeFlagged: true, minQuality: 0.9 },
+        filters: resolved({ namespaces: ['work', 'home'], agentId: 'a-2', includeSuperseded: true, includeFlagged: true, minQuality: 0.9 }),
       }),
     ).toEqual({
       must: [
@@ -46,7 +50,6 @@ describe('tenantFilter', () => {
         { key: 'namespace', match: { any: ['work', 'home'] } },
         { key: 'agent_id', match: { value: 'a-2' } },
       ],
-      must_not: [{ key: 'status', match: { value: 'archived' } }],
     });
   });
 
@@ -64,13 +67,7 @@ describe('tenantFilter', () => {
   it('refuses a missing tenant and contradictory scopes', () => {
     for (const bad of ['', undefined, null, 42]) expect(() => tenantFilter(bad as unknown as string)).toThrow(RangeError);
     expect(() => tenantFilter('t1', { kind: 'entity', memoryId: 'm' })).toThrow(RangeError);
-    expect(() => tenantFilter('t1', { kind: 'all', filters: { namespaces: null } })).toThrow(RangeError);
-    expect(() => tenantFilter('t1', { filters: { namespaces: [] } })).toThrow(/matches nothing/);
-  });
-
-  it('reports an empty namespace list as matching nothing', () => {
-    expect(matchesNothing({ namespaces: [] })).toBe(true);
-    expect(matchesNothing({ namespaces: null })).toBe(false);
-    expect(matchesNothing({ namespaces: ['a'] })).toBe(false);
+    expect(() => tenantFilter('t1', { kind: 'all', filters: resolved({ namespaces: null }) })).toThrow(RangeError);
+    expect(() => tenantFilter('t1', { filters: { ...resolved({ namespaces: null }), namespaces: [] } })).toThrow(/matches nothing/);
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
 import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
-import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD, EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
+import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import { documentEntityKeys, graphQueryKeys, graphWeights } from '../../adapters/qdrant/graph.js';
 import { memoryPointId } from '../../adapters/qdrant/ids.js';
 import {
@@ -17,7 +19,7 @@ import {
 } from '../../adapters/qdrant/requests.js';
 import { DEFAULT_BM25, documentSparseVector, querySparseVector, type SparseVector } from '../../adapters/qdrant/sparse.js';
 import type { IndexedMemory, SearchQuery } from '../../server/ports/search-index.js';
-import { extractEntities } from '../../server/services/retrieval/entities.js';
+import { extractEntities } from '../../server/text/entities.js';
 
 const TENANT_FILTER = {
   must: [
@@ -38,9 +40,11 @@ const GRAPH: SparseVector = { indices: [3], values: [1.5] };
 const W = DEFAULT_FUSION.weights;
 
 function plan(query: Partial<SearchQuery>, over: Partial<SearchPlanInput> = {}): SearchPlanInput {
+  const full: SearchQuery = { text: 'q', vector: VECTOR, mode: 'hybrid', limit: 10, filters: { namespaces: null }, ...query };
   return {
     tenantId: 't1',
-    query: { text: 'q', vector: VECTOR, mode: 'hybrid', limit: 10, filters: { namespaces: null }, ...query },
+    query: full,
+    policy: resolveSearchFilter(full.filters)!,
     depth: 100,
     fusion: DEFAULT_FUSION.method,
     weights: DEFAULT_FUSION.weights,
@@ -121,7 +125,7 @@ describe('buildSearchRequest', () => {
   it('puts the tenant filter on the request and on every prefetch, in every mode', () => {
     for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
       const req = buildSearchRequest(
-        plan({ mode, filters: { namespaces: ['n'], agentId: 'a', includeArchived: false } }, { tenantId: 'tenant-x' }),
+        plan({ mode, filters: { namespaces: ['n'], agentId: 'a' } }, { tenantId: 'tenant-x' }),
       );
       const all = filters(req);
       expect(all.length, mode).toBe(mode === 'vector-only' ? 1 : mode === 'hybrid' ? 3 : 4);

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
 import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
-import { DEFAULT_KEYWORD, EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
-import { tokenize } from '../../adapters/embedded/search/query-text.js';
+import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
+import { tokenize } from '../../server/text/query-text.js';
 import {
   DEFAULT_BM25,
   documentSparseVector,
@@ -16,7 +17,7 @@ import {
   weightedEntityVector,
 } from '../../adapters/qdrant/sparse.js';
 import type { IndexedMemory } from '../../server/ports/search-index.js';
-import { porterStem } from '../../server/services/retrieval/porter-stemmer.js';
+import { porterStem } from '../../server/text/porter-stemmer.js';
 
 describe('porterStem', () => {
   it('stems the classic examples like FTS5', () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_FUSION } from '../../adapters/embedded/search-index.js';
+import { DEFAULT_FUSION } from '../../server/services/search/tuning.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
-import { memorySizeBytes, type EnqueueRequest, type WriteQuota, type WriteQueue } from '../../server/ports/write-queue.js';
+import type { EnqueueRequest, WriteQuota, WriteQueue } from '../../server/ports/write-queue.js';
+import { memorySizeBytes } from '../../server/storage-rules/write-acceptance.js';
 
 // The embedded queue commits the writes that arrive together in ONE transaction and checks each against
 // the stored counters plus what the group added so far. Mutation testing found that tally unguarded

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idempotencyOutcome, memorySizeBytes, sizeLimitExceeded, type EnqueueRequest, type WriteQuota } from '../../server/ports/write-queue.js';
+import type { EnqueueRequest, WriteQuota } from '../../server/ports/write-queue.js';
+import { idempotencyOutcome, memorySizeBytes, sizeLimitExceeded } from '../../server/storage-rules/write-acceptance.js';
 
 // Acceptance rules of the write queue at their edges, found unguarded by mutation testing
 // (docs/mutation-testing.md): what a memory weighs, when a stored Idempotency-Key stops counting,

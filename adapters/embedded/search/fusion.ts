@@ -1,7 +1,9 @@
+import type { FusionMethod } from '../../../server/services/search/tuning.js';
+
 /**
  * Rank fusion of retrieval channels. Each channel gives a list ordered best first with a raw score
  * (higher is better). Two families are implemented; `bench/retrieval-quality.ts` measures them and the
- * index's defaults come from that measurement (see DEFAULT_FUSION in search-index.ts).
+ * index's defaults come from that measurement (see DEFAULT_FUSION in server/services/search/tuning.ts).
  */
 
 export interface ChannelHit {
@@ -15,9 +17,6 @@ export interface Channel {
   hits: ChannelHit[];
 }
 
-export type FusionMethod =
-  | { kind: 'rrf'; k: number }
-  | { kind: 'weighted'; normalization: 'minmax' | 'zscore' };
 
 /** Reciprocal rank fusion: sum over channels of weight / (k + rank), rank starting at 1. */
 export function rrf(channels: Channel[], k: number): Map<number, number> {

@@ -1,4 +1,5 @@
-import { parseTermCounts, weightedFrequency, type TermCounts } from './term-counts.js';
+import { weightedFrequency, type TermCounts } from '../../../server/text/term-counts.js';
+import { parseTermCounts } from './stored-term-counts.js';
 
 /**
  * One tenant's keyword index in memory: per stem, the documents holding it with their per-column counts

@@ -1,6 +1,7 @@
 import { forgetStatementsNaming, preparedStatement } from '../statement-cache.js';
 import type { EmbeddedDatabase } from '../database.js';
-import { countTerms, encodeTermCounts } from './term-counts.js';
+import { countTerms } from '../../../server/text/term-counts.js';
+import { encodeTermCounts } from './stored-term-counts.js';
 import {
   EmbeddingModelMismatchError,
   type IndexInfo,

@@ -1,5 +1,6 @@
 import type { EmbeddedDatabase } from '../database.js';
 import type { MemoryStatus } from '../../../server/ports/search-index.js';
+import type { SearchFilterPolicy } from '../../../server/services/search/filter-policy.js';
 import { preparedStatement } from '../statement-cache.js';
 import { Int8Matrix } from './int8-scan.js';
 import { KeywordPostings, type ColumnWeights } from './keyword-postings.js';
@@ -23,12 +24,25 @@ export { dot } from './vector-rows.js';
 
 const STATUS_CODE: Record<MemoryStatus, number> = { active: 0, archived: 1, superseded: 2 };
 
+/** A search's filter policy as the cache tests it, row by row (`rowFilter`). */
 export interface RowFilter {
   namespaces: Set<string> | null;
   agentId: string | null;
-  includeSuperseded: boolean;
-  includeArchived: boolean;
-  includeFlagged: boolean;
+  /** Bit `STATUS_CODE[s]` set for every status the search leaves out. */
+  excludedStatusBits: number;
+  excludeFlagged: boolean;
+}
+
+/** The cache's form of a search's filter policy. */
+export function rowFilter(policy: SearchFilterPolicy): RowFilter {
+  let excludedStatusBits = 0;
+  for (const s of policy.excludedStatuses) excludedStatusBits |= 1 << STATUS_CODE[s];
+  return {
+    namespaces: policy.namespaces ? new Set(policy.namespaces) : null,
+    agentId: policy.agentId,
+    excludedStatusBits,
+    excludeFlagged: policy.excludeFlagged,
+  };
 }
 
 interface DocRow {
@@ -280,10 +294,8 @@ export class TenantCache {
 
   /** Whether row i passes the filter. */
   accepts(i: number, f: RowFilter): boolean {
-    const st = this.status[i]!;
-    if (st === 2 && !f.includeSuperseded) return false;
-    if (st === 1 && !f.includeArchived) return false;
-    if (this.flagged[i] === 1 && !f.includeFlagged) return false;
+    if ((f.excludedStatusBits >> this.status[i]!) & 1) return false;
+    if (this.flagged[i] === 1 && f.excludeFlagged) return false;
     if (f.agentId !== null && this.agent[i] !== f.agentId) return false;
     if (f.namespaces !== null && !f.namespaces.has(this.namespace[i]!)) return false;
     return true;

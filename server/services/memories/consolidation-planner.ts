@@ -7,7 +7,7 @@
 import { compareFacts, extractFacts, type ContradictionDetector, type Fact } from '../consolidation/contradiction.js';
 import { contentFingerprint, findDuplicate } from '../consolidation/dedupe.js';
 import { similarityTokens } from '../consolidation/similarity.js';
-import { extractEntities } from '../retrieval/entities.js';
+import { extractEntities } from '../../text/entities.js';
 import type { Embedder } from '../../ports/embedder.js';
 import {
   ConsolidationConflictError,

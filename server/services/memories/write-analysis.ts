@@ -12,7 +12,7 @@ import { screenMemoryForInjection, type MemoryScreenResult } from '../consolidat
 import { qualityScore } from '../consolidation/quality.js';
 import { classifySensitivity, type SensitivityLevel, type SensitivityResult } from '../consolidation/sensitivity.js';
 import { contentFingerprint, similarityTokens } from '../consolidation/similarity.js';
-import { extractEntities } from '../retrieval/entities.js';
+import { extractEntities } from '../../text/entities.js';
 import type { JsonPrimitive } from '../../ports/memories.js';
 import type { ExtractedEntity } from '../../ports/search-index.js';
 import { quickQualityScore } from './quick-quality.js';

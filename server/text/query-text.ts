@@ -1,10 +1,10 @@
-import { porterStem } from '../../../server/services/retrieval/porter-stemmer.js';
+import { porterStem } from './porter-stemmer.js';
 
 /**
- * Turning user text into a safe FTS5 query. User text never reaches FTS5 syntax: it is split into
- * letter/digit runs (the same split the `unicode61` tokenizer makes), stop-words are dropped, and every
- * remaining term is emitted as a double-quoted string, so `"`, `*`, `-`, `(`, `NEAR`, `AND`, `OR`, `NOT`
- * and `:` in the input are inert.
+ * The terms of a text as every keyword channel sees them: letter/digit runs (the same split SQLite's
+ * `unicode61` tokenizer makes), stop-words dropped, stemmed as FTS5's `porter` tokenizer stems. Shared
+ * by the embedded index, the Qdrant sparse vectors and the lexical embedding features, so all of them
+ * agree on what a term is.
  */
 
 /** English stop-words plus question words: frequent, carry no topic, and make FTS5 scan most rows. */
@@ -48,16 +48,4 @@ export function queryTerms(text: string, maxTerms = 32): string[] {
 /** The query's terms (`queryTerms`) as the keyword index holds them: through the FTS5 Porter stemmer. */
 export function queryStems(text: string, maxTerms = 32): string[] {
   return queryTerms(text, maxTerms).map(porterStem);
-}
-
-/** Quotes one term as an FTS5 string (doubling any embedded quote, although tokens contain none). */
-export function ftsString(term: string): string {
-  return `"${term.replace(/"/g, '""')}"`;
-}
-
-/** `"t1" OR "t2" OR ...` over the content columns of a tenant's FTS table, or null when the text has no terms. */
-export function buildFtsQuery(text: string): string | null {
-  const terms = queryTerms(text);
-  if (terms.length === 0) return null;
-  return terms.map(ftsString).join(' OR ');
 }

@@ -1,5 +1,5 @@
 import nlp from 'compromise';
-import type { EntityType, ExtractedEntity } from '../../ports/search-index.js';
+import type { EntityType, ExtractedEntity } from '../ports/search-index.js';
 
 /**
  * Offline entity extraction for the knowledge-graph retrieval channel: people, places, organisations,

@@ -1,0 +1,53 @@
+import type { Filter } from 'mongodb';
+import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
+import { isDuplicateKey, type MemoryCollections, type UsagePeriodDoc } from './memory-collections.js';
+
+/** Usage counters on MongoDB: per-period counts in `usage_periods`, memory and byte totals in `usage_totals`. */
+export function createMongoUsageStore(c: MemoryCollections): UsageStore {
+  const { memories, writes, periods, totals } = c;
+  return {
+    async consume(tenantId, period, counter: UsageCounter, limit, by = 1) {
+      const id = `${tenantId}:${period}`;
+      if (limit !== null && by > limit) return null;
+      // `$lte` never matches a missing field: a period made by the other counter's first request has none of this one.
+      const filter: Filter<UsagePeriodDoc> =
+        limit === null ? { _id: id } : { _id: id, $or: [{ [counter]: { $lte: limit - by } }, { [counter]: { $exists: false } }] };
+      try {
+        const after = await periods.findOneAndUpdate(
+          filter,
+          { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } },
+          { upsert: true, returnDocument: 'after', projection: { [counter]: 1 } },
+        );
+        return after ? after[counter] : null;
+      } catch (err) {
+        // The counter exists but is at its limit: the upsert tried to insert a duplicate _id.
+        if (isDuplicateKey(err)) return null;
+        throw err;
+      }
+    },
+
+    async snapshot(tenantId, period) {
+      const [p, t, pending] = await Promise.all([periods.findOne({ _id: `${tenantId}:${period}` }), totals.findOne({ _id: tenantId }), writes.countDocuments({ tenantId })]);
+      return {
+        period,
+        writes: p?.writes ?? 0,
+        reads: p?.reads ?? 0,
+        searches: p?.searches ?? 0,
+        memoryCount: t?.memoryCount ?? 0,
+        storageBytes: t?.storageBytes ?? 0,
+        pendingWrites: pending,
+      };
+    },
+
+    async namespaceTotals(tenantId, namespaces) {
+      const inScope = { tenantId, namespace: { $in: [...namespaces] } };
+      const [live, pending] = await Promise.all([
+        memories
+          .aggregate<{ n: number; bytes: number }>([{ $match: { ...inScope, mergedInto: null } }, { $group: { _id: null, n: { $sum: 1 }, bytes: { $sum: '$sizeBytes' } } }])
+          .toArray(),
+        writes.countDocuments(inScope),
+      ]);
+      return { memoryCount: live[0]?.n ?? 0, storageBytes: live[0]?.bytes ?? 0, pendingWrites: pending };
+    },
+  };
+}
