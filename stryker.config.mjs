@@ -29,6 +29,8 @@ export default {
   concurrency: 1,
   // Real servers and password hashing make tests slow on a loaded machine; a hung mutant still times out.
   timeoutMS: 30_000,
+  // The e2e groups' first full run (coverage per test) took over Stryker's 5-minute default under load.
+  dryRunTimeoutMinutes: 30,
   ignorePatterns: ['.stryker-tmp', 'bench/results', 'reports', 'data', '.harness', '.ci'],
   incremental: true,
   incrementalFile: `reports/mutation/${label}/stryker-incremental.json`,

@@ -95,7 +95,8 @@ describe('serve --processes N', () => {
     }
     expect(await s.exited).toBe(0);
     expect(s.lines.some((l) => l.msg === 'stopping HTTP processes')).toBe(true);
-  });
+    // Three processes start from source (tsx) here; on a loaded two-core machine that alone took ~25 s.
+  }, 90_000);
 
   it('gives up, with a failing status, when its processes cannot start (the port is taken)', async () => {
     const port = await freePort();
