@@ -9,14 +9,13 @@ import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
-import type { Services } from '../../server/container.js';
-import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { requireScope } from '../../server/procedures.js';
 import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
+import { createInnerContext } from '../support/context.js';
 import { z } from 'zod';
 
 const SECRET = /^tmk_[a-z2-7]{52}$/;
@@ -366,19 +365,7 @@ describe('requireScope over the real authenticator', () => {
         return ctx.principal.keyId;
       }),
   });
-  const caller = (key: string | undefined) => {
-    const ctx = {
-      requestId: 'req',
-      ip: '127.0.0.1',
-      userAgent: null,
-      header: (name: string) => (name === 'x-api-key' ? key : undefined),
-      query: () => undefined,
-      origin: () => null,
-      services: { apiKeyAuth: service } as unknown as Services,
-      response: { headers: {} },
-    } satisfies RequestContext;
-    return createCallerFactory(probe)(ctx);
-  };
+  const caller = (key: string | undefined) => createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': key }, services: { apiKeyAuth: service } }));
 
   it('admits a key with the scope and refuses one without it (403 SCOPE_MISSING), or without a key (401)', async () => {
     const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespace_restrictions: ['a'] });
