@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'libsql';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
@@ -249,7 +249,10 @@ describe('last_used_at', () => {
 
     clock = new Date(clock.getTime() + 1_000);
     await service.authenticate(secret, '127.0.0.1');
-    await new Promise((r) => setTimeout(r, 30)); // the background flush (usageFlushMs = 5)
+    // The background flush (usageFlushMs = 5), waited for by its effect.
+    await vi.waitFor(() => {
+      if (writes.length < 2) throw new Error('no background flush yet');
+    }, { timeout: 5_000, interval: 5 });
     expect(writes).toHaveLength(2);
     expect((await service.get(tenant, key.keyId)).lastUsedAt).toBe(clock.toISOString());
   });
