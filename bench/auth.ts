@@ -17,7 +17,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../server/config.js';
 import { createContainer } from '../server/container.js';
@@ -25,16 +24,30 @@ import { createLogger } from '../server/logger.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
 import { freePort, waitReady } from './support/server.js';
 import { summariseNsAsUs, type MicrosRow } from './support/stats.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    calls: { type: 'string', default: '20000' },
-    requests: { type: 'string', default: '8000' },
-    concurrency: { type: 'string', default: '8' },
-    keys: { type: 'string', default: '10000' },
-    json: { type: 'string', default: 'bench/results/auth.json' },
-    'no-http': { type: 'boolean', default: false },
-  },
+const USAGE = `Usage: npm run bench:auth -- [options]
+
+Server-side cost of API-key authentication, once warm: in process per call, then over HTTP against a
+real \`tenant-memory serve\` child process.
+
+Options:
+  --calls N          in-process authentications per key kind (default 20000)
+  --requests N       HTTP requests (default 8000)
+  --concurrency N    HTTP clients on keep-alive connections (default 8)
+  --keys N           API keys among 1,000 tenants (default 10000)
+  --no-http          the in-process part only
+  --json FILE        where the result goes (default bench/results/auth.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  calls: { type: 'string', default: '20000' },
+  requests: { type: 'string', default: '8000' },
+  concurrency: { type: 'string', default: '8' },
+  keys: { type: 'string', default: '10000' },
+  json: { type: 'string', default: 'bench/results/auth.json' },
+  'no-http': { type: 'boolean', default: false },
 });
 const CALLS = Number(args.calls);
 const REQUESTS = Number(args.requests);

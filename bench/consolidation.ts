@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.js';
 import { UNLIMITED_PLAN_LIMITS } from './support/server.js';
 import { createContainer, type Services } from '../server/container.js';
@@ -30,26 +29,43 @@ import { ThreadedWriteAnalyzer } from '../adapters/threads/write-analyzer.js';
 import { quickQualityScore } from '../server/services/memories/quick-quality.js';
 import { generateMemories, rng } from './memory-data.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    writes: { type: 'string', default: '20000' },
-    tenants: { type: 'string', default: '4' },
-    updates: { type: 'string', default: '0.2' },
-    json: { type: 'string', default: 'bench/results/consolidation.json' },
-    /** Also extract entities for the graph channel (the retrieval layer's addition). */
-    entities: { type: 'boolean', default: false },
-    /** Also embed with the (cheap, non-semantic) hashing embedder, to see the vector write cost. */
-    embed: { type: 'boolean', default: false },
-    /** Quality scorer: `fast` (default, as the service is configured by default) or `nlp`. */
-    quality: { type: 'string', default: 'fast' },
-    processes: { type: 'string', default: '1' },
-    /** Analysis threads beside each consolidating thread (CONSOLIDATION_THREADS; default 1 as the service). */
-    threads: { type: 'string', default: '1' },
-    /** Internal: run as one of `--processes` workers over this data directory, for these tenants. */
-    'drain-dir': { type: 'string' },
-    'drain-tenants': { type: 'string' },
-  },
+const USAGE = `Usage: npm run bench:consolidation -- [options]
+
+Consolidation throughput on the embedded profile (embeddings excluded): queued writes consolidated per
+second through the whole pipeline, by one worker or by --processes worker processes.
+
+Options:
+  --writes N         queued writes (default 20000)
+  --tenants N        tenants the writes are spread over (default 4)
+  --updates R        share of writes that update an earlier memory (default 0.2)
+  --entities         also extract entities for the graph channel
+  --embed            also embed with the hashing embedder
+  --quality fast|nlp quality scorer (default fast)
+  --processes N      worker processes draining the tenants (default 1)
+  --threads N        analysis threads beside each consolidating thread (default 1)
+  --json FILE        where the result goes (default bench/results/consolidation.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  writes: { type: 'string', default: '20000' },
+  tenants: { type: 'string', default: '4' },
+  updates: { type: 'string', default: '0.2' },
+  json: { type: 'string', default: 'bench/results/consolidation.json' },
+  /** Also extract entities for the graph channel (the retrieval layer's addition). */
+  entities: { type: 'boolean', default: false },
+  /** Also embed with the (cheap, non-semantic) hashing embedder, to see the vector write cost. */
+  embed: { type: 'boolean', default: false },
+  /** Quality scorer: `fast` (default, as the service is configured by default) or `nlp`. */
+  quality: { type: 'string', default: 'fast' },
+  processes: { type: 'string', default: '1' },
+  /** Analysis threads beside each consolidating thread (CONSOLIDATION_THREADS; default 1 as the service). */
+  threads: { type: 'string', default: '1' },
+  /** Internal: run as one of `--processes` workers over this data directory, for these tenants. */
+  'drain-dir': { type: 'string' },
+  'drain-tenants': { type: 'string' },
 });
 const PROCESSES = Number(args.processes);
 const THREADS = Number(args.threads);

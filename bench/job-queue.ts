@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../adapters/embedded/database.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
@@ -23,15 +22,28 @@ import type { JobDefinition } from '../jobs/definition.js';
 import { createLogger } from '../server/logger.js';
 import { percentile } from './harness/metrics.js';
 import { formatTable, writeJsonResult } from './support/report.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    jobs: { type: 'string', default: '5000' },
-    workers: { type: 'string', default: '2' },
-    concurrency: { type: 'string', default: '20' },
-    samples: { type: 'string', default: '300' },
-    json: { type: 'string', default: 'bench/results/job-queue.json' },
-  },
+const USAGE = `Usage: npm run bench:job-queue -- [options]
+
+Throughput and latency of the job queue on the embedded profile (Agenda over libsql): enqueue, drain
+and pickup latency with in-process and external workers.
+
+Options:
+  --jobs N           jobs enqueued and drained (default 5000)
+  --workers N        worker queues draining them (default 2)
+  --concurrency N    jobs each worker runs at once (default 20)
+  --samples N        pickup-latency samples (default 300)
+  --json FILE        where the result goes (default bench/results/job-queue.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  jobs: { type: 'string', default: '5000' },
+  workers: { type: 'string', default: '2' },
+  concurrency: { type: 'string', default: '20' },
+  samples: { type: 'string', default: '300' },
+  json: { type: 'string', default: 'bench/results/job-queue.json' },
 });
 const JOBS = Number(args.jobs);
 const WORKERS = Number(args.workers);

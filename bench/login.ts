@@ -18,22 +18,35 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createPasswordHasher, defaultArgon2Params, type Argon2Params } from '../server/services/passwords.js';
 import { formatTable, writeJsonResult } from './support/report.js';
 import { freePort, waitReady } from './support/server.js';
 import { latencyStats } from './support/stats.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    sequential: { type: 'string', default: '60' },
-    concurrent: { type: 'string', default: '120' },
-    concurrency: { type: 'string', default: '4' },
-    // Keep failures under the per-address throttle (50 per 15 min): 2 × failures must stay below it.
-    failures: { type: 'string', default: '20' },
-    'hash-samples': { type: 'string', default: '20' },
-    json: { type: 'string', default: 'bench/results/login.json' },
-  },
+const USAGE = `Usage: npm run bench:login -- [options]
+
+What a password sign-in costs: argon2id at the shipped and stronger parameters in process, then
+logins, failed sign-ins, refresh and a bearer call over HTTP against a real server.
+
+Options:
+  --sequential N     logins one after another (default 60)
+  --concurrent N     logins from --concurrency clients at once (default 120)
+  --concurrency N    concurrent clients (default 4)
+  --failures N       failed sign-ins per kind; 2 × N must stay under the throttle (default 20)
+  --hash-samples N   argon2id verifications per parameter set (default 20)
+  --json FILE        where the result goes (default bench/results/login.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  sequential: { type: 'string', default: '60' },
+  concurrent: { type: 'string', default: '120' },
+  concurrency: { type: 'string', default: '4' },
+  // Keep failures under the per-address throttle (50 per 15 min): 2 × failures must stay below it.
+  failures: { type: 'string', default: '20' },
+  'hash-samples': { type: 'string', default: '20' },
+  json: { type: 'string', default: 'bench/results/login.json' },
 });
 const SEQUENTIAL = Number(args.sequential);
 const CONCURRENT = Number(args.concurrent);

@@ -27,27 +27,44 @@ import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { percentile } from './harness/metrics.js';
 import { generateMemories } from './memory-data.js';
 import { json, tenantKey } from './support/api.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
 import { cpuMsOf, spawnServer, UNLIMITED_PLAN_LIMITS, type SpawnedServer } from './support/server.js';
 import { pickClient, runWrk } from './support/wrk.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    client: { type: 'string' },
-    seconds: { type: 'string', default: '10' },
-    writes: { type: 'string', default: '10000' },
-    concurrency: { type: 'string', default: '32' },
-    processes: { type: 'string', default: '1' },
-    probes: { type: 'string', default: '200' },
-    json: { type: 'string', default: 'bench/results/memory-writes.json' },
-    'log-level': { type: 'string', default: 'info' },
-    'only-external': { type: 'boolean', default: false },
-    embedder: { type: 'string', default: 'local' },
-  },
+const USAGE = `Usage: npm run bench:memory-writes -- [options]
+
+The memory write path over HTTP on the embedded profile: accepted writes per second (workers off, then
+consolidating at the same time) and the time from 202 to searchable.
+
+Options:
+  --client wrk|autocannon  load client (default wrk when on PATH)
+  --seconds N        with wrk: seconds of load (default 10)
+  --writes N         with autocannon: requests (default 10000)
+  --concurrency N    keep-alive connections (default 32)
+  --processes N      server processes sharing the port (default 1)
+  --probes N         writes timed from 202 to searchable (default 200)
+  --only-external    the acceptance path alone (workers off) only
+  --embedder NAME    EMBEDDINGS_PROVIDER of the server (default local)
+  --log-level LEVEL  server log level (default info)
+  --json FILE        where the result goes (default bench/results/memory-writes.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  client: { type: 'string' },
+  seconds: { type: 'string', default: '10' },
+  writes: { type: 'string', default: '10000' },
+  concurrency: { type: 'string', default: '32' },
+  processes: { type: 'string', default: '1' },
+  probes: { type: 'string', default: '200' },
+  json: { type: 'string', default: 'bench/results/memory-writes.json' },
+  'log-level': { type: 'string', default: 'info' },
+  'only-external': { type: 'boolean', default: false },
+  embedder: { type: 'string', default: 'local' },
 });
 const WRITES = Number(args.writes);
 const CONCURRENCY = Number(args.concurrency);

@@ -31,7 +31,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { EmbeddedSearchIndex, type ChannelName, type SearchTuning } from '../adapters/embedded/search-index.js';
 import { DEFAULT_CONTEXT, DEFAULT_FUSION, type FusionConfig } from '../server/services/search/tuning.js';
@@ -42,6 +41,22 @@ import { extractEntities } from '../server/text/entities.js';
 import { loadDataset, type Conversation, type Turn } from './harness/dataset.js';
 import { turnContent } from './harness/turn-content.js';
 import { ndcgAtK, recallAtK, reciprocalRank } from './harness/metrics.js';
+import { benchArgs } from './support/args.js';
+
+const USAGE = `Usage: npm run bench:retrieval-quality -- --dataset FILE [options]
+
+Retrieval quality of the embedded search index on a LoCoMo-format dataset, in process: recall@10, MRR
+and nDCG@10 per mode, with plain BM25 as the baseline.
+
+Options:
+  --dataset FILE     a LoCoMo-format JSON file (required)
+  --embedder local|use-lite|hash  query and memory embeddings (default local)
+  --sweep            also score fusion and weight combinations to choose defaults (~10 minutes)
+  --layout namespaces|tenants  a namespace per conversation (default) or a tenant per conversation
+  --no-cache         do not reuse embeddings cached under the OS temp directory
+  --json FILE        write the results as JSON
+  --help             this text
+`;
 
 const K = 10;
 
@@ -172,15 +187,13 @@ function fmt(s: Scores): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      dataset: { type: 'string' },
-      embedder: { type: 'string', default: 'local' },
-      sweep: { type: 'boolean', default: false },
-      json: { type: 'string' },
-      layout: { type: 'string', default: 'namespaces' },
-      'no-cache': { type: 'boolean', default: false },
-    },
+  const values = benchArgs(USAGE, {
+    dataset: { type: 'string' },
+    embedder: { type: 'string', default: 'local' },
+    sweep: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    layout: { type: 'string', default: 'namespaces' },
+    'no-cache': { type: 'boolean', default: false },
   });
   if (!values.dataset) throw new Error('--dataset FILE is required (a LoCoMo-format JSON file)');
   const provider = values.embedder === 'hash' || values.embedder === 'use-lite' ? values.embedder : 'local';

@@ -18,7 +18,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir, cpus } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../adapters/embedded/database.js';
 import { EmbeddedSearchIndex } from '../adapters/embedded/search-index.js';
 import { HashingEmbedder } from '../adapters/embeddings/hashing.js';
@@ -26,6 +25,21 @@ import { UseLiteEmbedder } from '../adapters/embeddings/use-lite.js';
 import type { IndexedMemory, SearchMode, SearchQuery } from '../server/ports/search-index.js';
 import { latencyStats as timing, type LatencyStats as Timing } from './support/stats.js';
 import { generateTenant, queriesFor } from './support/corpus.js';
+import { benchArgs } from './support/args.js';
+
+const USAGE = `Usage: npm run bench:search-speed -- [options]
+
+Speed of the embedded search index in process: every mode timed per tenant size, alone and beside
+other tenants, with and without the query embedding; IVF recall above the ANN threshold.
+
+Options:
+  --sizes LIST       tenant sizes, comma-separated (default 10000,100000)
+  --neighbors N      other tenants added beside each (default 20)
+  --neighbor-size N  memories per neighbour (default the measured size)
+  --queries N        queries per mode (default 200)
+  --json FILE        where the result goes
+  --help             this text
+`;
 
 const DIM = 512;
 const MODES: SearchMode[] = ['vector-only', 'hybrid', 'hybrid+graph'];
@@ -104,14 +118,12 @@ function sqlScan(db: EmbeddedDatabase, tenant: string, q: Float32Array, runs: nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      sizes: { type: 'string', default: '10000,100000' },
-      neighbors: { type: 'string', default: '20' },
-      'neighbor-size': { type: 'string' },
-      queries: { type: 'string', default: '200' },
-      json: { type: 'string' },
-    },
+  const values = benchArgs(USAGE, {
+    sizes: { type: 'string', default: '10000,100000' },
+    neighbors: { type: 'string', default: '20' },
+    'neighbor-size': { type: 'string' },
+    queries: { type: 'string', default: '200' },
+    json: { type: 'string' },
   });
   const sizes = values.sizes.split(',').map(Number);
   const neighbors = Number(values.neighbors);

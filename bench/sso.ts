@@ -15,21 +15,32 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { openInMemoryDatabase } from '../adapters/embedded/database.js';
 import { createEmbeddedSsoStateStore } from '../adapters/embedded/sso-state.js';
 import { followToCallback, startTestIdentityProvider } from '../test/support/oidc-provider.js';
 import { startTestServer } from '../test/support/server.js';
 import { noteIfLoaded, writeJsonResult } from './support/report.js';
 import { summariseNsAsUs as summarise, type MicrosRow as Row } from './support/stats.js';
+import { benchArgs } from './support/args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    ops: { type: 'string', default: '20000' },
-    pending: { type: 'string', default: '10000' },
-    logins: { type: 'string', default: '200' },
-    json: { type: 'string', default: 'bench/results/sso.json' },
-  },
+const USAGE = `Usage: npm run bench:sso -- [options]
+
+Cost of OIDC single sign-on on our side: the pending-login store per call, then complete sign-ins
+against a real OpenID Provider on loopback.
+
+Options:
+  --ops N            save/consume calls on the pending-login store (default 20000)
+  --pending N        live pending logins already in the table (default 10000)
+  --logins N         complete sign-ins over HTTP (default 200)
+  --json FILE        where the result goes (default bench/results/sso.json)
+  --help             this text
+`;
+
+const args = benchArgs(USAGE, {
+  ops: { type: 'string', default: '20000' },
+  pending: { type: 'string', default: '10000' },
+  logins: { type: 'string', default: '200' },
+  json: { type: 'string', default: 'bench/results/sso.json' },
 });
 const OPS = Number(args.ops);
 const PENDING = Number(args.pending);

@@ -1,14 +1,14 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../server/config.js';
 import { EmbeddingModelMismatchError, IncompleteReindexError } from '../server/ports/search-index.js';
-import { prepareStorage, reindexSearch, setTenantStatus } from '../server/container.js';
 import { AppError } from '../server/errors.js';
 import { isPrimaryOfMany, superviseHttpProcesses } from '../server/cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
 import { createLogger } from '../server/logger.js';
-import { startWorker } from '../jobs/runner.js';
-import { startServer } from '../server/main.js';
 import { version } from '../server/version.js';
+
+// The service's modules load when a command runs, not for `--help` or a usage error, which answer at once.
+const container = () => import('../server/container.js');
 
 /** Flags of `serve` override the environment variables of the same meaning. */
 function envFromFlags(flags: Record<string, string | undefined>): Record<string, string | undefined> {
@@ -65,9 +65,11 @@ export function buildCli(): Command {
       const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
       if (isPrimaryOfMany(config)) {
+        const { prepareStorage } = await container();
         await superviseHttpProcesses(config, logger, () => prepareStorage(config)).catch(fail);
         return;
       }
+      const { startServer } = await import('../server/main.js');
       const running = await startServer(config, logger).catch(fail);
       logger.info({ url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined }, 'tenant-memory listening');
       const stop = (signal: string) => {
@@ -90,6 +92,7 @@ export function buildCli(): Command {
       const stopTimeoutMs = stopTimeoutSeconds * 1000;
       const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
+      const { startWorker } = await import('../jobs/runner.js');
       const worker = await startWorker(config, logger).catch(fail);
       let signalled = false;
       const stop = (signal: string) => {
@@ -116,6 +119,7 @@ export function buildCli(): Command {
       const logger = createLogger(config.LOG_LEVEL);
       const bar = createProgress({ quiet: flags.quiet === true });
       let started = false;
+      const { reindexSearch } = await container();
       const result = await reindexSearch(config, logger, (done, total) => {
         if (!started) bar.start('reindex', total);
         started = true;
@@ -137,6 +141,7 @@ export function buildCli(): Command {
       .action(async (tenantId: string, flags: Record<string, string | undefined>) => {
         const config = configFrom(flags, { LOG_LEVEL: 'warn' });
         try {
+          const { setTenantStatus } = await container();
           const changed = await setTenantStatus(config, createLogger(config.LOG_LEVEL), tenantId, status);
           process.stdout.write(`tenant ${changed.id} (${changed.name}) is ${changed.status}\n`);
         } catch (err) {

@@ -41,7 +41,7 @@ export const groups = {
     ],
     testFiles: [
       'test/unit/auth-primitives.test.ts',
-      'test/contract/attempt-counters.test.ts',
+      'test/contract/attempt-counters.contract.test.ts',
       'test/e2e/auth-signin.test.ts',
       'test/e2e/auth-password-checks.test.ts',
       'test/e2e/auth-sessions.test.ts',

@@ -10,9 +10,13 @@ const securitySchemes = {
 
 const schemeOf = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', portal: 'portalSession' } as const;
 
+/** The licence of the API's implementation (package.json), as OpenAPI 3.1 states it. */
+const license = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
+
 /**
  * OpenAPI 3.1 generated from the routers. trpc-to-openapi puts every scheme on every protected
- * operation; each procedure's `auth` meta narrows that to the credential the route really takes.
+ * operation; each procedure's `auth` meta narrows that to the credential the route really takes, and a
+ * public route says `security: []` so readers and linters see it needs none rather than a forgotten one.
  */
 export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version: string): OpenAPIObject {
   const doc = generateOpenApiDocument(router, {
@@ -30,8 +34,22 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version
     const op = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
     if (!op) continue;
     const auth = meta.auth ?? 'none';
-    if (auth === 'none') delete op.security;
-    else op.security = [{ [schemeOf[auth]]: [] }];
+    op.security = auth === 'none' ? [] : [{ [schemeOf[auth]]: [] }];
   }
+  doc.info.license = license;
+  dropUnusedSecuritySchemes(doc);
   return doc;
+}
+
+/** A scheme no route takes (the portal's, until its routes land) would only mislead a client generator. */
+function dropUnusedSecuritySchemes(doc: OpenAPIObject): void {
+  const schemes = doc.components?.securitySchemes;
+  if (!schemes) return;
+  const used = new Set<string>();
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item ?? {})) {
+      for (const requirement of (op as { security?: Record<string, unknown>[] }).security ?? []) for (const name of Object.keys(requirement)) used.add(name);
+    }
+  }
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name];
 }

@@ -68,6 +68,11 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
     /** A queue that only enqueues (like an HTTP server with WORKER_MODE=external). */
     const producer = () => worker('producer', { start: false });
     const ofJob = (events: JobEvent[], id: string, event?: string) => events.filter((e) => e.jobId === id && (!event || e.event === event));
+    /** Waits until a job queued now has run: the worker has polled and run every due job since. */
+    async function ranSince(q: AgendaJobQueue<TestJobContext>, events: JobEvent[]): Promise<void> {
+      const probe = await q.now(countJob, { key: 'probe' });
+      await until(() => ofJob(events, probe.id, 'ran').length === 1, 'a job queued later to run');
+    }
 
     it('runs a job once and removes it when it succeeds', async () => {
       const { q, events } = await worker('w1');
@@ -91,10 +96,10 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
 
     it('keeps a scheduled job waiting until its time', async () => {
       const { q, events } = await worker('w1');
-      const at = new Date(Date.now() + 800);
+      const at = new Date(Date.now() + 1_500);
       const job = await q.schedule(at, countJob, { key: 'later' });
       expect(job.nextRunAt?.getTime()).toBe(at.getTime());
-      await sleep(250);
+      await ranSince(q, events);
       expect(ofJob(events, job.id)).toEqual([]);
       expect((await q.get(job.id))?.state).toBe('scheduled');
       await until(() => ofJob(events, job.id, 'ran').length === 1, 'the scheduled job to run');
@@ -235,9 +240,10 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
 
       let stopped = false;
       const stopping = a.q.stop(10_000).then((r) => ((stopped = true), r));
-      await sleep(200);
+      const stateOf = async () => Promise.all(jobs.map(async (j) => [j.id, (await q.get(j.id))?.state] as const));
+      await until(async () => (await stateOf()).filter(([, state]) => state === 'queued').length === 2, 'worker A to hand back the jobs it did not start');
       expect(stopped).toBe(false); // still waiting for the running job
-      const states = await Promise.all(jobs.map(async (j) => [j.id, (await q.get(j.id))?.state] as const));
+      const states = await stateOf();
       for (const [id, state] of states) expect(state).toBe(id === running ? 'running' : 'queued');
 
       a.open(running);
@@ -255,9 +261,10 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
       const child = await spawnJobWorker({ ...harness.childEnv, WORKER_NAME: 'leaving' });
       children.push(child);
       const { q } = await producer();
-      const jobs = [await q.now(sleepJob, { sleepMs: 800, key: '1' }), await q.now(sleepJob, { sleepMs: 800, key: '2' }), await q.now(sleepJob, { sleepMs: 800, key: '3' })];
+      // test.gate holds the child's running job until the child is told to stop (test/support/job-worker.ts).
+      const jobs = [await q.now(gateJob, { key: '1' }), await q.now(gateJob, { key: '2' }), await q.now(gateJob, { key: '3' })];
       await child.waitFor((e) => e.some((x) => x.event === 'started'), 'the child to start a job');
-      await until(async () => (await q.counts('test.sleep')).running === 3, 'the child to hold all three');
+      await until(async () => (await q.counts('test.gate')).running === 3, 'the child to hold all three');
       child.process.kill('SIGTERM');
       expect(await child.exited).toBe(0);
       const started = child.events.filter((e) => e.event === 'started').map((e) => e.jobId);

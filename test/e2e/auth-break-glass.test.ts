@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
@@ -17,6 +17,9 @@ const readAudit = (u: SignedUpUser) => http(server.url, 'GET', '/auth/audit', { 
 beforeAll(async () => {
   // Long-lived access tokens: the clock jumps below must end the grant, not the tokens.
   server = await startTestServer({ BREAK_GLASS_MAX_MINUTES: '60', ACCESS_TOKEN_TTL_SECONDS: '86400' }, { now: () => nowMs });
+});
+// Fresh people and tenant per test: grants and requests one test leaves behind never reach another.
+beforeEach(async () => {
   const signUps = () => signUp(server.url);
   [owner, admin, member, viewer, stranger] = await Promise.all([signUps(), signUps(), signUps(), signUps(), signUps()]);
   tenantId = owner.tenantId;
@@ -119,6 +122,8 @@ describe('break-glass lifecycle', () => {
   });
 
   it('lists every request to approvers and only their own to others', async () => {
+    expect((await request(member, { reason: 'listed', duration_minutes: 5 })).status).toBe(201);
+    expect((await request(admin, { reason: 'listed too', duration_minutes: 5 })).status).toBe(201);
     const all = (await list(owner)).body.requests as Array<{ requester_id: string }>;
     expect(new Set(all.map((r) => r.requester_id))).toEqual(new Set([member.userId, admin.userId]));
     const mine = (await list(member)).body.requests as Array<{ requester_id: string }>;

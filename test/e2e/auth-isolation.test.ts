@@ -85,6 +85,8 @@ describe('cross-tenant isolation', () => {
   });
 
   it('a member added to two tenants acts in each only through X-Tenant-ID, with that tenant’s role', async () => {
+    // A third tenant of its own, so A's member list stays A's alone for the tests above, in any order.
+    const a = await signUp(server.url);
     await addToTenant(server.url, a, bMember, 'viewer');
     // Viewer in A: no members:manage there, even though bMember could request break-glass in B as a member.
     expect((await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(bMember.accessToken, a.tenantId), body: { reason: 'x', duration_minutes: 5 } })).status).toBe(403);

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../adapters/rest/openapi-document.js';
 import { appRouter } from '../../routers/_app.js';
 import { apiKeyScopes, type ApiKeyScope } from '../../server/principal.js';
 import { builtInRoles, type Permission, type RoleName } from '../../server/services/roles.js';
 import type { RouteMeta } from '../../server/trpc.js';
 import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { version } from '../../server/version.js';
+import { operationsOf } from '../support/openapi-operations.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -12,10 +15,12 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
  * `requireScope` record their requirement in the procedure meta): every bearer route answers 403
  * exactly when the caller's role lacks its permission; every API-key route answers 401 without a key
  * and 403 SCOPE_MISSING without its scope; a foreign `X-Tenant-ID` is 403 and another tenant's id 404.
+ * The last three hold through `/trpc` too: a procedure is one route whatever the door.
  */
 
 interface Route {
   name: string;
+  type: 'query' | 'mutation';
   method: string;
   path: string;
   auth: NonNullable<RouteMeta['auth']>;
@@ -23,10 +28,10 @@ interface Route {
   scope?: ApiKeyScope;
 }
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta } }>).map(([name, p]) => ({ name, meta: p._def.meta }));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta; type: 'query' | 'mutation' } }>).map(([name, p]) => ({ name, meta: p._def.meta, type: p._def.type }));
 const routes: Route[] = procedures
   .filter((p) => p.meta?.openapi)
-  .map(({ name, meta }) => ({ name, method: meta!.openapi!.method, path: meta!.openapi!.path, auth: meta!.auth ?? 'none', permission: meta!.permission, scope: meta!.scope }));
+  .map(({ name, meta, type }) => ({ name, type, method: meta!.openapi!.method, path: meta!.openapi!.path, auth: meta!.auth ?? 'none', permission: meta!.permission, scope: meta!.scope }));
 
 /**
  * What each route requires, pinned: a new route, or a changed requirement, fails here until it is
@@ -186,6 +191,9 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The path parameters `requestFor` fills: a route with another one fails the guard below until it is added there. */
+const filledParameters = ['invitation_id', 'id', 'user_id', 'name', 'version'];
+
 /** A request each route accepts as valid (when the caller may make it), so a 403 can only mean authorization. */
 function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string }) {
   const path = route.path
@@ -218,6 +226,12 @@ const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey');
 describe('every route is in the matrix', () => {
   it('each procedure declares its requirement, and the pinned table agrees', () => {
     expect(Object.fromEntries(procedures.map((p) => [p.name, requirementOf(p)]))).toEqual(declared);
+  });
+
+  it('every path parameter is one the matrix fills, and every exception names a route', () => {
+    for (const r of routes) for (const [, param] of r.path.matchAll(/\{([^}]+)\}/g)) expect(filledParameters, `${r.name}: {${param}}`).toContain(param);
+    const names = new Set(routes.map((r) => r.name));
+    for (const name of [...sessionTokenRoutes, ...othersKeyRoutes, ...notTenantOwned]) expect(names, name).toContain(name);
   });
 
   it('every REST route names its credential', () => {
@@ -302,6 +316,66 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
       expect(members.body.members).toEqual([expect.objectContaining({ user_id: b.userId, role: 'owner' })]);
       const invitations = await http(server.url, 'GET', '/auth/members/invitations', { headers: bearer(b.accessToken) });
       expect(invitations.body.invitations.map((i: { invitation_id: string }) => i.invitation_id)).toEqual([foreign.invitationId]);
+    });
+  }
+});
+
+/** The input of a route's procedure for `/trpc`: its REST path and query values and body in one object, typed as the document says. */
+const parameterTypes = new Map(operationsOf(buildOpenApiDocument(appRouter, '', version) as never).map((op) => [`${op.method} ${op.path}`, new Map(op.params.map((p) => [p.name, p.schema.type as string | undefined]))]));
+
+function trpcInput(route: Route, actor: SignedUpUser, ids: Parameters<typeof requestFor>[2]): Record<string, unknown> {
+  const { url, body } = requestFor(route, actor, ids);
+  const [pathPart = '', queryPart = ''] = url.split('?');
+  const types = parameterTypes.get(`${route.method} ${route.path}`) ?? new Map<string, string | undefined>();
+  const typed = (name: string, value: string) => (types.get(name) === 'integer' || types.get(name) === 'number' ? Number(value) : value);
+  const input: Record<string, unknown> = { ...((body as Record<string, unknown> | undefined) ?? {}) };
+  const actual = pathPart.split('/');
+  route.path.split('/').forEach((segment, i) => {
+    const param = /^\{(.+)\}$/.exec(segment)?.[1];
+    if (param) input[param] = typed(param, decodeURIComponent(actual[i]!));
+  });
+  for (const [name, value] of new URLSearchParams(queryPart)) input[name] = typed(name, value);
+  return input;
+}
+
+/** Calls the route's procedure through `/trpc` (superjson envelope); the status and the catalogued error code. */
+async function viaTrpc(route: Route, input: Record<string, unknown>, headers: Record<string, string>) {
+  const envelope = JSON.stringify({ json: input });
+  const res =
+    route.type === 'query'
+      ? await fetch(`${server.url}/trpc/${route.name}?input=${encodeURIComponent(envelope)}`, { headers })
+      : await fetch(`${server.url}/trpc/${route.name}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: envelope });
+  const text = await res.text();
+  let code: string | undefined;
+  try {
+    code = JSON.parse(text)?.error?.json?.data?.app?.code;
+  } catch {
+    code = undefined;
+  }
+  return { status: res.status, code, text: text.slice(0, 300) };
+}
+
+describe('the same through /trpc', () => {
+  for (const route of apiKeyRoutes) {
+    it(`API key: ${route.name} is 401 without a key${route.scope ? ' and 403 SCOPE_MISSING without its scope' : ''}`, async () => {
+      const input = trpcInput(route, users.owner, ownIds());
+      expect(await viaTrpc(route, input, {})).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+      if (route.scope) expect(await viaTrpc(route, input, { 'x-api-key': fixture.keysWithout[route.scope] })).toMatchObject({ status: 403, code: 'SCOPE_MISSING' });
+    });
+  }
+
+  for (const route of bearerRoutes) {
+    it(`bearer: ${route.name} refuses a foreign X-Tenant-ID`, async () => {
+      const input = trpcInput(route, users.owner, ownIds());
+      expect(await viaTrpc(route, input, bearer(users.owner.accessToken, users.stranger.tenantId))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    });
+  }
+
+  for (const route of routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none')) {
+    it(`{id}: ${route.name} is 404 for another tenant's id`, async () => {
+      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId, invitationId: foreign.invitationId };
+      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });
   }
 });

@@ -5,7 +5,8 @@
  *   JOB_STORE=embedded DATA_DIR=…                 or   JOB_STORE=mongo MONGODB_URL=… MONGODB_DB=…
  *   WORKER_NAME, PROCESS_EVERY_MS, LOCK_LIMIT, STOP_TIMEOUT_MS (optional)
  *
- * SIGTERM stops it gracefully (prints `stopped`, exits 0). Started with `node --import tsx`.
+ * SIGTERM stops it gracefully (prints `stopped`, exits 0); `test.gate` jobs run until then. Started
+ * with `node --import tsx`.
  */
 import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
@@ -30,11 +31,15 @@ if (env.JOB_STORE === 'mongo') {
   close = async () => void db.close();
 }
 
+// test.gate holds its job until SIGTERM has begun the stop, so a test stops a worker with a job
+// running whatever the machine's speed.
+let releaseGates!: () => void;
+const stopBegun = new Promise<void>((resolve) => (releaseGates = resolve));
 const ctx: TestJobContext = {
   worker,
   maxSleepMs: 10 * 60_000,
   record: (e) => print({ ...e, worker, at: Date.now() } satisfies JobEvent),
-  gate: () => Promise.resolve(),
+  gate: () => stopBegun,
 };
 // Logs go to stderr so that stdout carries only events.
 const logger = createLogger(env.LOG_LEVEL ?? 'warn', new Writable({ write: (c, _e, cb) => (process.stderr.write(c), cb()) }));
@@ -51,7 +56,10 @@ print({ event: 'ready', worker, at: Date.now() });
 
 process.once('SIGTERM', () => {
   void (async () => {
-    const result = await queue.stop(Number(env.STOP_TIMEOUT_MS ?? 10_000));
+    // stop() takes no new job synchronously, before the running one may finish.
+    const stopping = queue.stop(Number(env.STOP_TIMEOUT_MS ?? 10_000));
+    releaseGates();
+    const result = await stopping;
     print({ event: 'stopped', worker, at: Date.now(), finished: result.finished });
     await close();
     process.exit(0);

@@ -17,7 +17,11 @@ export interface TestServer extends RunningServer {
  * Starts the real service on an ephemeral loopback port over a fresh embedded data directory.
  * Each call is isolated: its own database file, secret and logs.
  */
-export async function startTestServer(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestServer> {
+/**
+ * `env` overrides the test defaults; a variable set to `undefined` is left to the configuration's own
+ * default (e.g. `EMBEDDINGS_PROVIDER: undefined` serves the default local model instead of `hash`).
+ */
+export async function startTestServer(env: Record<string, string | undefined> = {}, options: ServiceOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-test-'));
   // Address budgets off: suites sign up and start SSO sign-ins many times from loopback (their own
   // tests turn them on).

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAccessLog } from '../../server/http/access-log.js';
 import { localsOf } from '../../server/http/locals.js';
 import { createLogger } from '../../server/logger.js';
@@ -24,7 +24,12 @@ async function serve(handler: (req: import('node:http').IncomingMessage, res: im
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, lines, logger, close: () => new Promise<void>((r) => server.close(() => r())) };
+  /** Waits until a line `matching` has been written: the access line is written when the response finishes, after the client has it. */
+  const logged = (matching: (line: Record<string, any>) => boolean) =>
+    vi.waitFor(() => {
+      if (!lines.some(matching)) throw new Error('the line is not written yet');
+    }, { timeout: 5_000, interval: 5 });
+  return { url, lines, logger, logged, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe('access log', () => {
@@ -40,7 +45,7 @@ describe('access log', () => {
     });
     close = s.close;
     await fetch(`${s.url}/memories/search?q=private&cursor=abc`, { headers: { authorization: 'Bearer tok-456', 'x-api-key': 'sk-live-123' } });
-    await new Promise((r) => setTimeout(r, 20));
+    await s.logged((l) => l.msg === 'request errored' || l.res);
     const line = s.lines.find((l) => l.msg === 'request errored' || l.res);
     expect(line).toMatchObject({ level: 50, req: { id: 'req-12345678', method: 'GET', url: '/memories/search?…' }, res: { statusCode: 500 }, err: { type: 'TypeError', message: 'boom' } });
     expect(Object.keys(line!.err).sort()).toEqual(['message', 'type']);
@@ -57,7 +62,7 @@ describe('access log', () => {
     });
     close = s.close;
     await fetch(`${s.url}/memories`, { method: 'POST' });
-    await new Promise((r) => setTimeout(r, 20));
+    await s.logged((l) => l.res);
     expect(seen).toEqual([undefined, undefined]);
     expect(s.lines.at(-1)).toMatchObject({ level: 30, req: { method: 'POST', url: '/memories' }, res: { statusCode: 202 } });
   });
@@ -66,7 +71,7 @@ describe('access log', () => {
     const s = await serve((_req, res) => res.end());
     close = s.close;
     s.logger.child({ reqId: 'r' }).info({ body: { password: 'hunter2-secret' } }, 'handler line');
-    await new Promise((r) => setTimeout(r, 20));
+    await s.logged((l) => l.msg === 'handler line');
     expect(JSON.stringify(s.lines)).not.toContain('hunter2-secret');
     expect(s.lines.at(-1)).toMatchObject({ body: { password: '[redacted]' } });
   });

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'libsql';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
@@ -9,14 +9,13 @@ import type { TenantsPort } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
-import type { Services } from '../../server/container.js';
-import type { RequestContext } from '../../server/context.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { requireScope } from '../../server/procedures.js';
 import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
+import { createInnerContext } from '../support/context.js';
 import { z } from 'zod';
 
 const SECRET = /^tmk_[a-z2-7]{52}$/;
@@ -250,7 +249,10 @@ describe('last_used_at', () => {
 
     clock = new Date(clock.getTime() + 1_000);
     await service.authenticate(secret, '127.0.0.1');
-    await new Promise((r) => setTimeout(r, 30)); // the background flush (usageFlushMs = 5)
+    // The background flush (usageFlushMs = 5), waited for by its effect.
+    await vi.waitFor(() => {
+      if (writes.length < 2) throw new Error('no background flush yet');
+    }, { timeout: 5_000, interval: 5 });
     expect(writes).toHaveLength(2);
     expect((await service.get(tenant, key.keyId)).lastUsedAt).toBe(clock.toISOString());
   });
@@ -366,19 +368,7 @@ describe('requireScope over the real authenticator', () => {
         return ctx.principal.keyId;
       }),
   });
-  const caller = (key: string | undefined) => {
-    const ctx = {
-      requestId: 'req',
-      ip: '127.0.0.1',
-      userAgent: null,
-      header: (name: string) => (name === 'x-api-key' ? key : undefined),
-      query: () => undefined,
-      origin: () => null,
-      services: { apiKeyAuth: service } as unknown as Services,
-      response: { headers: {} },
-    } satisfies RequestContext;
-    return createCallerFactory(probe)(ctx);
-  };
+  const caller = (key: string | undefined) => createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': key }, services: { apiKeyAuth: service } }));
 
   it('admits a key with the scope and refuses one without it (403 SCOPE_MISSING), or without a key (401)', async () => {
     const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespace_restrictions: ['a'] });

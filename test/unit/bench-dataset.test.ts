@@ -326,13 +326,13 @@ describe('obtainLocomo / resolveDataset', () => {
 
   it('falls back quickly when the URL is unreachable', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/locomo10.json`;
-    const started = Date.now();
     const result = await obtainLocomo({ harnessDir: dir, url, env, timeoutMs: 5_000 });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.reason).toContain(url);
     expect(result.reason).toContain('ECONNREFUSED');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Quickly: on the refusal itself, not after waiting out the timeout (read from the outcome, not a clock).
+    expect(result.reason).not.toContain('timed out');
 
     const resolved = await resolveDataset({ harnessDir: dir, url, env, timeoutMs: 5_000 });
     expect(resolved.kind).toBe('synthetic');
