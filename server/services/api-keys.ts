@@ -6,6 +6,7 @@ import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiK
 import { isValidNamespace } from '../schemas/namespace.js';
 import { unsafeTextReason } from '../schemas/safe-text.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
+import { systemClock, type Clock } from './clock.js';
 import { keyScopeRequires, scopesAllowedFor, type RoleName } from './roles.js';
 import { assertTenantActive } from './tenants.js';
 import type { TenantsPort } from '../ports/tenants.js';
@@ -130,7 +131,7 @@ export interface ApiKeyServiceDeps {
   tenants: Pick<TenantsPort, 'get'>;
   audit?: ApiKeyAuditSink;
   logger: { warn(obj: object, msg: string): void };
-  now?: () => Date;
+  clock?: Clock;
   /** Minimum interval between two recorded uses of one key (default 60 000 ms). */
   usageGranularityMs?: number;
   /** Delay before recorded uses are written (default 1 000 ms). */
@@ -269,7 +270,8 @@ function validateAllowlist(values: readonly string[] | null | undefined): string
 
 export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   const { store, logger } = deps;
-  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
+  const now = () => new Date(clock());
   const granularityMs = deps.usageGranularityMs ?? 60_000;
   const flushMs = deps.usageFlushMs ?? 1_000;
   const audit = deps.audit ?? (async () => {});

@@ -101,9 +101,9 @@ export function hashAuditEvent(e: Omit<AuditEventRecord, 'hash'>): string {
 
 const VERIFY_PAGE = 1000;
 
-export function createAuditService(deps: { audit: AuditPort; logger: Logger; now?: Clock }): AuditService {
+export function createAuditService(deps: { audit: AuditPort; logger: Logger; clock?: Clock }): AuditService {
   const { audit, logger } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     async record(input) {

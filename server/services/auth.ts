@@ -106,7 +106,7 @@ export interface AuthServiceDeps {
   /** Sign-ups per client address (SIGNUP_RATE_LIMIT). */
   signupBudget: AddressBudget;
   logger: Logger;
-  now?: Clock;
+  clock?: Clock;
 }
 
 const invalidCredentials = () => unauthenticated('invalid email or password');
@@ -114,7 +114,7 @@ const stepUpRequired = (message = 'a valid step-up token for this action is requ
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { config, users, tenants, sessions, stepUpTokens, audit, passwords, throttle, logger } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
   const key = new TextEncoder().encode(config.jwtSecret);
   const issuer = config.PUBLIC_URL ?? 'tenant-memory';
 

@@ -46,14 +46,14 @@ export interface InvitationsServiceDeps {
   /** Invitations per inviting user and per tenant (reserved before anything is looked up). */
   invitationBudgets: { perUser: KeyedBudget; perTenant: KeyedBudget };
   invitationTtlSeconds: number;
-  now?: Clock;
+  clock?: Clock;
 }
 
 const notPending = () => new AppError('CONFLICT', 'this invitation was already accepted, declined or cancelled');
 
 export function createInvitationsService(deps: InvitationsServiceDeps): InvitationsService {
   const { tenants, users, invitations, audit, stepUp } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   async function inviteeEmail(userId: string): Promise<string> {
     const user = await users.findById(userId);

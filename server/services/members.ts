@@ -38,7 +38,7 @@ const roleChanged = () => new AppError('CONFLICT', "the member's role changed wh
 
 export function createMembersService(deps: MembersServiceDeps): MembersService {
   const { tenants, audit, stepUp } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     ...createInvitationsService(deps),

@@ -4,6 +4,7 @@ import { IdentityProviderError, type OidcClient, type OidcIdentity, type OidcPro
 import type { SsoStateStore } from '../ports/sso-state.js';
 import { storableText } from '../schemas/safe-text.js';
 import type { AddressBudget } from './address-budget.js';
+import { systemClock, type Clock } from './clock.js';
 
 /** The token response of api-decisions, as the auth service issues it. */
 export interface SsoTokenResponse {
@@ -56,7 +57,7 @@ export interface SsoServiceDeps {
   /** PUBLIC_URL: the redirect URI is `${publicUrl}/auth/callback`; without it, the request's origin. */
   publicUrl?: string;
   /** Milliseconds since the epoch. */
-  now?: () => number;
+  clock?: Clock;
   /** How long a started login may be completed. Default 600 s. */
   stateTtlSeconds?: number;
   /** Sign-in starts per client address (SSO_START_RATE_LIMIT); none when absent. */
@@ -111,7 +112,7 @@ function clip(text: string, max = 200): string {
 
 export function createSsoService(deps: SsoServiceDeps): SsoService {
   const { oidc, states, users, tenants, auth, audit } = deps;
-  const now = deps.now ?? Date.now;
+  const now = deps.clock ?? systemClock;
   const ttlMs = (deps.stateTtlSeconds ?? 600) * 1000;
   const providers = new Map(deps.providers.map((p) => [p.id, p]));
 

@@ -33,9 +33,9 @@ export interface TenantsService {
   setStatus(tenantId: string, status: TenantStatus, meta: RequestMeta): Promise<TenantRecord>;
 }
 
-export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditService; now?: Clock }): TenantsService {
+export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditService; clock?: Clock }): TenantsService {
   const { tenants, audit } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     listForUser: (userId) => tenants.listForUser(userId),

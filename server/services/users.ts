@@ -11,9 +11,9 @@ export interface UsersService {
   listIdentities(userId: string): Promise<ExternalIdentityRecord[]>;
 }
 
-export function createUsersService(deps: { users: UsersPort; now?: Clock }): UsersService {
+export function createUsersService(deps: { users: UsersPort; clock?: Clock }): UsersService {
   const { users } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
   return {
     findById: (id) => users.findById(id),
     findByEmail: (email) => users.findByEmail(email.trim().toLowerCase()),

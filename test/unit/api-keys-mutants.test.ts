@@ -32,7 +32,7 @@ beforeEach(() => {
     tenants: createEmbeddedTenantsPort(db),
     audit: async (e) => void audit.push(e),
     logger: { warn: () => {} },
-    now: () => new Date('2030-03-01T12:00:00.000Z'),
+    clock: () => Date.parse('2030-03-01T12:00:00.000Z'),
     usageFlushMs: 5,
   });
 });

@@ -65,7 +65,7 @@ function makeService(s: ApiKeyStore = store) {
     tenants,
     audit: async (e) => void audit.push(e),
     logger: { warn: (_o, msg) => void warnings.push(msg) },
-    now: () => clock,
+    clock: () => clock.getTime(),
     usageFlushMs: 5,
   });
 }

@@ -59,9 +59,9 @@ beforeEach(() => {
   };
   ports = { users: createEmbeddedUsersPort(db), tenants: tenantsPort };
   const logger = createLogger('silent');
-  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger, now });
-  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(clock) });
-  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: 60, now });
+  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger, clock: now });
+  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), clock: now });
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: 60, clock: now });
   const counters = createInProcessAttemptCounters();
   const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
   members = createMembersService({
@@ -81,7 +81,7 @@ beforeEach(() => {
     breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
-    now,
+    clock: now,
   });
 });
 
@@ -94,7 +94,7 @@ async function newUser() {
 /** A tenant owned by a fresh user, plus members with the given roles. */
 async function tenantWith(...roles: RoleName[]) {
   const owner = await newUser();
-  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, now: () => clock }).create(owner.id, { name: 'Acme' }, meta);
+  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, clock: () => clock }).create(owner.id, { name: 'Acme' }, meta);
   const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
   for (const role of roles) {
     const u = await newUser();

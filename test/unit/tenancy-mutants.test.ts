@@ -40,11 +40,11 @@ beforeEach(() => {
   const db = openInMemoryDatabase();
   const now = () => (ticking ? clock++ : clock);
   ports = { users: createEmbeddedUsersPort(db), tenants: createEmbeddedTenantsPort(db) };
-  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger: createLogger('silent'), now });
-  tenants = createTenantsService({ tenants: ports.tenants, audit, now });
+  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger: createLogger('silent'), clock: now });
+  tenants = createTenantsService({ tenants: ports.tenants, audit, clock: now });
   const counters = createInProcessAttemptCounters();
   const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
-  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, now });
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, clock: now });
   members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,
@@ -56,7 +56,7 @@ beforeEach(() => {
     breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
-    now,
+    clock: now,
   });
 });
 
