@@ -3,6 +3,7 @@ import type { AuditEventRecord } from '../server/ports/audit.js';
 import type { BreakGlassRecord } from '../server/ports/break-glass.js';
 import type { UserPrincipal } from '../server/principal.js';
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
+import { emptyInput } from '../server/schemas/common.js';
 import { router } from '../server/trpc.js';
 import type { RequestMeta } from '../server/services/audit.js';
 import { stepUpActions } from '../server/services/auth.js';
@@ -14,7 +15,6 @@ import {
   breakGlassList,
   breakGlassRequest,
   breakGlassRequestInput,
-  emptyInput,
   loginInput,
   revokeOutput,
   signupInput,

@@ -4,7 +4,7 @@ import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
 import { bearerProcedure, requirePermission, stepUpTokenOf, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
-import { emptyInput } from './auth/schemas.js';
+import { emptyInput } from '../server/schemas/common.js';
 import {
   acceptedInvitation,
   cancelInvitationInput,
