@@ -1,12 +1,12 @@
 import type { RequestContext } from '../server/context.js';
 import { publicProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
+import { metaOf } from './request-facts.js';
 import { tokenResponse } from './auth/schemas.js';
 import { ssoCallbackInput, ssoLoginInput, ssoLoginOutput, ssoProvidersInput, ssoProvidersOutput } from './sso/schemas.js';
 
 const tags = ['SSO'];
 
-const metaOf = (ctx: RequestContext) => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
 
 /** `?redirect=1` on the POST (trpc-to-openapi reads POST input from the body only). */
 function redirectRequested(ctx: RequestContext): boolean {
