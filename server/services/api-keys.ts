@@ -9,7 +9,7 @@ import { auditEventTypes, type AuditEventType, type AuditService } from './audit
 import { systemClock, type Clock } from './clock.js';
 import { keyScopeRequires, scopesAllowedFor, type RoleName } from './roles.js';
 import { assertTenantActive } from './tenants.js';
-import type { TenantsPort } from '../ports/tenants.js';
+import type { TenantStore } from '../ports/tenants.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
 /**
@@ -128,7 +128,7 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
 export interface ApiKeyServiceDeps {
   store: ApiKeyStore;
   /** The key's tenant, for its status (a suspended tenant's keys are refused). */
-  tenants: Pick<TenantsPort, 'get'>;
+  tenants: Pick<TenantStore, 'get'>;
   audit?: ApiKeyAuditSink;
   logger: { warn(obj: object, msg: string): void };
   clock?: Clock;

@@ -4,10 +4,10 @@ import type { Config } from '../config.js';
 import { AppError, forbidden, unauthenticated } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BearerAuthenticator } from '../principal.js';
-import type { SessionRecord, SessionsPort } from '../ports/sessions.js';
-import type { StepUpTokensPort } from '../ports/step-up.js';
-import type { TenantRecord, TenantsPort } from '../ports/tenants.js';
-import type { UserRecord, UsersPort } from '../ports/users.js';
+import type { SessionRecord, SessionStore } from '../ports/sessions.js';
+import type { StepUpTokenStore } from '../ports/step-up.js';
+import type { TenantRecord, TenantStore } from '../ports/tenants.js';
+import type { UserRecord, UserStore } from '../ports/users.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import type { BreakGlassService } from './break-glass.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -94,10 +94,10 @@ export interface AuthService extends BearerAuthenticator {
 
 export interface AuthServiceDeps {
   config: Pick<Config, 'jwtSecret' | 'ACCESS_TOKEN_TTL_SECONDS' | 'SESSION_TTL_SECONDS' | 'STEP_UP_TTL_SECONDS' | 'SIGNUP_ENABLED' | 'PUBLIC_URL'>;
-  users: UsersPort;
-  tenants: TenantsPort;
-  sessions: SessionsPort;
-  stepUpTokens: StepUpTokensPort;
+  users: UserStore;
+  tenants: TenantStore;
+  sessions: SessionStore;
+  stepUpTokens: StepUpTokenStore;
   tenantsService: Pick<TenantsService, 'create' | 'primary'>;
   breakGlass: Pick<BreakGlassService, 'activeGrant'>;
   audit: AuditService;
