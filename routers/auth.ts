@@ -3,6 +3,7 @@ import type { BreakGlassRecord } from '../server/ports/break-glass.js';
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
 import { emptyInput } from '../server/schemas/common.js';
 import { router } from '../server/trpc.js';
+import { toStepUpResponse, toTokenResponse } from './auth/wire.js';
 import { actorOf, metaOf, requiredBearerToken } from './request-facts.js';
 import { stepUpActions } from '../server/services/auth.js';
 import {
@@ -69,7 +70,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const tokens = await ctx.services.auth.signup(input, metaOf(ctx));
       ctx.response.status = 201;
-      return tokens;
+      return toTokenResponse(tokens);
     }),
 
   login: publicProcedure
@@ -79,7 +80,7 @@ export const authRouter = router({
     })
     .input(loginInput)
     .output(tokenResponse)
-    .mutation(({ ctx, input }) => ctx.services.auth.login(input, metaOf(ctx))),
+    .mutation(async ({ ctx, input }) => toTokenResponse(await ctx.services.auth.login(input, metaOf(ctx)))),
 
   refresh: publicProcedure
     .meta({
@@ -88,7 +89,7 @@ export const authRouter = router({
     })
     .input(emptyInput)
     .output(tokenResponse)
-    .mutation(({ ctx }) => ctx.services.auth.refresh(requiredBearerToken(ctx.header('authorization')), metaOf(ctx))),
+    .mutation(async ({ ctx }) => toTokenResponse(await ctx.services.auth.refresh(requiredBearerToken(ctx.header('authorization')), metaOf(ctx)))),
 
   revoke: publicProcedure
     .meta({
@@ -115,7 +116,7 @@ export const authRouter = router({
     })
     .input(stepUpInput)
     .output(stepUpOutput)
-    .mutation(({ ctx, input }) => ctx.services.auth.stepUp(ctx.principal, input, metaOf(ctx))),
+    .mutation(async ({ ctx, input }) => toStepUpResponse(await ctx.services.auth.stepUp(ctx.principal, input, metaOf(ctx)))),
 
   breakGlassRequest: requirePermission('break_glass:request')
     .meta({

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../server/context.js';
 import { publicProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
+import { toTokenResponse } from './auth/wire.js';
 import { metaOf } from './request-facts.js';
 import { tokenResponse } from './auth/schemas.js';
 import { ssoCallbackInput, ssoLoginInput, ssoLoginOutput, ssoProvidersInput, ssoProvidersOutput } from './sso/schemas.js';
@@ -60,6 +61,6 @@ export const ssoRouter = router({
     .output(tokenResponse)
     .query(async ({ ctx, input }) => {
       ctx.response.headers['Cache-Control'] = 'no-store';
-      return ctx.services.sso.completeLogin(input, metaOf(ctx));
+      return toTokenResponse(await ctx.services.sso.completeLogin(input, metaOf(ctx)));
     }),
 });

@@ -4,17 +4,10 @@ import { IdentityProviderError, type OidcClient, type OidcIdentity, type OidcPro
 import type { SsoStateStore } from '../ports/sso-state.js';
 import { storableText } from '../schemas/safe-text.js';
 import type { AddressBudget } from './address-budget.js';
+import type { SessionTokens } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
 
 /** The token response of api-decisions, as the auth service issues it. */
-export interface SsoTokenResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  user_id: string;
-  tenant_id: string;
-}
 
 export interface SsoRequestMeta {
   ip: string | null;
@@ -40,7 +33,7 @@ export interface SsoServiceDeps {
   auth: {
     provisionUser(input: { email: string; name?: string | null; passwordHash: string | null }, meta?: SsoRequestMeta): Promise<{ user: SsoUser; tenant: { id: string } }>;
     /** Starts the session and records `auth.login` (details.method = 'sso'). */
-    issueSession(userId: string, tenantId: string, origin: SsoRequestMeta & { method: 'sso' }): Promise<SsoTokenResponse>;
+    issueSession(userId: string, tenantId: string, origin: SsoRequestMeta & { method: 'sso' }): Promise<SessionTokens>;
   };
   audit: {
     recordUnscoped(type: 'auth.login_failed', facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> }): void;
@@ -90,7 +83,7 @@ export interface SsoService {
    * provider-verified email, to whom the subject is then linked; else a new user with a default
    * tenant. Returns the token response of a new session in the user's primary tenant.
    */
-  completeLogin(input: SsoCallbackInput, meta: SsoRequestMeta): Promise<SsoTokenResponse>;
+  completeLogin(input: SsoCallbackInput, meta: SsoRequestMeta): Promise<SessionTokens>;
 }
 
 export const SSO_CALLBACK_PATH = '/auth/callback';
