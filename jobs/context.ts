@@ -8,7 +8,7 @@ import type { ConsolidationService } from '../server/services/memories/consolida
  * naming the slice here (rather than importing the container) keeps `jobs/` below the composition root.
  */
 export interface JobServices {
-  now: Clock;
+  clock: Clock;
   consolidation: ConsolidationService;
   /** Enqueues the drains a run leaves to a continuation, and the sweep's. */
   consolidationTrigger: ConsolidationTrigger;

@@ -22,7 +22,7 @@ interface ActorContext {
   userAgent: string | null;
   requestId: string;
 }
-const actorOf = (ctx: ActorContext) => ({
+const keyManagerOf = (ctx: ActorContext) => ({
   tenantId: ctx.principal.tenantId,
   userId: ctx.principal.userId,
   // The caller's own role, never a grant: it bounds the scopes of keys they create or rotate.
@@ -71,7 +71,7 @@ export const apiKeysRouter = router({
     .input(createApiKeyInput)
     .output(createApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
-      const { key, secret } = await ctx.services.apiKeys.create(actorOf(ctx), input);
+      const { key, secret } = await ctx.services.apiKeys.create(keyManagerOf(ctx), input);
       ctx.response.status = 201;
       return {
         key_id: key.keyId,
@@ -91,7 +91,7 @@ export const apiKeysRouter = router({
     .input(apiKeyIdInput)
     .output(rotateApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
-      const { key, secret } = await ctx.services.apiKeys.rotate(actorOf(ctx), input.id);
+      const { key, secret } = await ctx.services.apiKeys.rotate(keyManagerOf(ctx), input.id);
       return { key_id: key.keyId, secret, prefix: key.prefix, rotated_at: key.rotatedAt! };
     }),
 
@@ -100,7 +100,7 @@ export const apiKeysRouter = router({
     .input(apiKeyIdInput)
     .output(revokeApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
-      const { key } = await ctx.services.apiKeys.revoke(actorOf(ctx), input.id);
+      const { key } = await ctx.services.apiKeys.revoke(keyManagerOf(ctx), input.id);
       return { key_id: key.keyId, status: 'revoked' as const, revoked_at: key.revokedAt! };
     }),
 });

@@ -1,10 +1,10 @@
-import { unauthenticated } from '../server/errors.js';
 import type { AuditEventRecord } from '../server/ports/audit.js';
 import type { BreakGlassRecord } from '../server/ports/break-glass.js';
-import type { UserPrincipal } from '../server/principal.js';
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
+import { emptyInput } from '../server/schemas/common.js';
 import { router } from '../server/trpc.js';
-import type { RequestMeta } from '../server/services/audit.js';
+import { toStepUpResponse, toTokenResponse } from './auth/wire.js';
+import { actorOf, metaOf, requiredBearerToken } from './request-facts.js';
 import { stepUpActions } from '../server/services/auth.js';
 import {
   auditList,
@@ -14,7 +14,6 @@ import {
   breakGlassList,
   breakGlassRequest,
   breakGlassRequestInput,
-  emptyInput,
   loginInput,
   revokeOutput,
   signupInput,
@@ -27,15 +26,6 @@ const tags = ['Auth'];
 const bgTags = ['Break-glass'];
 const auditTags = ['Audit'];
 
-const metaOf = (ctx: { ip: string; userAgent: string | null }): RequestMeta => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
-const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
-
-/** The token of `Authorization: Bearer <token>`; 401 when absent. */
-function bearerTokenOf(header: string | undefined): string {
-  const m = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
-  if (!m) throw unauthenticated('missing bearer token');
-  return m[1]!;
-}
 
 export const toBreakGlassView = (r: BreakGlassRecord) => ({
   id: r.id,
@@ -80,7 +70,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const tokens = await ctx.services.auth.signup(input, metaOf(ctx));
       ctx.response.status = 201;
-      return tokens;
+      return toTokenResponse(tokens);
     }),
 
   login: publicProcedure
@@ -90,7 +80,7 @@ export const authRouter = router({
     })
     .input(loginInput)
     .output(tokenResponse)
-    .mutation(({ ctx, input }) => ctx.services.auth.login(input, metaOf(ctx))),
+    .mutation(async ({ ctx, input }) => toTokenResponse(await ctx.services.auth.login(input, metaOf(ctx)))),
 
   refresh: publicProcedure
     .meta({
@@ -99,7 +89,7 @@ export const authRouter = router({
     })
     .input(emptyInput)
     .output(tokenResponse)
-    .mutation(({ ctx }) => ctx.services.auth.refresh(bearerTokenOf(ctx.header('authorization')), metaOf(ctx))),
+    .mutation(async ({ ctx }) => toTokenResponse(await ctx.services.auth.refresh(requiredBearerToken(ctx.header('authorization')), metaOf(ctx)))),
 
   revoke: publicProcedure
     .meta({
@@ -109,7 +99,7 @@ export const authRouter = router({
     .input(emptyInput)
     .output(revokeOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.auth.revoke(bearerTokenOf(ctx.header('authorization')), metaOf(ctx));
+      await ctx.services.auth.revoke(requiredBearerToken(ctx.header('authorization')), metaOf(ctx));
       return { revoked: true as const };
     }),
 
@@ -126,7 +116,7 @@ export const authRouter = router({
     })
     .input(stepUpInput)
     .output(stepUpOutput)
-    .mutation(({ ctx, input }) => ctx.services.auth.stepUp(ctx.principal, input, metaOf(ctx))),
+    .mutation(async ({ ctx, input }) => toStepUpResponse(await ctx.services.auth.stepUp(ctx.principal, input, metaOf(ctx)))),
 
   breakGlassRequest: requirePermission('break_glass:request')
     .meta({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../server/errors.js';
+import { emptyInput } from '../server/schemas/common.js';
 import { safeText } from '../server/schemas/safe-text.js';
 import { requirePermission } from '../server/procedures.js';
 import { builtInRoles, permissions, roleByName, type RoleDefinition } from '../server/services/roles.js';
@@ -19,7 +20,7 @@ const toRole = (r: RoleDefinition) => ({ name: r.name, description: r.descriptio
 export const rolesRouter = router({
   list: requirePermission('roles:read')
     .meta({ openapi: { method: 'GET', path: '/roles', tags, summary: 'Built-in roles and their permissions', protect: true }, auth: 'bearer' })
-    .input(z.object({}))
+    .input(emptyInput)
     .output(z.object({ roles: z.array(roleSchema) }))
     .query(() => ({ roles: builtInRoles.map(toRole) })),
 

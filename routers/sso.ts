@@ -1,12 +1,13 @@
 import type { RequestContext } from '../server/context.js';
 import { publicProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
+import { toTokenResponse } from './auth/wire.js';
+import { metaOf } from './request-facts.js';
 import { tokenResponse } from './auth/schemas.js';
 import { ssoCallbackInput, ssoLoginInput, ssoLoginOutput, ssoProvidersInput, ssoProvidersOutput } from './sso/schemas.js';
 
 const tags = ['SSO'];
 
-const metaOf = (ctx: RequestContext) => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
 
 /** `?redirect=1` on the POST (trpc-to-openapi reads POST input from the body only). */
 function redirectRequested(ctx: RequestContext): boolean {
@@ -60,6 +61,6 @@ export const ssoRouter = router({
     .output(tokenResponse)
     .query(async ({ ctx, input }) => {
       ctx.response.headers['Cache-Control'] = 'no-store';
-      return ctx.services.sso.completeLogin(input, metaOf(ctx));
+      return toTokenResponse(await ctx.services.sso.completeLogin(input, metaOf(ctx)));
     }),
 });

@@ -1,10 +1,10 @@
 import type { InvitationRecord } from '../server/ports/invitations.js';
 import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
-import type { UserPrincipal } from '../server/principal.js';
 import { notFound } from '../server/errors.js';
 import { bearerProcedure, requirePermission, stepUpTokenOf, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
-import { emptyInput } from './auth/schemas.js';
+import { emptyInput } from '../server/schemas/common.js';
+import { actorOf, metaOf } from './request-facts.js';
 import {
   acceptedInvitation,
   cancelInvitationInput,
@@ -27,10 +27,8 @@ import {
 } from './tenants/schemas.js';
 
 const tags = ['Tenants'];
-const metaOf = (ctx: { ip: string; userAgent: string | null }) => ({ ip: ctx.ip || null, userAgent: ctx.userAgent });
 
 const toTenantItem = (t: UserTenant) => ({ tenant_id: t.tenant.id, name: t.tenant.name, created_at: t.tenant.createdAt, is_default: t.membership.isDefault });
-const actorOf = (p: UserPrincipal) => ({ userId: p.userId, tenantId: p.tenantId, role: p.role });
 const toInvitation = (i: InvitationRecord) => ({ invitation_id: i.id, email: i.email, role: i.role, status: 'pending' as const, expires_at: i.expiresAt });
 const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.createdAt });
 

@@ -57,7 +57,7 @@ export interface Services {
   bearerAuth: BearerAuthenticator;
   apiKeyAuth: ApiKeyAuthenticator;
   /** The clock every service uses (injectable in tests). */
-  now: Clock;
+  clock: Clock;
   audit: AuditService;
   auth: AuthService;
   users: UsersService;
@@ -94,7 +94,7 @@ export interface Services {
 
 /** Knobs for tests and benchmarks; production uses the defaults. */
 export interface ServiceOptions {
-  now?: Clock;
+  clock?: Clock;
   argon2?: Argon2Params;
   /** The password hasher; default argon2id at `argon2` (tests wrap the real one to count its work). */
   passwords?: PasswordHasher;
@@ -221,14 +221,14 @@ export async function setTenantStatus(config: Config, logger: Logger, tenantId: 
 
 /** Wires services over whichever storage ports the profile provided. */
 export function buildServices(config: Config, logger: Logger, ports: ProfileStorage, options: ServiceOptions = {}): Services {
-  const now = options.now ?? systemClock;
+  const clock = options.clock ?? systemClock;
   // Callers that give no embedder get one without threads: the embedder's owner closes it, and this
   // function's caller did not make one.
   const embedder = options.embedder ?? embedderFor(config, false);
-  const audit = createAuditService({ audit: ports.audit, logger, now });
-  const users = createUsersService({ users: ports.users, now });
-  const tenants = createTenantsService({ tenants: ports.tenants, audit, now });
-  const breakGlass = createBreakGlassService({ breakGlass: ports.breakGlass, audit, maxMinutes: config.BREAK_GLASS_MAX_MINUTES, now });
+  const audit = createAuditService({ audit: ports.audit, logger, clock });
+  const users = createUsersService({ users: ports.users, clock });
+  const tenants = createTenantsService({ tenants: ports.tenants, audit, clock });
+  const breakGlass = createBreakGlassService({ breakGlass: ports.breakGlass, audit, maxMinutes: config.BREAK_GLASS_MAX_MINUTES, clock });
   const auth = createAuthService({
     config,
     users: ports.users,
@@ -245,7 +245,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       ports.attemptCounters,
     ),
     logger,
-    now,
+    clock,
   });
   const sso = createSsoService({
     providers: config.OIDC_PROVIDERS.map((p) => ({
@@ -268,9 +268,9 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       { keyPrefix: 'sso_start_ip', perWindow: config.SSO_START_RATE_LIMIT, windowSeconds: 600, what: 'single sign-on starts' },
       ports.attemptCounters,
     ),
-    now,
+    clock,
   });
-  const apiKeys = createApiKeyService({ store: ports.apiKeys, tenants: ports.tenants, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(now()) });
+  const apiKeys = createApiKeyService({ store: ports.apiKeys, tenants: ports.tenants, logger, audit: apiKeyAuditSink(audit, logger), clock });
   const members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,
@@ -284,7 +284,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       perTenant: createKeyedBudget({ keyPrefix: 'invite_tenant', perWindow: config.INVITATION_TENANT_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this tenant' }, ports.attemptCounters),
     },
     invitationTtlSeconds: config.INVITATION_TTL_SECONDS,
-    now,
+    clock,
   });
   const jobs = createJobQueue<JobServices>(ports.jobStore, { logger, context: () => services }).defineAll(jobDefinitions);
   // Reads and searches are counted in batches far from a plan's limit (see usage-batching.ts).
@@ -295,14 +295,14 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     store: usageCounts,
     limits: config.PLAN_LIMITS,
     planName: async (tenantId) => (await ports.tenants.get(tenantId))?.plan ?? null,
-    clock: now,
+    clock,
   });
-  const consolidationTrigger = createConsolidationTrigger(() => jobs, logger, now);
+  const consolidationTrigger = createConsolidationTrigger(() => jobs, logger, clock);
   const memories = createMemoryService({
     memories: ports.memories,
     queue: ports.writeQueue,
     usage,
-    clock: now,
+    clock,
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
     consolidationTrigger,
     audit,
@@ -314,7 +314,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
   const consolidation = createConsolidationService({
     memories: ports.memories,
     queue: ports.writeQueue,
-    clock: now,
+    clock,
     logger,
     embedder,
     analyzer,
@@ -323,7 +323,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
       : null,
   });
-  const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock: now });
+  const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock });
   const search = createSearchService({
     index: ports.searchIndex,
     embedder,
@@ -345,7 +345,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     maintenance,
     usage,
     bearerAuth: auth,
-    now,
+    clock,
     audit,
     auth,
     users,

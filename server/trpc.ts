@@ -37,19 +37,33 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const middleware = t.middleware;
+export const createCallerFactory = t.createCallerFactory;
+
 /**
- * Services throw AppError; tRPC would report those as INTERNAL_SERVER_ERROR. This maps each to its
- * tRPC code once, for every procedure, keeping the AppError as the cause for the error body.
+ * The procedure every credential kind's builder starts from (`server/procedures.ts`), each adding one
+ * middleware that authenticates, checks the route's requirement and maps errors (`appErrorsMapped`).
  */
-export const baseProcedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
+export const bareProcedure = t.procedure;
+
+/**
+ * Services throw AppError; tRPC would report those as INTERNAL_SERVER_ERROR. Each credential kind's
+ * middleware wraps its work in this, so every AppError (its own or the procedure's) reaches tRPC with
+ * its catalogue code, keeping the AppError as the cause for the error body.
+ */
+export async function appErrorsMapped<R extends { ok: true } | { ok: false; error: TRPCError }>(work: () => Promise<R>): Promise<R> {
+  let result: R;
+  try {
+    result = await work();
+  } catch (error) {
+    throw asTrpcError(error);
+  }
   if (!result.ok) {
-    const cause = result.error.cause;
-    if (cause instanceof AppError) {
-      throw new TRPCError({ code: errorCatalog[cause.code].trpc, message: cause.message, cause });
-    }
+    const cause = (result as { error: TRPCError }).error.cause;
+    if (cause instanceof AppError) throw asTrpcError(cause);
   }
   return result;
-});
-export const createCallerFactory = t.createCallerFactory;
+}
+
+function asTrpcError(error: unknown): unknown {
+  return error instanceof AppError ? new TRPCError({ code: errorCatalog[error.code].trpc, message: error.message, cause: error }) : error;
+}

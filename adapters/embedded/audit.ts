@@ -1,4 +1,4 @@
-import type { AuditEventRecord, AuditHead, AuditPort } from '../../server/ports/audit.js';
+import type { AuditEventRecord, AuditHead, AuditStore } from '../../server/ports/audit.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -45,7 +45,7 @@ function toEvent(r: Row): AuditEventRecord {
  * head, inserts the event and moves the head, so two writers (even in two processes) can never
  * both extend the same head: the chain cannot fork.
  */
-export function createEmbeddedAuditPort(db: EmbeddedDatabase): AuditPort {
+export function createEmbeddedAuditStore(db: EmbeddedDatabase): AuditStore {
   const getHead = db.prepare('SELECT seq, hash FROM audit_heads WHERE tenant_id = ?');
   const upsertHead = db.prepare(
     'INSERT INTO audit_heads (tenant_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT(tenant_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',

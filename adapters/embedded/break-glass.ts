@@ -1,4 +1,4 @@
-import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus, DecideResult, EndedRequest } from '../../server/ports/break-glass.js';
+import type { BreakGlassStore, BreakGlassRecord, BreakGlassStatus, DecideResult, EndedRequest } from '../../server/ports/break-glass.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -29,7 +29,7 @@ const toRecord = (r: Row): BreakGlassRecord => ({
 });
 
 /** Break-glass requests in the embedded database. */
-export function createEmbeddedBreakGlassPort(db: EmbeddedDatabase): BreakGlassPort {
+export function createEmbeddedBreakGlassStore(db: EmbeddedDatabase): BreakGlassStore {
   const insert = db.prepare(`INSERT INTO break_glass_requests (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const get = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND id = ?`);
   const list = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? ORDER BY created_at DESC, id`);

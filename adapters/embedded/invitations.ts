@@ -1,5 +1,5 @@
 import { mayAssign, type RoleName } from '../../server/services/roles.js';
-import type { CancelInvitationResult, InvitationRecord, InvitationStatus, InvitationsPort, InviteResult, NewInvitation } from '../../server/ports/invitations.js';
+import type { CancelInvitationResult, InvitationRecord, InvitationStatus, InvitationStore, InviteResult, NewInvitation } from '../../server/ports/invitations.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface InvitationRow {
@@ -31,7 +31,7 @@ const toInvitation = (r: InvitationRow): InvitationRecord => ({
  * Invitations in the embedded database (migration 5); accepting checks the inviter's authority and adds
  * the membership in the same transaction.
  */
-export function createEmbeddedInvitationsPort(db: EmbeddedDatabase): InvitationsPort {
+export function createEmbeddedInvitationStore(db: EmbeddedDatabase): InvitationStore {
   // The DO UPDATE's WHERE keeps a pending invitation the new inviter could not have made (no row returned).
   const upsert = db.prepare(
     `INSERT INTO invitations (id, tenant_id, email, role, invited_by, status, created_at, expires_at, decided_at)

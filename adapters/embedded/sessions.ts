@@ -1,4 +1,4 @@
-import type { RefreshTokenRecord, RotateResult, SessionRecord, SessionsPort } from '../../server/ports/sessions.js';
+import type { RefreshTokenRecord, RotateResult, SessionRecord, SessionStore } from '../../server/ports/sessions.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface SessionRow {
@@ -46,7 +46,7 @@ const toRefresh = (r: RefreshRow): RefreshTokenRecord => ({
 });
 
 /** Sessions and refresh tokens in the embedded database. */
-export function createEmbeddedSessionsPort(db: EmbeddedDatabase): SessionsPort {
+export function createEmbeddedSessionStore(db: EmbeddedDatabase): SessionStore {
   const insertSession = db.prepare(
     `INSERT INTO sessions (id, user_id, tenant_id, method, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,

@@ -1,4 +1,4 @@
-import type { StepUpTokenRecord, StepUpTokensPort } from '../../server/ports/step-up.js';
+import type { StepUpTokenRecord, StepUpTokenStore } from '../../server/ports/step-up.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -13,7 +13,7 @@ interface Row {
 }
 
 /** Step-up tokens in the embedded database. */
-export function createEmbeddedStepUpPort(db: EmbeddedDatabase): StepUpTokensPort {
+export function createEmbeddedStepUpTokenStore(db: EmbeddedDatabase): StepUpTokenStore {
   const insert = db.prepare(
     'INSERT INTO step_up_tokens (id, secret_hash, user_id, tenant_id, session_id, action, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );

@@ -1,5 +1,5 @@
 import type { RoleName } from '../../server/services/roles.js';
-import type { MemberRecord, MembershipRecord, TenantRecord, TenantsPort, UserTenant } from '../../server/ports/tenants.js';
+import type { MemberRecord, MembershipRecord, TenantRecord, TenantStore, UserTenant } from '../../server/ports/tenants.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface TenantRow {
@@ -36,7 +36,7 @@ const toMember = (r: MembershipRow & { email: string; name: string | null }): Me
 });
 
 /** Tenants and memberships in the embedded database. */
-export function createEmbeddedTenantsPort(db: EmbeddedDatabase): TenantsPort {
+export function createEmbeddedTenantStore(db: EmbeddedDatabase): TenantStore {
   const insertTenant = db.prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertMember = db.prepare(
     `INSERT INTO memberships (tenant_id, user_id, role, is_default, created_at) VALUES (?, ?, ?, ?, ?)

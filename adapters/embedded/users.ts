@@ -1,4 +1,4 @@
-import type { ExternalIdentityRecord, UserRecord, UsersPort } from '../../server/ports/users.js';
+import type { ExternalIdentityRecord, UserRecord, UserStore } from '../../server/ports/users.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface UserRow {
@@ -27,7 +27,7 @@ const toIdentity = (r: IdentityRow): ExternalIdentityRecord => ({
 });
 
 /** Users and SSO identities in the embedded database. */
-export function createEmbeddedUsersPort(db: EmbeddedDatabase): UsersPort {
+export function createEmbeddedUserStore(db: EmbeddedDatabase): UserStore {
   const insert = db.prepare(
     'INSERT INTO users (id, email, name, password_hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO NOTHING',
   );

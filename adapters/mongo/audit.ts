@@ -1,5 +1,5 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
-import type { AuditEventRecord, AuditHead, AuditPort } from '../../server/ports/audit.js';
+import type { AuditEventRecord, AuditHead, AuditStore } from '../../server/ports/audit.js';
 
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
@@ -45,7 +45,7 @@ const toEvent = (doc: AuditDoc): AuditEventRecord => ({
  * The head document only moves forward; if a process died between inserting an event and moving
  * the head, the next append rolls forward from the newest event.
  */
-export async function createMongoAuditPort(db: Db): Promise<AuditPort> {
+export async function createMongoAuditStore(db: Db): Promise<AuditStore> {
   const events: Collection<AuditDoc> = db.collection<AuditDoc>('audit_events');
   const heads: Collection<HeadDoc> = db.collection<HeadDoc>('audit_heads');
   await events.createIndex({ tenantId: 1, seq: 1 }, { unique: true, name: 'audit_events_chain' });

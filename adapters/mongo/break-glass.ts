@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { BreakGlassPort, BreakGlassRecord, BreakGlassStatus, EndedRequest } from '../../server/ports/break-glass.js';
+import type { BreakGlassStore, BreakGlassRecord, BreakGlassStatus, EndedRequest } from '../../server/ports/break-glass.js';
 
 interface BreakGlassDoc {
   _id: string;
@@ -28,7 +28,7 @@ const toRequest = (r: BreakGlassDoc): BreakGlassRecord => ({
 });
 
 /** Break-glass requests in MongoDB; decisions are conditional updates from `pending`. */
-export async function createMongoBreakGlassPort(db: Db): Promise<BreakGlassPort> {
+export async function createMongoBreakGlassStore(db: Db): Promise<BreakGlassStore> {
   const requests: Collection<BreakGlassDoc> = db.collection<BreakGlassDoc>('break_glass_requests');
   await requests.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'break_glass_tenant' });
   await requests.createIndex({ tenantId: 1, requesterId: 1, status: 1 }, { name: 'break_glass_grant' });

@@ -1,9 +1,9 @@
 import { Binary, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { RoleName } from '../../server/services/roles.js';
-import type { ExternalIdentityRecord, UserRecord, UsersPort } from '../../server/ports/users.js';
-import type { MemberRecord, MembershipRecord, TenantRecord, TenantsPort } from '../../server/ports/tenants.js';
-import type { RefreshTokenRecord, SessionRecord, SessionsPort } from '../../server/ports/sessions.js';
-import type { StepUpTokenRecord, StepUpTokensPort } from '../../server/ports/step-up.js';
+import type { ExternalIdentityRecord, UserRecord, UserStore } from '../../server/ports/users.js';
+import type { MemberRecord, MembershipRecord, TenantRecord, TenantStore } from '../../server/ports/tenants.js';
+import type { RefreshTokenRecord, SessionRecord, SessionStore } from '../../server/ports/sessions.js';
+import type { StepUpTokenRecord, StepUpTokenStore } from '../../server/ports/step-up.js';
 
 /**
  * Identity ports in MongoDB: users (+ SSO identities), tenants and memberships, sessions with their
@@ -33,7 +33,7 @@ interface IdentityDoc {
 }
 const toUser = (u: UserDoc): UserRecord => ({ id: u._id, email: u.email, name: u.name, passwordHash: u.passwordHash, createdAt: iso(u.createdAt) });
 
-export async function createMongoUsersPort(db: Db): Promise<UsersPort> {
+export async function createMongoUserStore(db: Db): Promise<UserStore> {
   const users: Collection<UserDoc> = db.collection<UserDoc>('users');
   const identities: Collection<IdentityDoc> = db.collection<IdentityDoc>('user_identities');
   await users.createIndex({ email: 1 }, { unique: true, name: 'users_email' });
@@ -121,7 +121,7 @@ const toMembership = (m: MembershipDoc): MembershipRecord => ({
   roleSince: iso(m.roleSince ?? m.createdAt),
 });
 
-export async function createMongoTenantsPort(db: Db): Promise<TenantsPort> {
+export async function createMongoTenantStore(db: Db): Promise<TenantStore> {
   const tenants: Collection<TenantDoc> = db.collection<TenantDoc>('tenants');
   const memberships: Collection<MembershipDoc> = db.collection<MembershipDoc>('memberships');
   const users: Collection<UserDoc> = db.collection<UserDoc>('users');
@@ -255,7 +255,7 @@ interface RefreshDoc {
   rotatedAt: Date | null;
 }
 
-export async function createMongoSessionsPort(db: Db): Promise<SessionsPort> {
+export async function createMongoSessionStore(db: Db): Promise<SessionStore> {
   const sessions: Collection<SessionDoc> = db.collection<SessionDoc>('sessions');
   const refresh: Collection<RefreshDoc> = db.collection<RefreshDoc>('refresh_tokens');
   await sessions.createIndex({ userId: 1 }, { name: 'sessions_user' });
@@ -343,7 +343,7 @@ interface StepUpDoc {
   expiresAt: Date;
 }
 
-export async function createMongoStepUpPort(db: Db): Promise<StepUpTokensPort> {
+export async function createMongoStepUpTokenStore(db: Db): Promise<StepUpTokenStore> {
   const tokens: Collection<StepUpDoc> = db.collection<StepUpDoc>('step_up_tokens');
   // MongoDB's TTL monitor removes expired tokens by itself (verification still checks expiry).
   await tokens.createIndex({ expiresAt: 1 }, { name: 'step_up_tokens_ttl', expireAfterSeconds: 0 });

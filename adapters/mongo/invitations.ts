@@ -1,6 +1,6 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { mayAssign, type RoleName } from '../../server/services/roles.js';
-import type { InvitationRecord, InvitationStatus, InvitationsPort, InviteResult } from '../../server/ports/invitations.js';
+import type { InvitationRecord, InvitationStatus, InvitationStore, InviteResult } from '../../server/ports/invitations.js';
 import type { MembershipDoc } from './identity.js';
 
 interface InvitationDoc {
@@ -35,7 +35,7 @@ const toInvitation = (doc: InvitationDoc): InvitationRecord => ({
  * the invitation put back to pending when the insert finds the user already a member (no replica set
  * needed, as in `identity.ts`).
  */
-export async function createMongoInvitationsPort(db: Db): Promise<InvitationsPort> {
+export async function createMongoInvitationStore(db: Db): Promise<InvitationStore> {
   const invitations: Collection<InvitationDoc> = db.collection<InvitationDoc>('invitations');
   const memberships: Collection<MembershipDoc> = db.collection<MembershipDoc>('memberships');
   await invitations.createIndex({ tenantId: 1, email: 1 }, { unique: true, partialFilterExpression: { status: 'pending' }, name: 'invitations_pending' });
@@ -43,7 +43,7 @@ export async function createMongoInvitationsPort(db: Db): Promise<InvitationsPor
 
   // Matches a pending invitation only if the new inviter may replace it; when one is there that they
   // may not, the upsert's insert meets the unique index (duplicate key) and nothing changes.
-  const upsert = (tenantId: string, inv: Parameters<InvitationsPort['invite']>[1], replaceable: readonly RoleName[]) =>
+  const upsert = (tenantId: string, inv: Parameters<InvitationStore['invite']>[1], replaceable: readonly RoleName[]) =>
     invitations.findOneAndUpdate(
       { tenantId, email: inv.email.toLowerCase(), status: 'pending', $or: [{ role: { $in: [...replaceable] } }, { expiresAt: { $lte: d(inv.createdAt) } }] },
       {

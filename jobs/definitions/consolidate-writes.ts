@@ -41,7 +41,7 @@ export const consolidationSweep = bindJob(consolidationSweepJob, {
   retry: { attempts: 3, baseMs: 1_000 },
   every: { interval: SWEEP_INTERVAL, payload: {} },
   async handler(_payload, services) {
-    const now = services.now();
+    const now = services.clock();
     for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) await services.consolidationTrigger.requestDrain(tenantId, now);
     await services.maintenance.purgeExpiredIdempotencyKeys();
   },

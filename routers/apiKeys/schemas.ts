@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiKeyScopes } from '../../server/principal.js';
+import { textIdInput, timestamp } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText } from '../../server/schemas/safe-text.js';
 import { API_KEY_LIST_MAX, API_KEY_NAME_MAX, type ApiKeyView } from '../../server/services/api-keys.js';
@@ -10,11 +11,7 @@ export const apiKeyScopeSchema = z
   .enum(apiKeyScopes, { error: (issue) => `unknown scope '${String(issue.input)}' (allowed: ${apiKeyScopes.join(', ')})` })
   .meta({ description: 'A capability granted to the key' });
 
-const timestamp = z.iso.datetime();
-
-export const apiKeyIdInput = z.object({
-  id: safeText().min(1).max(128).meta({ description: 'The key id (key_id)' }),
-});
+export const apiKeyIdInput = textIdInput('The key id (key_id)');
 
 /**
  * Body of POST /api-keys. Unknown fields are rejected (400) rather than ignored, so a misspelt

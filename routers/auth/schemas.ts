@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../server/services/passwords.js';
 import { stepUpActions } from '../../server/services/auth.js';
+import { timestamp, uuidIdInput } from '../../server/schemas/common.js';
 import { emailSchema, safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of the `/auth` routes (sign-in, sessions, step-up, break-glass, audit). */
 
 const email = emailSchema.meta({ description: 'Email address (case-insensitive)', example: 'ada@example.com' });
-const timestamp = z.string().meta({ description: 'RFC 3339 timestamp', example: '2025-01-31T12:00:00.000Z' });
 
 export const signupInput = z.object({
   email,
@@ -34,7 +34,6 @@ export const tokenResponse = z.object({
   tenant_id: z.uuid(),
 });
 
-export const emptyInput = z.object({});
 
 export const revokeOutput = z.object({ revoked: z.literal(true) });
 
@@ -54,7 +53,7 @@ export const breakGlassRequestInput = z.object({
   duration_minutes: z.number().int().min(1).meta({ description: 'How long the elevated access lasts once approved (at most BREAK_GLASS_MAX_MINUTES)' }),
 });
 
-export const breakGlassIdInput = z.object({ id: z.uuid() });
+export const breakGlassIdInput = uuidIdInput;
 
 export const breakGlassRequest = z.object({
   id: z.uuid(),

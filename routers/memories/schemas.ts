@@ -12,6 +12,7 @@ import {
   type MemoryVersionRecord,
 } from '../../server/ports/memories.js';
 import type { WriteReceipt } from '../../server/ports/write-queue.js';
+import { metadataOutput, textIdInput, timestamp } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText, visibleText } from '../../server/schemas/safe-text.js';
 import type { UsageReport } from '../../server/services/usage.js';
@@ -25,7 +26,6 @@ export const MEMORY_TAGS_MAX = 50;
 export const MEMORY_TAG_MAX = 100;
 export const MEMORY_METADATA_KEYS_MAX = 50;
 
-const timestamp = z.iso.datetime().meta({ description: 'RFC 3339 timestamp' });
 
 const enumOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, { error: (issue) => `unknown ${what} '${String(issue.input)}' (allowed: ${values.join(', ')})` });
@@ -38,7 +38,7 @@ export const contradictionPolicySchema = enumOf(CONTRADICTION_POLICIES, 'contrad
   description: 'NEWER_WINS: an older conflicting memory is superseded; FLAG: both are flagged for review',
 });
 
-export const memoryIdInput = z.object({ id: safeText().min(1).max(128).meta({ description: 'The memory id (memory_id)' }) });
+export const memoryIdInput = textIdInput('The memory id (memory_id)');
 
 const metadataSchema = z
   .record(safeText().min(1).max(100), z.union([safeText().max(2000), z.number(), z.boolean(), z.null()]), {
@@ -130,7 +130,7 @@ export const memoryDetailOutput = z.object({
   title: z.string(),
   content: z.string(),
   tags: z.array(z.string()),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  metadata: metadataOutput,
   sensitivity: sensitivitySchema.meta({ description: 'Effective classification; `high` until a memory without a writer choice is classified' }),
   sensitivity_reasons: z.array(z.string()).meta({ description: 'What detection found, e.g. financial:payment-card' }),
   status: memoryStatusSchema,
@@ -167,7 +167,7 @@ export const memoryVersionOutput = z.object({
   tags: z.array(z.string()),
   type: memoryTypeSchema,
   agent_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  metadata: metadataOutput,
   sensitivity: sensitivitySchema,
   status: memoryStatusSchema,
   rolled_back_to: z.number().int().nullable(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../server/ports/search-index.js';
+import { metadataOutput } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText, visibleText } from '../../server/schemas/safe-text.js';
 import { SEARCH_OFFSET_MAX } from '../../server/services/search/search-service.js';
@@ -56,7 +57,7 @@ export const searchResultSchema = z.object({
   tags: z.array(z.string()),
   namespace: z.string(),
   agent_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  metadata: metadataOutput,
   injection_flagged: z
     .boolean()
     .meta({ description: 'The injection screen flagged this memory (only returned with include_flagged=true); GET /memories/{id} names the patterns and fields' }),

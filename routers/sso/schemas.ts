@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { emptyInput } from '../../server/schemas/common.js';
 import { safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of the SSO routes (`/auth/sso/*` and the OIDC callback `/auth/callback`). */
 
-export const ssoProvidersInput = z.object({});
+export const ssoProvidersInput = emptyInput;
 
 export const ssoProvidersOutput = z.object({
   providers: z.array(

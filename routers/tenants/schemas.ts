@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { roleNames } from '../../server/services/roles.js';
+import { timestamp, uuidIdInput } from '../../server/schemas/common.js';
 import { emailSchema, safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of `/auth/tenants`, `/auth/gettenant` and `/auth/members`. */
 
-const timestamp = z.string().meta({ description: 'RFC 3339 timestamp', example: '2025-01-31T12:00:00.000Z' });
 
 export const tenantListItem = z.object({
   tenant_id: z.uuid(),
@@ -75,7 +75,7 @@ export const cancelInvitationInput = z.object({ invitation_id: z.uuid() });
 
 export const cancelledInvitation = z.object({ invitation_id: z.uuid(), status: z.literal('cancelled') });
 
-export const invitationIdInput = z.object({ id: z.uuid() });
+export const invitationIdInput = uuidIdInput;
 
 export const acceptedInvitation = z.object({ tenant_id: z.uuid(), role: roleName });
 

@@ -37,7 +37,7 @@ export interface AuditHead {
   hash: string;
 }
 
-export interface AuditPort {
+export interface AuditStore {
   /**
    * Appends one event, serialised per tenant: `build` receives the current head (null for an empty
    * log) and returns the complete event for seq head+1, which is stored together with the new head.

@@ -27,7 +27,7 @@ export interface EndedRequest {
 
 export type DecideResult = { ok: true; record: BreakGlassRecord } | { ok: false; reason: 'not_found' | 'already_decided' };
 
-export interface BreakGlassPort {
+export interface BreakGlassStore {
   create(record: BreakGlassRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<BreakGlassRecord | null>;
   /** Newest first; `requesterId` narrows to one requester. */

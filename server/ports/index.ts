@@ -1,12 +1,12 @@
 import type { ApiKeyStore } from './api-keys.js';
-import type { InvitationsPort } from './invitations.js';
-import type { AuditPort } from './audit.js';
-import type { BreakGlassPort } from './break-glass.js';
-import type { SessionsPort } from './sessions.js';
+import type { InvitationStore } from './invitations.js';
+import type { AuditStore } from './audit.js';
+import type { BreakGlassStore } from './break-glass.js';
+import type { SessionStore } from './sessions.js';
 import type { SsoStateStore } from './sso-state.js';
-import type { StepUpTokensPort } from './step-up.js';
-import type { TenantsPort } from './tenants.js';
-import type { UsersPort } from './users.js';
+import type { StepUpTokenStore } from './step-up.js';
+import type { TenantStore } from './tenants.js';
+import type { UserStore } from './users.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { MemoryStore } from './memories.js';
 import type { UsageStore } from './usage.js';
@@ -19,14 +19,14 @@ import type { AttemptCounters } from './attempt-counters.js';
  * own file; tenant-scoped methods take `tenantId` first so cross-tenant access cannot be expressed.
  */
 export interface StoragePorts {
-  users: UsersPort;
-  tenants: TenantsPort;
-  sessions: SessionsPort;
-  stepUpTokens: StepUpTokensPort;
-  breakGlass: BreakGlassPort;
+  users: UserStore;
+  tenants: TenantStore;
+  sessions: SessionStore;
+  stepUpTokens: StepUpTokenStore;
+  breakGlass: BreakGlassStore;
   /** Invitations to join a tenant (POST /auth/members, /auth/invitations). */
-  invitations: InvitationsPort;
-  audit: AuditPort;
+  invitations: InvitationStore;
+  audit: AuditStore;
   apiKeys: ApiKeyStore;
   /** Pending SSO logins (state, nonce, PKCE verifier) between /auth/sso/login and /auth/callback. */
   ssoStates: SsoStateStore;

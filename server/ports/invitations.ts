@@ -52,7 +52,7 @@ export type DeclineInvitationResult = { ok: true; invitation: InvitationRecord }
 /** `role_changed`: the pending invitation no longer has the role the caller checked; nothing changed. */
 export type CancelInvitationResult = { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_found' | 'not_pending' | 'role_changed' };
 
-export interface InvitationsPort {
+export interface InvitationStore {
   /**
    * Stores a pending invitation, or, when the tenant already has a pending one for the email, refreshes
    * that one's role, inviter and expiry and keeps its id and `createdAt` — provided its role is one of

@@ -34,7 +34,7 @@ export interface RefreshTokenRecord {
 
 export type RotateResult = 'rotated' | 'already_rotated';
 
-export interface SessionsPort {
+export interface SessionStore {
   /** Stores a new session with its first refresh token. */
   create(session: SessionRecord, refresh: RefreshTokenRecord): Promise<void>;
   get(sessionId: string): Promise<SessionRecord | null>;

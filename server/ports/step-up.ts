@@ -13,7 +13,7 @@ export interface StepUpTokenRecord {
   expiresAt: string;
 }
 
-export interface StepUpTokensPort {
+export interface StepUpTokenStore {
   create(token: StepUpTokenRecord): Promise<void>;
   /** Tenant-scoped: a token of another tenant is not found. */
   find(tenantId: string, tokenId: string): Promise<StepUpTokenRecord | null>;

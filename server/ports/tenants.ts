@@ -46,7 +46,7 @@ export type RoleChangeResult =
 
 export type RemoveMemberResult = { ok: true; member: MemberRecord } | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
 
-export interface TenantsPort {
+export interface TenantStore {
   /** Creates the tenant and makes `owner` its owner, atomically. */
   create(tenant: TenantRecord, owner: { userId: string; isDefault: boolean; createdAt: string }): Promise<TenantRecord>;
   get(tenantId: string): Promise<TenantRecord | null>;

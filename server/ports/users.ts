@@ -24,7 +24,7 @@ export interface ExternalIdentityRecord {
   createdAt: string;
 }
 
-export interface UsersPort {
+export interface UserStore {
   /** Inserts a user; null when the (lower-cased) email is already taken. */
   create(user: UserRecord): Promise<UserRecord | null>;
   findById(userId: string): Promise<UserRecord | null>;

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
-import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassStore } from '../../adapters/embedded/break-glass.js';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAttemptCounters } from '../../adapters/embedded/attempt-counters.js';
 import { fileChangeSignal } from '../../adapters/embedded/change-signal.js';
@@ -14,12 +14,12 @@ import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded
 import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
-import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
+import { createEmbeddedSessionStore } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
-import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedStepUpTokenStore } from '../../adapters/embedded/step-up.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { withTenantCache } from '../../adapters/embedded/tenant-cache.js';
-import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
+import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { jwtSecretFile, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ProfileStorage } from './profile-storage.js';
@@ -33,17 +33,17 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
   logger.debug({ dataDir: config.DATA_DIR }, 'embedded storage opened');
   warnAboutLooseModes(config, logger);
   return {
-    users: createEmbeddedUsersPort(db),
+    users: createEmbeddedUserStore(db),
     // Every authenticated request checks its tenant's status: remembered per process, dropped in every
     // process on this DATA_DIR as soon as one of them suspends or resumes a tenant (the signal file).
-    tenants: withTenantCache(createEmbeddedTenantsPort(db), fileChangeSignal(path.join(config.DATA_DIR, 'tenant-changes')), {
+    tenants: withTenantCache(createEmbeddedTenantStore(db), fileChangeSignal(path.join(config.DATA_DIR, 'tenant-changes')), {
       onSignalError: (err) => logger.error({ err }, 'cannot signal a tenant change to other processes; this process stops caching tenants'),
     }),
-    sessions: createEmbeddedSessionsPort(db),
-    stepUpTokens: createEmbeddedStepUpPort(db),
-    breakGlass: createEmbeddedBreakGlassPort(db),
-    invitations: createEmbeddedInvitationsPort(db),
-    audit: createEmbeddedAuditPort(db),
+    sessions: createEmbeddedSessionStore(db),
+    stepUpTokens: createEmbeddedStepUpTokenStore(db),
+    breakGlass: createEmbeddedBreakGlassStore(db),
+    invitations: createEmbeddedInvitationStore(db),
+    audit: createEmbeddedAuditStore(db),
     // Every X-API-Key request looks its key up: remembered per process, dropped in every process on
     // this DATA_DIR as soon as one of them rotates or revokes a key (the signal file).
     apiKeys: withCredentialCache(createEmbeddedApiKeyStore(db), fileChangeSignal(path.join(config.DATA_DIR, 'api-key-changes')), {

@@ -1,10 +1,10 @@
 import { MongoClient } from 'mongodb';
-import { createMongoInvitationsPort } from '../../adapters/mongo/invitations.js';
+import { createMongoInvitationStore } from '../../adapters/mongo/invitations.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import { createMongoAttemptCounters } from '../../adapters/mongo/attempt-counters.js';
-import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
-import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
-import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
+import { createMongoAuditStore } from '../../adapters/mongo/audit.js';
+import { createMongoBreakGlassStore } from '../../adapters/mongo/break-glass.js';
+import { createMongoSessionStore, createMongoStepUpTokenStore, createMongoTenantStore, createMongoUserStore } from '../../adapters/mongo/identity.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import type { Config } from '../config.js';
@@ -27,13 +27,13 @@ export async function createMongoPorts(config: Config, logger: Logger, embedder:
     logger,
   });
   return {
-    users: await createMongoUsersPort(db),
-    tenants: await createMongoTenantsPort(db),
-    sessions: await createMongoSessionsPort(db),
-    stepUpTokens: await createMongoStepUpPort(db),
-    breakGlass: await createMongoBreakGlassPort(db),
-    invitations: await createMongoInvitationsPort(db),
-    audit: await createMongoAuditPort(db),
+    users: await createMongoUserStore(db),
+    tenants: await createMongoTenantStore(db),
+    sessions: await createMongoSessionStore(db),
+    stepUpTokens: await createMongoStepUpTokenStore(db),
+    breakGlass: await createMongoBreakGlassStore(db),
+    invitations: await createMongoInvitationStore(db),
+    audit: await createMongoAuditStore(db),
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
     jobStore: { profile: 'mongo', mongoDb: db },

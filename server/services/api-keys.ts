@@ -6,9 +6,10 @@ import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiK
 import { isValidNamespace } from '../schemas/namespace.js';
 import { unsafeTextReason } from '../schemas/safe-text.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
+import { systemClock, type Clock } from './clock.js';
 import { keyScopeRequires, scopesAllowedFor, type RoleName } from './roles.js';
 import { assertTenantActive } from './tenants.js';
-import type { TenantsPort } from '../ports/tenants.js';
+import type { TenantStore } from '../ports/tenants.js';
 import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
 
 /**
@@ -127,10 +128,10 @@ export interface ApiKeyService extends ApiKeyAuthenticator {
 export interface ApiKeyServiceDeps {
   store: ApiKeyStore;
   /** The key's tenant, for its status (a suspended tenant's keys are refused). */
-  tenants: Pick<TenantsPort, 'get'>;
+  tenants: Pick<TenantStore, 'get'>;
   audit?: ApiKeyAuditSink;
   logger: { warn(obj: object, msg: string): void };
-  now?: () => Date;
+  clock?: Clock;
   /** Minimum interval between two recorded uses of one key (default 60 000 ms). */
   usageGranularityMs?: number;
   /** Delay before recorded uses are written (default 1 000 ms). */
@@ -269,7 +270,8 @@ function validateAllowlist(values: readonly string[] | null | undefined): string
 
 export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   const { store, logger } = deps;
-  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
+  const now = () => new Date(clock());
   const granularityMs = deps.usageGranularityMs ?? 60_000;
   const flushMs = deps.usageFlushMs ?? 1_000;
   const audit = deps.audit ?? (async () => {});

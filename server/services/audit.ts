@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
-import type { AuditActor, AuditEventRecord, AuditHead, AuditPort, AuditTarget } from '../ports/audit.js';
+import type { AuditActor, AuditEventRecord, AuditHead, AuditStore, AuditTarget } from '../ports/audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 
 /** Every kind of audit event. Add new kinds here (one place), keeping the `area.verb` form. */
@@ -101,9 +101,9 @@ export function hashAuditEvent(e: Omit<AuditEventRecord, 'hash'>): string {
 
 const VERIFY_PAGE = 1000;
 
-export function createAuditService(deps: { audit: AuditPort; logger: Logger; now?: Clock }): AuditService {
+export function createAuditService(deps: { audit: AuditStore; logger: Logger; clock?: Clock }): AuditService {
   const { audit, logger } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     async record(input) {

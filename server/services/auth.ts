@@ -4,10 +4,10 @@ import type { Config } from '../config.js';
 import { AppError, forbidden, unauthenticated } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BearerAuthenticator } from '../principal.js';
-import type { SessionRecord, SessionsPort } from '../ports/sessions.js';
-import type { StepUpTokensPort } from '../ports/step-up.js';
-import type { TenantRecord, TenantsPort } from '../ports/tenants.js';
-import type { UserRecord, UsersPort } from '../ports/users.js';
+import type { SessionRecord, SessionStore } from '../ports/sessions.js';
+import type { StepUpTokenStore } from '../ports/step-up.js';
+import type { TenantRecord, TenantStore } from '../ports/tenants.js';
+import type { UserRecord, UserStore } from '../ports/users.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import type { BreakGlassService } from './break-glass.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -18,15 +18,15 @@ import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import { breakGlassPermissions, roleByName, type Permission, type RoleName } from './roles.js';
 import type { TenantsService } from './tenants.js';
 
-/** The token response of api-decisions (signup, login, refresh and the SSO callback). */
-export interface TokenResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
+/** A signed-in session's tokens (signup, login, refresh and the SSO callback); routers write the wire form. */
+export interface SessionTokens {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
   /** Seconds until the access token expires. */
-  expires_in: number;
-  user_id: string;
-  tenant_id: string;
+  expiresIn: number;
+  userId: string;
+  tenantId: string;
 }
 
 export const stepUpActions = [
@@ -42,9 +42,10 @@ export const stepUpActions = [
 ] as const;
 export type StepUpAction = (typeof stepUpActions)[number];
 
-export interface StepUpResponse {
-  step_up_token: string;
-  expires_in: number;
+export interface StepUpGrant {
+  stepUpToken: string;
+  /** Seconds until the step-up token expires. */
+  expiresIn: number;
   action: StepUpAction;
 }
 
@@ -61,14 +62,14 @@ const AUDIENCE = 'tenant-memory';
 
 export interface AuthService extends BearerAuthenticator {
   /** Creates a user with a password and a default tenant, then signs them in. 403 when sign-up is disabled, 409 when the email is taken. */
-  signup(input: { email: string; password: string; name?: string | null }, meta: RequestMeta): Promise<TokenResponse>;
+  signup(input: { email: string; password: string; name?: string | null }, meta: RequestMeta): Promise<SessionTokens>;
   /** Email and password sign-in; one 401 for every kind of failure; 429 when throttled. */
-  login(input: { email: string; password: string }, meta: RequestMeta): Promise<TokenResponse>;
+  login(input: { email: string; password: string }, meta: RequestMeta): Promise<SessionTokens>;
   /**
    * Starts a session for an already authenticated user in one of their tenants and returns the
    * token response; records `auth.login`. Used by login, signup and the SSO callback.
    */
-  issueSession(userId: string, tenantId: string, origin: RequestMeta & { method: SignInMethod }): Promise<TokenResponse>;
+  issueSession(userId: string, tenantId: string, origin: RequestMeta & { method: SignInMethod }): Promise<SessionTokens>;
   /**
    * Creates a user (lower-cased unique email; `passwordHash` null for SSO-only users) with a default
    * tenant (plan free, status active) they own; records `user.signup` and `tenant.create`.
@@ -76,7 +77,7 @@ export interface AuthService extends BearerAuthenticator {
    */
   provisionUser(input: { email: string; name?: string | null; passwordHash: string | null }, meta?: RequestMeta): Promise<{ user: UserRecord; tenant: TenantRecord }>;
   /** Exchanges a refresh token for a new token pair (rotation); reuse of a rotated one revokes the session. */
-  refresh(refreshToken: string, meta: RequestMeta): Promise<TokenResponse>;
+  refresh(refreshToken: string, meta: RequestMeta): Promise<SessionTokens>;
   /** Ends the session of an access or refresh token: both stop working at once. */
   revoke(token: string, meta: RequestMeta): Promise<void>;
   /** Re-authentication for a sensitive action; returns a short-lived token bound to user, tenant, session and action. */
@@ -84,7 +85,7 @@ export interface AuthService extends BearerAuthenticator {
     principal: { userId: string; tenantId: string; sessionId: string },
     input: { action: string; password?: string | null },
     meta: RequestMeta,
-  ): Promise<StepUpResponse>;
+  ): Promise<StepUpGrant>;
   /**
    * Checks an `X-Step-Up-Token` for one action by one user in one tenant; throws STEP_UP_REQUIRED (403)
    * when it is missing, malformed, expired, for another action, user or tenant, or its session ended.
@@ -94,10 +95,10 @@ export interface AuthService extends BearerAuthenticator {
 
 export interface AuthServiceDeps {
   config: Pick<Config, 'jwtSecret' | 'ACCESS_TOKEN_TTL_SECONDS' | 'SESSION_TTL_SECONDS' | 'STEP_UP_TTL_SECONDS' | 'SIGNUP_ENABLED' | 'PUBLIC_URL'>;
-  users: UsersPort;
-  tenants: TenantsPort;
-  sessions: SessionsPort;
-  stepUpTokens: StepUpTokensPort;
+  users: UserStore;
+  tenants: TenantStore;
+  sessions: SessionStore;
+  stepUpTokens: StepUpTokenStore;
   tenantsService: Pick<TenantsService, 'create' | 'primary'>;
   breakGlass: Pick<BreakGlassService, 'activeGrant'>;
   audit: AuditService;
@@ -106,7 +107,7 @@ export interface AuthServiceDeps {
   /** Sign-ups per client address (SIGNUP_RATE_LIMIT). */
   signupBudget: AddressBudget;
   logger: Logger;
-  now?: Clock;
+  clock?: Clock;
 }
 
 const invalidCredentials = () => unauthenticated('invalid email or password');
@@ -114,7 +115,7 @@ const stepUpRequired = (message = 'a valid step-up token for this action is requ
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { config, users, tenants, sessions, stepUpTokens, audit, passwords, throttle, logger } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
   const key = new TextEncoder().encode(config.jwtSecret);
   const issuer = config.PUBLIC_URL ?? 'tenant-memory';
 
@@ -133,14 +134,14 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       .sign(key);
   }
 
-  async function tokenResponse(s: SessionRecord, refreshToken: string, nowMs: number): Promise<TokenResponse> {
+  async function sessionTokens(s: SessionRecord, refreshToken: string, nowMs: number): Promise<SessionTokens> {
     return {
-      access_token: await signAccessToken(s, nowMs),
-      refresh_token: refreshToken,
-      token_type: 'Bearer',
-      expires_in: config.ACCESS_TOKEN_TTL_SECONDS,
-      user_id: s.userId,
-      tenant_id: s.tenantId,
+      accessToken: await signAccessToken(s, nowMs),
+      refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
+      userId: s.userId,
+      tenantId: s.tenantId,
     };
   }
 
@@ -259,7 +260,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         target: { type: 'session', id: session.id },
         details: { method: origin.method },
       });
-      return tokenResponse(session, refresh.token, nowMs);
+      return sessionTokens(session, refresh.token, nowMs);
     },
 
     async refresh(refreshToken, meta) {
@@ -291,7 +292,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const expiresAt = isoAt(nowMs + config.SESSION_TTL_SECONDS * 1000);
       const result = await sessions.rotateRefreshToken(stored.id, at, { id: next.id, sessionId: session.id, secretHash: next.secretHash, createdAt: at, rotatedAt: null }, expiresAt);
       if (result === 'already_rotated') throw await reuse();
-      return tokenResponse({ ...session, expiresAt }, next.token, nowMs);
+      return sessionTokens({ ...session, expiresAt }, next.token, nowMs);
     },
 
     async revoke(token, meta) {
@@ -391,7 +392,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         target: { type: 'step_up', id: token.id },
         details: { action, method: user.passwordHash ? 'password' : 'recent_sign_in', expires_in: config.STEP_UP_TTL_SECONDS },
       });
-      return { step_up_token: token.token, expires_in: config.STEP_UP_TTL_SECONDS, action };
+      return { stepUpToken: token.token, expiresIn: config.STEP_UP_TTL_SECONDS, action };
     },
 
     async verifyStepUp(token, expected) {

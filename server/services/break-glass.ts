@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, notFound } from '../errors.js';
-import type { BreakGlassPort, BreakGlassRecord } from '../ports/break-glass.js';
+import type { BreakGlassStore, BreakGlassRecord } from '../ports/break-glass.js';
 import type { MembershipRecord } from '../ports/tenants.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -32,9 +32,9 @@ export interface BreakGlassService {
   endFor(tenantId: string, userId: string, cause: { actorId: string; reason: 'role_change' | 'member_removed' }, meta: RequestMeta): Promise<BreakGlassRecord[]>;
 }
 
-export function createBreakGlassService(deps: { breakGlass: BreakGlassPort; audit: AuditService; maxMinutes: number; now?: Clock }): BreakGlassService {
+export function createBreakGlassService(deps: { breakGlass: BreakGlassStore; audit: AuditService; maxMinutes: number; clock?: Clock }): BreakGlassService {
   const { breakGlass, audit, maxMinutes } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   const canApprove = (actor: TenantActor) => roleHas(actor.role, 'break_glass:approve');
 

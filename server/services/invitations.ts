@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, notFound } from '../errors.js';
-import type { InvitationRecord, InvitationsPort } from '../ports/invitations.js';
-import type { TenantsPort } from '../ports/tenants.js';
-import type { UsersPort } from '../ports/users.js';
+import type { InvitationRecord, InvitationStore } from '../ports/invitations.js';
+import type { TenantStore } from '../ports/tenants.js';
+import type { UserStore } from '../ports/users.js';
 import type { KeyedBudget } from './address-budget.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import type { AuthService } from './auth.js';
@@ -38,22 +38,22 @@ export interface InvitationsService {
 }
 
 export interface InvitationsServiceDeps {
-  tenants: Pick<TenantsPort, 'get' | 'membership'>;
-  users: Pick<UsersPort, 'findById' | 'findByEmail'>;
-  invitations: InvitationsPort;
+  tenants: Pick<TenantStore, 'get' | 'membership'>;
+  users: Pick<UserStore, 'findById' | 'findByEmail'>;
+  invitations: InvitationStore;
   audit: Pick<AuditService, 'record'>;
   stepUp: Pick<AuthService, 'verifyStepUp'>;
   /** Invitations per inviting user and per tenant (reserved before anything is looked up). */
   invitationBudgets: { perUser: KeyedBudget; perTenant: KeyedBudget };
   invitationTtlSeconds: number;
-  now?: Clock;
+  clock?: Clock;
 }
 
 const notPending = () => new AppError('CONFLICT', 'this invitation was already accepted, declined or cancelled');
 
 export function createInvitationsService(deps: InvitationsServiceDeps): InvitationsService {
   const { tenants, users, invitations, audit, stepUp } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   async function inviteeEmail(userId: string): Promise<string> {
     const user = await users.findById(userId);

@@ -4,14 +4,14 @@
  */
 import type { AttemptCounters } from '../ports/attempt-counters.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
-import type { SessionsPort } from '../ports/sessions.js';
+import type { SessionStore } from '../ports/sessions.js';
 import { isoAt, type Clock } from './clock.js';
 
 /** Ended sessions are kept this long (a refresh token presented just after the end still gets a clear 401 from its session). */
 export const ENDED_SESSION_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface MaintenanceDeps {
-  sessions: Pick<SessionsPort, 'purgeEnded'>;
+  sessions: Pick<SessionStore, 'purgeEnded'>;
   attemptCounters: Pick<AttemptCounters, 'purgeExpired'>;
   idempotency: Pick<IdempotencyStore, 'purgeExpired'>;
   clock: Clock;

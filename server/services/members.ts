@@ -1,5 +1,5 @@
 import { AppError, notFound } from '../errors.js';
-import type { MemberRecord, TenantsPort } from '../ports/tenants.js';
+import type { MemberRecord, TenantStore } from '../ports/tenants.js';
 import type { ApiKeyService } from './api-keys.js';
 import type { RequestMeta } from './audit.js';
 import type { BreakGlassService } from './break-glass.js';
@@ -27,7 +27,7 @@ export interface MembersService extends InvitationsService {
 }
 
 export interface MembersServiceDeps extends InvitationsServiceDeps {
-  tenants: TenantsPort;
+  tenants: TenantStore;
   apiKeys: Pick<ApiKeyService, 'revokeHeldBy'>;
   /** A member's break-glass requests end when their role changes or they leave. */
   breakGlass: Pick<BreakGlassService, 'endFor'>;
@@ -38,7 +38,7 @@ const roleChanged = () => new AppError('CONFLICT', "the member's role changed wh
 
 export function createMembersService(deps: MembersServiceDeps): MembersService {
   const { tenants, audit, stepUp } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     ...createInvitationsService(deps),

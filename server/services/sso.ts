@@ -4,16 +4,10 @@ import { IdentityProviderError, type OidcClient, type OidcIdentity, type OidcPro
 import type { SsoStateStore } from '../ports/sso-state.js';
 import { storableText } from '../schemas/safe-text.js';
 import type { AddressBudget } from './address-budget.js';
+import type { SessionTokens } from './auth.js';
+import { systemClock, type Clock } from './clock.js';
 
 /** The token response of api-decisions, as the auth service issues it. */
-export interface SsoTokenResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  user_id: string;
-  tenant_id: string;
-}
 
 export interface SsoRequestMeta {
   ip: string | null;
@@ -39,7 +33,7 @@ export interface SsoServiceDeps {
   auth: {
     provisionUser(input: { email: string; name?: string | null; passwordHash: string | null }, meta?: SsoRequestMeta): Promise<{ user: SsoUser; tenant: { id: string } }>;
     /** Starts the session and records `auth.login` (details.method = 'sso'). */
-    issueSession(userId: string, tenantId: string, origin: SsoRequestMeta & { method: 'sso' }): Promise<SsoTokenResponse>;
+    issueSession(userId: string, tenantId: string, origin: SsoRequestMeta & { method: 'sso' }): Promise<SessionTokens>;
   };
   audit: {
     recordUnscoped(type: 'auth.login_failed', facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> }): void;
@@ -56,7 +50,7 @@ export interface SsoServiceDeps {
   /** PUBLIC_URL: the redirect URI is `${publicUrl}/auth/callback`; without it, the request's origin. */
   publicUrl?: string;
   /** Milliseconds since the epoch. */
-  now?: () => number;
+  clock?: Clock;
   /** How long a started login may be completed. Default 600 s. */
   stateTtlSeconds?: number;
   /** Sign-in starts per client address (SSO_START_RATE_LIMIT); none when absent. */
@@ -89,7 +83,7 @@ export interface SsoService {
    * provider-verified email, to whom the subject is then linked; else a new user with a default
    * tenant. Returns the token response of a new session in the user's primary tenant.
    */
-  completeLogin(input: SsoCallbackInput, meta: SsoRequestMeta): Promise<SsoTokenResponse>;
+  completeLogin(input: SsoCallbackInput, meta: SsoRequestMeta): Promise<SessionTokens>;
 }
 
 export const SSO_CALLBACK_PATH = '/auth/callback';
@@ -111,7 +105,7 @@ function clip(text: string, max = 200): string {
 
 export function createSsoService(deps: SsoServiceDeps): SsoService {
   const { oidc, states, users, tenants, auth, audit } = deps;
-  const now = deps.now ?? Date.now;
+  const now = deps.clock ?? systemClock;
   const ttlMs = (deps.stateTtlSeconds ?? 600) * 1000;
   const providers = new Map(deps.providers.map((p) => [p.id, p]));
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, notFound } from '../errors.js';
-import type { MemberRecord, TenantRecord, TenantStatus, TenantsPort, UserTenant } from '../ports/tenants.js';
+import type { MemberRecord, TenantRecord, TenantStatus, TenantStore, UserTenant } from '../ports/tenants.js';
 import type { AuditService, RequestMeta } from './audit.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import type { RoleName } from './roles.js';
@@ -33,9 +33,9 @@ export interface TenantsService {
   setStatus(tenantId: string, status: TenantStatus, meta: RequestMeta): Promise<TenantRecord>;
 }
 
-export function createTenantsService(deps: { tenants: TenantsPort; audit: AuditService; now?: Clock }): TenantsService {
+export function createTenantsService(deps: { tenants: TenantStore; audit: AuditService; clock?: Clock }): TenantsService {
   const { tenants, audit } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
 
   return {
     listForUser: (userId) => tenants.listForUser(userId),

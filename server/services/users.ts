@@ -1,4 +1,4 @@
-import type { ExternalIdentityRecord, UserRecord, UsersPort } from '../ports/users.js';
+import type { ExternalIdentityRecord, UserRecord, UserStore } from '../ports/users.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 
 /** User lookups and SSO identity links (used by the OIDC sign-in flow). */
@@ -11,9 +11,9 @@ export interface UsersService {
   listIdentities(userId: string): Promise<ExternalIdentityRecord[]>;
 }
 
-export function createUsersService(deps: { users: UsersPort; now?: Clock }): UsersService {
+export function createUsersService(deps: { users: UserStore; clock?: Clock }): UsersService {
   const { users } = deps;
-  const now = deps.now ?? systemClock;
+  const now = deps.clock ?? systemClock;
   return {
     findById: (id) => users.findById(id),
     findByEmail: (email) => users.findByEmail(email.trim().toLowerCase()),

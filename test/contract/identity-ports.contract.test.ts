@@ -1,30 +1,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
-import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassStore } from '../../adapters/embedded/break-glass.js';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
-import { createEmbeddedSessionsPort } from '../../adapters/embedded/sessions.js';
-import { createEmbeddedStepUpPort } from '../../adapters/embedded/step-up.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
-import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
-import { createMongoAuditPort } from '../../adapters/mongo/audit.js';
-import { createMongoBreakGlassPort } from '../../adapters/mongo/break-glass.js';
-import { createMongoSessionsPort, createMongoStepUpPort, createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
-import type { AuditEventRecord, AuditPort } from '../../server/ports/audit.js';
-import type { BreakGlassPort, BreakGlassRecord } from '../../server/ports/break-glass.js';
-import type { SessionRecord, SessionsPort } from '../../server/ports/sessions.js';
-import type { StepUpTokensPort } from '../../server/ports/step-up.js';
-import type { TenantsPort } from '../../server/ports/tenants.js';
-import type { UsersPort } from '../../server/ports/users.js';
+import { createEmbeddedSessionStore } from '../../adapters/embedded/sessions.js';
+import { createEmbeddedStepUpTokenStore } from '../../adapters/embedded/step-up.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
+import { createMongoAuditStore } from '../../adapters/mongo/audit.js';
+import { createMongoBreakGlassStore } from '../../adapters/mongo/break-glass.js';
+import { createMongoSessionStore, createMongoStepUpTokenStore, createMongoTenantStore, createMongoUserStore } from '../../adapters/mongo/identity.js';
+import type { AuditEventRecord, AuditStore } from '../../server/ports/audit.js';
+import type { BreakGlassStore, BreakGlassRecord } from '../../server/ports/break-glass.js';
+import type { SessionRecord, SessionStore } from '../../server/ports/sessions.js';
+import type { StepUpTokenStore } from '../../server/ports/step-up.js';
+import type { TenantStore } from '../../server/ports/tenants.js';
+import type { UserStore } from '../../server/ports/users.js';
 
 interface Ports {
-  users: UsersPort;
-  tenants: TenantsPort;
-  sessions: SessionsPort;
-  stepUp: StepUpTokensPort;
-  breakGlass: BreakGlassPort;
-  audit: AuditPort;
+  users: UserStore;
+  tenants: TenantStore;
+  sessions: SessionStore;
+  stepUp: StepUpTokenStore;
+  breakGlass: BreakGlassStore;
+  audit: AuditStore;
 }
 
 const T0 = '2030-01-01T00:00:00.000Z';
@@ -453,12 +453,12 @@ contract('embedded (libsql)', async () => {
   const db = openInMemoryDatabase();
   return {
     ports: {
-      users: createEmbeddedUsersPort(db),
-      tenants: createEmbeddedTenantsPort(db),
-      sessions: createEmbeddedSessionsPort(db),
-      stepUp: createEmbeddedStepUpPort(db),
-      breakGlass: createEmbeddedBreakGlassPort(db),
-      audit: createEmbeddedAuditPort(db),
+      users: createEmbeddedUserStore(db),
+      tenants: createEmbeddedTenantStore(db),
+      sessions: createEmbeddedSessionStore(db),
+      stepUp: createEmbeddedStepUpTokenStore(db),
+      breakGlass: createEmbeddedBreakGlassStore(db),
+      audit: createEmbeddedAuditStore(db),
     },
     close: async () => void db.close(),
   };
@@ -472,12 +472,12 @@ if (mongoUrl) {
     const db = client.db(`tm_contract_identity_${process.pid}_${Date.now()}`);
     return {
       ports: {
-        users: await createMongoUsersPort(db),
-        tenants: await createMongoTenantsPort(db),
-        sessions: await createMongoSessionsPort(db),
-        stepUp: await createMongoStepUpPort(db),
-        breakGlass: await createMongoBreakGlassPort(db),
-        audit: await createMongoAuditPort(db),
+        users: await createMongoUserStore(db),
+        tenants: await createMongoTenantStore(db),
+        sessions: await createMongoSessionStore(db),
+        stepUp: await createMongoStepUpTokenStore(db),
+        breakGlass: await createMongoBreakGlassStore(db),
+        audit: await createMongoAuditStore(db),
       },
       close: async () => {
         await db.dropDatabase();

@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
-import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
-import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
-import { createMongoTenantsPort, createMongoUsersPort } from '../../adapters/mongo/identity.js';
-import { createMongoInvitationsPort } from '../../adapters/mongo/invitations.js';
-import type { InvitationsPort } from '../../server/ports/invitations.js';
+import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
+import { createMongoTenantStore, createMongoUserStore } from '../../adapters/mongo/identity.js';
+import { createMongoInvitationStore } from '../../adapters/mongo/invitations.js';
+import type { InvitationStore } from '../../server/ports/invitations.js';
 import type { RoleName } from '../../server/services/roles.js';
-import type { TenantsPort } from '../../server/ports/tenants.js';
-import type { UsersPort } from '../../server/ports/users.js';
+import type { TenantStore } from '../../server/ports/tenants.js';
+import type { UserStore } from '../../server/ports/users.js';
 
 interface Ports {
-  invitations: InvitationsPort;
-  tenants: TenantsPort;
-  users: UsersPort;
+  invitations: InvitationStore;
+  tenants: TenantStore;
+  users: UserStore;
 }
 
 const T0 = '2030-01-01T00:00:00.000Z';
@@ -197,7 +197,7 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
 contract('embedded (libsql)', async () => {
   const db = openInMemoryDatabase();
   return {
-    ports: { invitations: createEmbeddedInvitationsPort(db), tenants: createEmbeddedTenantsPort(db), users: createEmbeddedUsersPort(db) },
+    ports: { invitations: createEmbeddedInvitationStore(db), tenants: createEmbeddedTenantStore(db), users: createEmbeddedUserStore(db) },
     close: async () => void db.close(),
   };
 });
@@ -209,7 +209,7 @@ if (mongoUrl) {
     await client.connect();
     const db = client.db(`tm_contract_invitations_${process.pid}_${Date.now()}`);
     return {
-      ports: { invitations: await createMongoInvitationsPort(db), tenants: await createMongoTenantsPort(db), users: await createMongoUsersPort(db) },
+      ports: { invitations: await createMongoInvitationStore(db), tenants: await createMongoTenantStore(db), users: await createMongoUserStore(db) },
       close: async () => {
         await db.dropDatabase();
         await client.close();

@@ -30,7 +30,7 @@ async function createOk(u: SignedUpUser, body: Record<string, unknown>, base = s
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400' }, { now: () => nowMs });
+  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400' }, { clock: () => nowMs });
   [owner, member, viewer, ownerB] = await Promise.all([signUp(server.url), signUp(server.url), signUp(server.url), signUp(server.url)]);
   tenantA = owner.tenantId;
   for (const [u, role] of [

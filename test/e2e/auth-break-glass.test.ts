@@ -16,7 +16,7 @@ const readAudit = (u: SignedUpUser) => http(server.url, 'GET', '/auth/audit', { 
 
 beforeAll(async () => {
   // Long-lived access tokens: the clock jumps below must end the grant, not the tokens.
-  server = await startTestServer({ BREAK_GLASS_MAX_MINUTES: '60', ACCESS_TOKEN_TTL_SECONDS: '86400' }, { now: () => nowMs });
+  server = await startTestServer({ BREAK_GLASS_MAX_MINUTES: '60', ACCESS_TOKEN_TTL_SECONDS: '86400' }, { clock: () => nowMs });
 });
 // Fresh people and tenant per test: grants and requests one test leaves behind never reach another.
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
 let nowMs = Date.now();
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ SESSION_TTL_SECONDS: '600', ACCESS_TOKEN_TTL_SECONDS: '120' }, { now: () => nowMs });
+  server = await startTestServer({ SESSION_TTL_SECONDS: '600', ACCESS_TOKEN_TTL_SECONDS: '120' }, { clock: () => nowMs });
 });
 afterAll(async () => {
   await server?.close();

@@ -6,7 +6,7 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
 let nowMs = Date.now();
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ STEP_UP_TTL_SECONDS: '120' }, { now: () => nowMs });
+  server = await startTestServer({ STEP_UP_TTL_SECONDS: '120' }, { clock: () => nowMs });
 });
 afterAll(async () => {
   await server?.close();
@@ -100,13 +100,13 @@ describe('POST /auth/step-up for an SSO-only user (no password)', () => {
     const meta = { ip: '127.0.0.1', userAgent: 'test' };
     const { user, tenant } = await server.services.auth.provisionUser({ email: `sso-${Date.now()}@example.com`, name: 'Sso', passwordHash: null }, meta);
     const tokens = await server.services.auth.issueSession(user.id, tenant.id, { ...meta, method: 'sso' });
-    const sso = { accessToken: tokens.access_token };
+    const sso = { accessToken: tokens.accessToken };
     const fresh = await stepUp(sso, { action: 'data.export' });
     expect(fresh.status).toBe(200);
     expect(await verify(fresh.body.step_up_token, { userId: user.id, tenantId: tenant.id, action: 'data.export' })).toBe('ok');
     // A password is pointless for this user; the recent sign-in is what counts.
     nowMs += 5 * 60_000 + 1_000;
-    const refreshed = await http(server.url, 'POST', '/auth/refresh', { headers: bearer(tokens.refresh_token) });
+    const refreshed = await http(server.url, 'POST', '/auth/refresh', { headers: bearer(tokens.refreshToken) });
     expect(refreshed.status).toBe(200);
     const stale = await stepUp({ accessToken: refreshed.body.access_token }, { action: 'data.export' });
     expect(stale.status).toBe(401);

@@ -11,7 +11,7 @@ let nowMs = Date.now();
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', BREAK_GLASS_MAX_MINUTES: '240' }, { now: () => nowMs });
+  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', BREAK_GLASS_MAX_MINUTES: '240' }, { clock: () => nowMs });
 });
 afterAll(async () => {
   await server?.close();

@@ -9,7 +9,7 @@ let server: TestServer;
 const TTL_SECONDS = 3600;
 
 beforeAll(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', INVITATION_TTL_SECONDS: String(TTL_SECONDS) }, { now: () => nowMs });
+  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', INVITATION_TTL_SECONDS: String(TTL_SECONDS) }, { clock: () => nowMs });
 });
 afterAll(async () => {
   await server?.close();

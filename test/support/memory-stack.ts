@@ -1,4 +1,4 @@
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
 import { createAuditService } from '../../server/services/audit.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,7 +60,7 @@ export function createMemoryStack(
     planName: async () => opts.plan ?? 'enterprise',
     clock,
   });
-  const audit = createAuditService({ audit: createEmbeddedAuditPort(main.db), logger: quiet, now: clock });
+  const audit = createAuditService({ audit: createEmbeddedAuditStore(main.db), logger: quiet, clock });
   const service = createMemoryService({ memories: main.memories, queue: main.queue, usage, clock, contentMaxBytes: opts.contentMaxBytes ?? 64 * 1024, audit });
   const consolidation = createConsolidationService({ memories: main.memories, queue: main.queue, clock, logger: quiet, ...opts.consolidation });
   const index = new EmbeddedSearchIndex(main.db, { model: 'none', dimension: 8 });

@@ -7,7 +7,7 @@ import { identityMigration } from '../../adapters/embedded/migrations/0001_ident
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
 import { compileAllowlist, normaliseAllowlistEntry } from '../../server/services/ip-allowlist.js';
@@ -29,10 +29,10 @@ beforeEach(() => {
   audit = [];
   service = createApiKeyService({
     store: createEmbeddedApiKeyStore(db),
-    tenants: createEmbeddedTenantsPort(db),
+    tenants: createEmbeddedTenantStore(db),
     audit: async (e) => void audit.push(e),
     logger: { warn: () => {} },
-    now: () => new Date('2030-03-01T12:00:00.000Z'),
+    clock: () => Date.parse('2030-03-01T12:00:00.000Z'),
     usageFlushMs: 5,
   });
 });

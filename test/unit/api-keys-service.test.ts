@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
-import type { TenantsPort } from '../../server/ports/tenants.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
+import type { TenantStore } from '../../server/ports/tenants.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
@@ -34,7 +34,7 @@ function openStore() {
   const db = new Database(':memory:');
   runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
   db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
-  return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantsPort(db) };
+  return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantStore(db) };
 }
 
 /** The real store, counting usage writes. */
@@ -53,7 +53,7 @@ let db: InstanceType<typeof Database>;
 let store: ApiKeyStore;
 let writes: ApiKeyUsage[][];
 let service: ApiKeyService;
-let tenants: TenantsPort;
+let tenants: TenantStore;
 const tenant = randomUUID();
 const user = randomUUID();
 const actor = () => ({ tenantId: tenant, userId: user, role: 'owner' as const, ip: '127.0.0.1', requestId: 'req-1' });
@@ -64,7 +64,7 @@ function makeService(s: ApiKeyStore = store) {
     tenants,
     audit: async (e) => void audit.push(e),
     logger: { warn: (_o, msg) => void warnings.push(msg) },
-    now: () => clock,
+    clock: () => clock.getTime(),
     usageFlushMs: 5,
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createLogger } from '../../server/logger.js';
 import { canonicalJson, createAuditService, GENESIS_HASH, hashAuditEvent } from '../../server/services/audit.js';
@@ -10,7 +10,7 @@ function setup() {
   const lines: string[] = [];
   const logger = createLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }));
   let t = Date.parse('2030-01-01T00:00:00Z');
-  const service = createAuditService({ audit: createEmbeddedAuditPort(db), logger, now: () => (t += 1000) });
+  const service = createAuditService({ audit: createEmbeddedAuditStore(db), logger, clock: () => (t += 1000) });
   return { db, service, lines };
 }
 

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
-import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassStore } from '../../adapters/embedded/break-glass.js';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
-import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
-import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
+import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
 import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
-import type { TenantsPort } from '../../server/ports/tenants.js';
+import type { TenantStore } from '../../server/ports/tenants.js';
 import { createKeyedBudget } from '../../server/services/address-budget.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createAuditService, type AuditService } from '../../server/services/audit.js';
@@ -28,7 +28,7 @@ const meta = { ip: '203.0.113.9', userAgent: 'member-changes/1' };
 
 let clock: number;
 let db: ReturnType<typeof openInMemoryDatabase>;
-let ports: { users: ReturnType<typeof createEmbeddedUsersPort>; tenants: TenantsPort };
+let ports: { users: ReturnType<typeof createEmbeddedUserStore>; tenants: TenantStore };
 let audit: AuditService;
 let apiKeys: ApiKeyService;
 let breakGlass: BreakGlassService;
@@ -46,8 +46,8 @@ beforeEach(() => {
   revokeCalls = 0;
   db = openInMemoryDatabase();
   const now = () => clock;
-  const tenantsPort = createEmbeddedTenantsPort(db);
-  const probedTenants: TenantsPort = {
+  const tenantsPort = createEmbeddedTenantStore(db);
+  const probedTenants: TenantStore = {
     ...tenantsPort,
     async getMember(tenantId, userId) {
       const found = await tenantsPort.getMember(tenantId, userId);
@@ -57,17 +57,17 @@ beforeEach(() => {
       return found;
     },
   };
-  ports = { users: createEmbeddedUsersPort(db), tenants: tenantsPort };
+  ports = { users: createEmbeddedUserStore(db), tenants: tenantsPort };
   const logger = createLogger('silent');
-  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger, now });
-  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), now: () => new Date(clock) });
-  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: 60, now });
+  audit = createAuditService({ audit: createEmbeddedAuditStore(db), logger, clock: now });
+  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), clock: now });
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassStore(db), audit, maxMinutes: 60, clock: now });
   const counters = createInProcessAttemptCounters();
   const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
   members = createMembersService({
     tenants: probedTenants,
     users: ports.users,
-    invitations: createEmbeddedInvitationsPort(db),
+    invitations: createEmbeddedInvitationStore(db),
     audit,
     // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
     stepUp: { verifyStepUp: async () => {} },
@@ -81,7 +81,7 @@ beforeEach(() => {
     breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
-    now,
+    clock: now,
   });
 });
 
@@ -94,7 +94,7 @@ async function newUser() {
 /** A tenant owned by a fresh user, plus members with the given roles. */
 async function tenantWith(...roles: RoleName[]) {
   const owner = await newUser();
-  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, now: () => clock }).create(owner.id, { name: 'Acme' }, meta);
+  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, clock: () => clock }).create(owner.id, { name: 'Acme' }, meta);
   const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
   for (const role of roles) {
     const u = await newUser();

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEmbeddedAuditPort } from '../../adapters/embedded/audit.js';
-import { createEmbeddedBreakGlassPort } from '../../adapters/embedded/break-glass.js';
+import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
+import { createEmbeddedBreakGlassStore } from '../../adapters/embedded/break-glass.js';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
-import { createEmbeddedUsersPort } from '../../adapters/embedded/users.js';
-import { createEmbeddedInvitationsPort } from '../../adapters/embedded/invitations.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
+import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
 import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
 import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
@@ -32,23 +32,23 @@ let audit: AuditService;
 let tenants: TenantsService;
 let members: MembersService;
 let breakGlass: BreakGlassService;
-let ports: { users: ReturnType<typeof createEmbeddedUsersPort>; tenants: ReturnType<typeof createEmbeddedTenantsPort> };
+let ports: { users: ReturnType<typeof createEmbeddedUserStore>; tenants: ReturnType<typeof createEmbeddedTenantStore> };
 
 beforeEach(() => {
   clock = T0;
   ticking = false;
   const db = openInMemoryDatabase();
   const now = () => (ticking ? clock++ : clock);
-  ports = { users: createEmbeddedUsersPort(db), tenants: createEmbeddedTenantsPort(db) };
-  audit = createAuditService({ audit: createEmbeddedAuditPort(db), logger: createLogger('silent'), now });
-  tenants = createTenantsService({ tenants: ports.tenants, audit, now });
+  ports = { users: createEmbeddedUserStore(db), tenants: createEmbeddedTenantStore(db) };
+  audit = createAuditService({ audit: createEmbeddedAuditStore(db), logger: createLogger('silent'), clock: now });
+  tenants = createTenantsService({ tenants: ports.tenants, audit, clock: now });
   const counters = createInProcessAttemptCounters();
   const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
-  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassPort(db), audit, maxMinutes: MAX_MINUTES, now });
+  breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassStore(db), audit, maxMinutes: MAX_MINUTES, clock: now });
   members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,
-    invitations: createEmbeddedInvitationsPort(db),
+    invitations: createEmbeddedInvitationStore(db),
     audit,
     // Step-up itself is tested against the real service in test/e2e/members.test.ts; here it is granted.
     stepUp: { verifyStepUp: async () => {} },
@@ -56,7 +56,7 @@ beforeEach(() => {
     breakGlass,
     invitationBudgets: { perUser: budget('u'), perTenant: budget('t') },
     invitationTtlSeconds: 3600,
-    now,
+    clock: now,
   });
 });
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileChangeSignal } from '../../adapters/embedded/change-signal.js';
 import { openEmbeddedDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { withTenantCache } from '../../adapters/embedded/tenant-cache.js';
-import { createEmbeddedTenantsPort } from '../../adapters/embedded/tenants.js';
+import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 
 /** Two caches over one data directory stand for two processes of `serve --processes 2`. */
 let dir: string;
@@ -21,7 +21,7 @@ afterEach(() => {
 
 describe('tenant cache', () => {
   it('serves remembered tenants, and a suspension made by another process applies at the next lookup', async () => {
-    const port = createEmbeddedTenantsPort(db);
+    const port = createEmbeddedTenantStore(db);
     const signalFile = path.join(dir, 'tenant-changes');
     const one = withTenantCache(port, fileChangeSignal(signalFile));
     const two = withTenantCache(port, fileChangeSignal(signalFile));

@@ -1,10 +1,10 @@
 import type { Embedder } from '../../ports/embedder.js';
 import type { MemoryRecord, MemoryStore } from '../../ports/memories.js';
 import type { ExtractedEntity, IndexedMemory, SearchIndex } from '../../ports/search-index.js';
-import type { TenantsPort } from '../../ports/tenants.js';
+import type { TenantStore } from '../../ports/tenants.js';
 
 export interface ReindexDeps {
-  tenants: Pick<TenantsPort, 'listIds'>;
+  tenants: Pick<TenantStore, 'listIds'>;
   memories: Pick<MemoryStore, 'list' | 'getVersion'>;
   index: Pick<SearchIndex, 'upsert'>;
   embedder: Embedder;
