@@ -154,7 +154,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   if (args.help) {
-    console.log('usage: npm run bench:trpc-overhead -- [--calls 20000] [--rounds 5] [--control]\n\nMean µs per in-process tRPC call with and without patches/@trpc+server+11.25.2.patch, interleaved rounds.');
+    console.log('usage: npm run bench:trpc-overhead -- [--calls 20000] [--rounds 5] [--control] [--help]\n\nMean µs per in-process tRPC call with and without patches/@trpc+server+11.25.2.patch, interleaved rounds.');
     return;
   }
   const calls = Number(args.calls);
