@@ -22,18 +22,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './support/args.js';
 import { formatTable, noteIfLoaded } from './support/report.js';
 
-const { values: args } = parseArgs({
-  options: {
+const args = benchArgs(
+  'usage: npm run bench:trpc-overhead -- [--calls 20000] [--rounds 5] [--control] [--help]\n\nMean µs per in-process tRPC call with and without patches/@trpc+server+11.25.2.patch, interleaved rounds.',
+  {
     calls: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '5' },
     child: { type: 'string' },
     control: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
   },
-});
+);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 const PATCH_FILE = path.join(ROOT, 'patches/@trpc+server+11.25.2.patch');
@@ -153,10 +153,6 @@ function spawnChild(variant: Variant, calls: number): Promise<Timings> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  if (args.help) {
-    console.log('usage: npm run bench:trpc-overhead -- [--calls 20000] [--rounds 5] [--control] [--help]\n\nMean µs per in-process tRPC call with and without patches/@trpc+server+11.25.2.patch, interleaved rounds.');
-    return;
-  }
   const calls = Number(args.calls);
   if (args.child) return runChild(args.child as Variant, calls);
   unpatchedSource(); // fails early if the patch no longer matches the installed package
