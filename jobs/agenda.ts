@@ -23,7 +23,7 @@ import {
   type JobParameters,
 } from 'agenda';
 import type { z } from 'zod';
-import type { EmbeddedDatabase } from '../adapters/embedded/database.js';
+import type { JobDatabase } from './embedded-backend/job-database.js';
 import type { Logger } from '../server/logger.js';
 import {
   JobPayloadError,
@@ -45,7 +45,7 @@ import { GuardedJobRepository } from './guarded-repository.js';
  * Where a storage profile keeps its jobs: the profile (`server/profiles/`) names it and only the
  * composition root hands it here, so the `JobQueue` port never learns the backend.
  */
-export type JobStore = { profile: 'embedded'; db: EmbeddedDatabase } | { profile: 'mongo'; mongoDb: Db; collection?: string };
+export type JobStore = { profile: 'embedded'; db: JobDatabase } | { profile: 'mongo'; mongoDb: Db; collection?: string };
 
 export interface JobQueueOptions<Ctx> {
   logger: Logger;

@@ -87,7 +87,7 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType, Ctx = JobService
 }
 
 /** A definition of any payload, as the registry holds them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds every payload type; `unknown` would not accept them (handler parameters are contravariant)
 export type AnyJobDefinition<Ctx = JobServices> = JobDefinition<any, Ctx>;
 
 /** Binds a catalogue job to its run options and handler; the handler's payload is typed by the job's schema. */

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import { tsxWorkerExecArgv } from '../threads/tsx-worker.js';
+import { tsxWorkerExecArgv } from '../../server/tsx-worker.js';
 import type { Embedder } from '../../server/ports/embedder.js';
 import type { EmbedTask } from './embed-worker.js';
 import { createEmbedder, type EmbedderConfig } from './index.js';

@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import type { WriteAnalyzer } from '../../server/ports/write-analyzer.js';
 import type { WriteAnalysis, WriteAnalysisInput, WriteAnalysisOptions } from '../../server/services/memories/write-analysis.js';
-import { tsxWorkerExecArgv } from './tsx-worker.js';
+import { tsxWorkerExecArgv } from '../../server/tsx-worker.js';
 
 /**
  * Runs consolidation's text analysis (screening, sensitivity, keys, quality, entities, facts) on a

@@ -4,7 +4,7 @@
  * workers through tsx as the service's own thread pools do.
  */
 import { Piscina } from 'piscina';
-import { tsxWorkerExecArgv } from '../../adapters/threads/tsx-worker.js';
+import { tsxWorkerExecArgv } from '../../server/tsx-worker.js';
 import type { SearchMode } from '../../server/ports/search-index.js';
 import type { PassRequest, PassResult } from './load-protocol.js';
 

@@ -49,7 +49,7 @@ export async function profile(ctx: RunContext, b: Bench, t: Tenant, mode: Search
   wrap(s.ports.searchIndex, 'search', stages.index);
   wrap(s.memories, 'resolveHits', stages.resolveHits);
   let r: PassResult;
-  let cpuMs = 0;
+  let cpuMs: number;
   try {
     const paths = ctx.queries.slice(0, ctx.settings.profileRequests).map((q) => searchPath(q, mode));
     // Warm-up outside the timers' arrays would need a second pass; instead drop the first 5 samples.

@@ -1,5 +1,5 @@
 import type { AgendaBackend } from 'agenda';
-import type { EmbeddedDatabase } from '../../adapters/embedded/database.js';
+import type { JobDatabase } from './job-database.js';
 import { EmbeddedJobRepository } from './repository.js';
 
 /**
@@ -16,7 +16,7 @@ export class EmbeddedAgendaBackend implements AgendaBackend {
   readonly ownsConnection = false;
   readonly repository: EmbeddedJobRepository;
 
-  constructor(db: EmbeddedDatabase) {
+  constructor(db: JobDatabase) {
     this.repository = new EmbeddedJobRepository(db);
   }
 

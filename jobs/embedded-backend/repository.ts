@@ -37,7 +37,7 @@ import {
   type JobWithState,
   type RemoveJobsOptions,
 } from 'agenda';
-import type { EmbeddedDatabase } from '../../adapters/embedded/database.js';
+import type { JobDatabase } from './job-database.js';
 import { dataFilter, selectionFilter, uniqueFilter, type SqlFilter } from './filters.js';
 
 interface JobRow {
@@ -172,9 +172,9 @@ function orderBy(sort: JobsSort | undefined): string {
 const where = (f: SqlFilter) => (f.conditions.length > 0 ? `WHERE ${f.conditions.join(' AND ')}` : '');
 
 export class EmbeddedJobRepository implements JobRepository {
-  private readonly statements = new Map<string, ReturnType<EmbeddedDatabase['prepare']>>();
+  private readonly statements = new Map<string, ReturnType<JobDatabase['prepare']>>();
 
-  constructor(private readonly db: EmbeddedDatabase) {}
+  constructor(private readonly db: JobDatabase) {}
 
   private stmt(sql: string) {
     let s = this.statements.get(sql);

@@ -182,7 +182,7 @@ export interface MemoryCandidate {
 }
 
 /** The contents of a new version (the memory id and number come from the enclosing operation). */
-export interface VersionSnapshot extends Omit<MemoryVersionRecord, 'memoryId' | 'version'> {}
+export type VersionSnapshot = Omit<MemoryVersionRecord, 'memoryId' | 'version'>;
 
 /**
  * Applies one queued write: deletes it from the queue (its "applied" mark), inserts its version and

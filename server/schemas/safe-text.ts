@@ -7,6 +7,7 @@ import { z } from 'zod';
  * and `json_extract()` stop there too) while the index, the injection screen and dedupe saw it all.
  * The others render as nothing and let two strings that look alike differ.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's job
 const INVISIBLE_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /** A lone surrogate has no UTF-8 encoding: storage would silently turn it into U+FFFD. */

@@ -207,7 +207,7 @@ function stemBytes(token: string): string {
   return w;
 }
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- ASCII starts at NUL
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

@@ -98,8 +98,6 @@ async function expectKeptOrRefused(store: Store, text: string) {
   expect(await res.read!(), `${store.name} ${JSON.stringify(text.slice(0, 40))} read back`).toBe(expected);
 }
 
-/** A lone UTF-16 surrogate: ill-formed text that UTF-8 storage cannot hold. */
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 describe('accepted text reads back as written, or is refused with a 4xx', () => {
   for (const store of stores) {
     it(`${store.name}: hostile text`, async () => {

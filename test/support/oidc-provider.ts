@@ -97,7 +97,7 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
           });
           return;
         }
-        callback(req, res);
+        void callback(req, res);
       };
     },
     async close() {

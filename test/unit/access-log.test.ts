@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,7 @@ import { localsOf } from '../../server/http/locals.js';
 import { createLogger } from '../../server/logger.js';
 
 /** A real HTTP server on an ephemeral port whose every request goes through the access log, and the log lines it wrote. */
-async function serve(handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) {
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const lines: Record<string, any>[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

@@ -399,7 +399,12 @@ describe('search', () => {
       const all: { must: unknown[] }[] = [];
       const walk = (n: unknown) => {
         if (Array.isArray(n)) n.forEach(walk);
-        else if (n && typeof n === 'object') for (const [k, v] of Object.entries(n)) (k === 'filter' ? all.push(v as { must: unknown[] }) : walk(v));
+        else if (n && typeof n === 'object') {
+          for (const [k, v] of Object.entries(n)) {
+            if (k === 'filter') all.push(v as { must: unknown[] });
+            else walk(v);
+          }
+        }
       };
       walk(r.body);
       if (r.path.endsWith('/query') || r.path.endsWith('/count') || r.path.endsWith('/facet')) expect(all.length, r.path).toBeGreaterThan(0);

@@ -2,13 +2,16 @@
 import { RULE_KEYWORDS } from './injection-text-rules.js';
 
 /** Zero-width and other invisible format characters (ZWSP, ZWNJ, ZWJ, WJ, invisible operators, BOM, Mongolian VS, Hangul fillers, CGJ). */
+// eslint-disable-next-line no-misleading-character-class -- each joiner and filler is listed to be stripped on its own
 export const ZERO_WIDTH = /[\u200B\u200C\u200D\u2060-\u2064\uFEFF\u180E\u034F\u115F\u1160\u3164\uFFA0]/gu;
 export const BIDI = /[\u202A-\u202E\u2066-\u2069]/gu;
 export const TAG_CHARS = /[\u{E0000}-\u{E007F}]/gu;
 /** Emoji subdivision flags (🏴 + tag letters + cancel tag) are legitimate uses of tag characters. */
 export const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,7}\u{E007F}/gu;
 /** ZWJ / ZWNJ inside emoji sequences or non-Latin scripts (Persian, Indic, …) are legitimate. */
+// eslint-disable-next-line no-misleading-character-class -- the joiners are matched alone, after the character they follow
 export const LEGIT_JOINER = /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F]|[^\P{L}\p{Script=Latin}])[\u200C\u200D]|[\u200C\u200D](?=\p{Extended_Pictographic})/gu;
+// eslint-disable-next-line no-misleading-character-class -- each invisible character is listed to be stripped on its own
 export const INVISIBLE_ALL = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u180E\u034F\u115F\u1160\u3164\uFFA0]|[\u{E0000}-\u{E007F}]/gu;
 
 /** Cyrillic and Greek letters that render like Latin ones. */
@@ -83,7 +86,7 @@ const LEET: Readonly<Record<string, string>> = { '0': 'o', '3': 'e', '4': 'a', '
 export function deobfuscate(normalized: string): string {
   return normalized
     .replace(/[*_~`]+/g, '')
-    .replace(/(?<![\p{L}])(?:\p{L}[ .\-]){3,}\p{L}(?![\p{L}])/gu, (run) => run.replace(/[ .\-]/g, ''))
+    .replace(/(?<![\p{L}])(?:\p{L}[ .-]){3,}\p{L}(?![\p{L}])/gu, (run) => run.replace(/[ .-]/g, ''))
     .replace(/[\p{L}\d@$!|€]+/gu, (token) => {
       if (!/\p{L}/u.test(token) || !/[\d@$!|€]/.test(token)) return token;
       const read = (one: string) => token.replace(/[1|]|\d|[@$!€](?=[\p{L}\d])/gu, (c) => (c === '1' || c === '|' ? one : (LEET[c] ?? c)));

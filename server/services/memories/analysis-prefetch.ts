@@ -55,7 +55,9 @@ export function createAnalysisPrefetch(analyzer: WriteAnalyzer, maxKept: number)
         analyses.set(key, one);
         fresh.set(key, one);
       });
-      writes.forEach((w, i) => (out[i] ??= fresh.get(analysisKey(w))));
+      writes.forEach((w, i) => {
+        out[i] ??= fresh.get(analysisKey(w));
+      });
     }
     return out as Promise<WriteAnalysis>[];
   }

@@ -131,7 +131,8 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
       if (writes.length === 0) return { applied: 0, more: false };
       try {
         const analysed = prefetch.analysesOf(writes);
-        if (ahead > 0) prefetch.analysesOf(next);
+        // Warms the next batch; its rejections are handled (and forgotten) inside the prefetch.
+        if (ahead > 0) void prefetch.analysesOf(next);
         const { plan: p, applied } = await planner.plan(tenantId, writes, await Promise.all(analysed));
         await deps.memories.commitConsolidation(tenantId, p);
         prefetch.forget(writes);
