@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'libsql';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
-import { runMigrations } from '../../adapters/embedded/database.js';
-import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
-import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
-import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
-import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
-import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
 import { compileAllowlist, normaliseAllowlistEntry } from '../../server/services/ip-allowlist.js';
+import { openApiKeyStore } from '../support/api-key-store.js';
 
 // The API key service over the real embedded store: what mutation testing found unguarded (see
 // docs/mutation-testing.md) — the exact audit record of each management action, input checks at
@@ -23,13 +16,11 @@ const user = randomUUID();
 const actor = { tenantId: tenant, userId: user, role: 'owner' as const, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
 
 beforeEach(() => {
-  const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
-  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
+  const { store, tenants } = openApiKeyStore(tenant);
   audit = [];
   service = createApiKeyService({
-    store: createEmbeddedApiKeyStore(db),
-    tenants: createEmbeddedTenantStore(db),
+    store,
+    tenants,
     audit: async (e) => void audit.push(e),
     logger: { warn: () => {} },
     clock: () => Date.parse('2030-03-01T12:00:00.000Z'),

@@ -1,20 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'libsql';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
-import { runMigrations } from '../../adapters/embedded/database.js';
-import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
-import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import type { TenantStore } from '../../server/ports/tenants.js';
-import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
-import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
-import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { requireScope } from '../../server/procedures.js';
 import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
+import { openApiKeyStore } from '../support/api-key-store.js';
 import { createInnerContext } from '../support/context.js';
 import { z } from 'zod';
 
@@ -28,13 +22,6 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
     throw err;
   }
   throw new Error('expected an AppError');
-}
-
-function openStore() {
-  const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
-  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
-  return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantStore(db) };
 }
 
 /** The real store, counting usage writes. */
@@ -73,7 +60,7 @@ beforeEach(() => {
   clock = new Date('2030-03-01T12:00:00.000Z');
   audit = [];
   warnings = [];
-  const opened = openStore();
+  const opened = openApiKeyStore(tenant);
   db = opened.db;
   tenants = opened.tenants;
   const c = counting(opened.store);
