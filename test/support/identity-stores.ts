@@ -10,9 +10,9 @@ import type { TenantActor, TenantsService } from '../../server/services/tenants.
 
 /** Users, tenants and members made straight through the stores, for port contracts and service tests. */
 
-/** A fresh user (random id and email); 'user not created' if the store refuses it. */
-export async function newUser(users: Pick<UserStore, 'create'>, fields: Partial<Omit<UserRecord, 'id'>> = {}): Promise<UserRecord> {
-  const user = await users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.com`, name: null, passwordHash: null, createdAt: new Date(0).toISOString(), ...fields });
+/** A fresh user (random id and email unless given, no name, no password); 'user not created' if the store refuses it. */
+export async function newUser(users: Pick<UserStore, 'create'>, fields: Partial<Omit<UserRecord, 'id'>> & Pick<UserRecord, 'createdAt'>): Promise<UserRecord> {
+  const user = await users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.com`, name: null, passwordHash: null, ...fields });
   if (!user) throw new Error('user not created');
   return user;
 }
