@@ -156,9 +156,9 @@ async function main() {
     for (let i = 0; i < KEYS - 2; i++) {
       await services.apiKeys.create({ tenantId: tenants[i % tenants.length]!, userId: null, role: null }, { name: `key ${i}`, scopes: ['memories:read', 'memories:write'] });
     }
-    const plain = await services.apiKeys.create({ tenantId: tenants[0]!, userId: null, role: null }, { name: 'bench', scopes: ['memories:read', 'memories:write', 'usage:read'], namespace_restrictions: ['default'] });
+    const plain = await services.apiKeys.create({ tenantId: tenants[0]!, userId: null, role: null }, { name: 'bench', scopes: ['memories:read', 'memories:write', 'usage:read'], namespaceRestrictions: ['default'] });
     const allowlist = [...Array.from({ length: 9 }, (_, i) => `10.${i}.0.0/16`), '127.0.0.0/8'];
-    const restricted = await services.apiKeys.create({ tenantId: tenants[1]!, userId: null, role: null }, { name: 'bench-ip', scopes: ['memories:read'], ip_allowlist: allowlist });
+    const restricted = await services.apiKeys.create({ tenantId: tenants[1]!, userId: null, role: null }, { name: 'bench-ip', scopes: ['memories:read'], ipAllowlist: allowlist });
     const unknown = `tmk_${'a'.repeat(52)}`;
     const setupMs = Date.now() - t0;
 

@@ -11,8 +11,8 @@ import {
   listApiKeysOutput,
   revokeApiKeyOutput,
   rotateApiKeyOutput,
-  toApiKeySummary,
 } from './apiKeys/schemas.js';
+import { fromCreateApiKeyBody, toApiKeySummary, toCreatedApiKey, toCurrentApiKey, toRevokedApiKey, toRotatedApiKey } from './apiKeys/wire.js';
 
 const tags = ['API keys'];
 
@@ -44,10 +44,7 @@ export const apiKeysRouter = router({
   current: apiKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/api-keys/current', tags, summary: 'The API key making this request', protect: true }, auth: 'apiKey' })
     .output(currentApiKeyOutput)
-    .query(async ({ ctx }) => {
-      const key = await ctx.services.apiKeys.describe(ctx.principal);
-      return { key_id: key.keyId, tenant_id: key.tenantId, name: key.name, scopes: key.scopes, namespace_restrictions: key.namespaceRestrictions };
-    }),
+    .query(async ({ ctx }) => toCurrentApiKey(await ctx.services.apiKeys.describe(ctx.principal))),
 
   checkScope: apiKeyProcedure
     .meta({
@@ -71,19 +68,9 @@ export const apiKeysRouter = router({
     .input(createApiKeyInput)
     .output(createApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
-      const { key, secret } = await ctx.services.apiKeys.create(keyManagerOf(ctx), input);
+      const { key, secret } = await ctx.services.apiKeys.create(keyManagerOf(ctx), fromCreateApiKeyBody(input));
       ctx.response.status = 201;
-      return {
-        key_id: key.keyId,
-        secret,
-        tenant_id: key.tenantId,
-        name: key.name,
-        scopes: key.scopes,
-        namespace_restrictions: key.namespaceRestrictions,
-        ip_allowlist: key.ipAllowlist,
-        prefix: key.prefix,
-        created_at: key.createdAt,
-      };
+      return toCreatedApiKey(key, secret);
     }),
 
   rotate: requirePermission('api_keys:manage')
@@ -92,7 +79,7 @@ export const apiKeysRouter = router({
     .output(rotateApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
       const { key, secret } = await ctx.services.apiKeys.rotate(keyManagerOf(ctx), input.id);
-      return { key_id: key.keyId, secret, prefix: key.prefix, rotated_at: key.rotatedAt! };
+      return toRotatedApiKey(key, secret);
     }),
 
   revoke: requirePermission('api_keys:manage')
@@ -101,6 +88,6 @@ export const apiKeysRouter = router({
     .output(revokeApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
       const { key } = await ctx.services.apiKeys.revoke(keyManagerOf(ctx), input.id);
-      return { key_id: key.keyId, status: 'revoked' as const, revoked_at: key.revokedAt! };
+      return toRevokedApiKey(key);
     }),
 });

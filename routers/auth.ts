@@ -1,9 +1,7 @@
-import type { AuditEventRecord } from '../server/ports/audit.js';
-import type { BreakGlassRecord } from '../server/ports/break-glass.js';
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
 import { emptyInput } from '../server/schemas/common.js';
 import { router } from '../server/trpc.js';
-import { toStepUpResponse, toTokenResponse } from './auth/wire.js';
+import { fromBreakGlassRequestBody, toAuditEventView, toAuditVerification, toBreakGlassView, toStepUpResponse, toTokenResponse } from './auth/wire.js';
 import { actorOf, metaOf, requiredBearerToken } from './request-facts.js';
 import { stepUpActions } from '../server/services/auth.js';
 import {
@@ -25,35 +23,6 @@ import {
 const tags = ['Auth'];
 const bgTags = ['Break-glass'];
 const auditTags = ['Audit'];
-
-
-export const toBreakGlassView = (r: BreakGlassRecord) => ({
-  id: r.id,
-  tenant_id: r.tenantId,
-  requester_id: r.requesterId,
-  reason: r.reason,
-  duration_minutes: r.durationMinutes,
-  status: r.status,
-  created_at: r.createdAt,
-  decided_at: r.decidedAt,
-  decided_by: r.decidedBy,
-  expires_at: r.expiresAt,
-});
-
-export const toAuditEventView = (e: AuditEventRecord) => ({
-  id: e.id,
-  tenant_id: e.tenantId,
-  seq: e.seq,
-  type: e.type,
-  actor: { user_id: e.actor.userId ?? null, key_id: e.actor.keyId ?? null },
-  ip: e.ip,
-  user_agent: e.userAgent,
-  target: e.target,
-  details: e.details,
-  created_at: e.createdAt,
-  prev_hash: e.prevHash,
-  hash: e.hash,
-});
 
 /**
  * `/auth`: email/password sign-up and sign-in, refresh rotation, revocation, step-up, break-glass
@@ -126,7 +95,7 @@ export const authRouter = router({
     .input(breakGlassRequestInput)
     .output(breakGlassRequest)
     .mutation(async ({ ctx, input }) => {
-      const record = await ctx.services.breakGlass.request(actorOf(ctx.principal), { reason: input.reason, durationMinutes: input.duration_minutes }, metaOf(ctx));
+      const record = await ctx.services.breakGlass.request(actorOf(ctx.principal), fromBreakGlassRequestBody(input), metaOf(ctx));
       ctx.response.status = 201;
       return toBreakGlassView(record);
     }),
@@ -177,8 +146,5 @@ export const authRouter = router({
     })
     .input(emptyInput)
     .output(auditVerification)
-    .query(async ({ ctx }) => {
-      const v = await ctx.services.audit.verify(ctx.principal.tenantId);
-      return { ok: v.ok, checked: v.checked, broken_at: v.brokenAt ?? null, reason: v.reason ?? null };
-    }),
+    .query(async ({ ctx }) => toAuditVerification(await ctx.services.audit.verify(ctx.principal.tenantId))),
 });

@@ -1,9 +1,8 @@
-import type { z } from 'zod';
 import { validation } from '../server/errors.js';
 import type { RequestContext } from '../server/context.js';
 import type { ApiKeyPrincipal } from '../server/principal.js';
 import { requirePermission, requireScope, requireStepUp } from '../server/procedures.js';
-import type { AuditedBy, MemoryCaller, MemoryWriteInput, WriteOptions } from '../server/services/memories/memory-service.js';
+import type { AuditedBy, MemoryCaller, WriteOptions } from '../server/services/memories/memory-service.js';
 import { router } from '../server/trpc.js';
 import {
   createMemoryInput,
@@ -17,14 +16,12 @@ import {
   memoryVersionOutput,
   rollbackInput,
   rollbackOutput,
-  toMemoryDetail,
-  toMemoryVersion,
-  toWriteReceipt,
   updateMemoryInput,
   updateMemorySettingsInput,
   versionInput,
   writeReceiptOutput,
 } from './memories/schemas.js';
+import { fromWriteBody, toMemoryDetail, toMemorySettings, toMemoryVersion, toWriteReceipt } from './memories/wire.js';
 
 const tags = ['Memories'];
 
@@ -48,19 +45,6 @@ function writeOptions(ctx: RequestContext, withIfMatch: boolean): WriteOptions {
     options.ifMatch = Number(m[1]);
   }
   return options;
-}
-
-function writeInput(input: z.output<typeof createMemoryInput>): MemoryWriteInput {
-  return {
-    title: input.title,
-    content: input.content,
-    tags: input.tags,
-    sensitivity: input.sensitivity,
-    type: input.type,
-    namespace: input.namespace,
-    agentId: input.agent_id,
-    metadata: input.metadata,
-  };
 }
 
 /** A replayed idempotent request answers exactly as the first one did. */
@@ -100,7 +84,7 @@ export const memoriesRouter = router({
     .input(createMemoryInput)
     .output(writeReceiptOutput)
     .mutation(async ({ ctx, input }) => {
-      const receipt = await ctx.services.memories.create(callerOf(ctx.principal), writeInput(input), writeOptions(ctx, false));
+      const receipt = await ctx.services.memories.create(callerOf(ctx.principal), fromWriteBody(input), writeOptions(ctx, false));
       ctx.response.status = 202;
       ctx.response.headers.Location = `/memories/${receipt.memoryId}`;
       markReplay(ctx, receipt.replayed);
@@ -135,7 +119,7 @@ export const memoriesRouter = router({
     .output(writeReceiptOutput)
     .mutation(async ({ ctx, input }) => {
       const { id, ...body } = input;
-      const receipt = await ctx.services.memories.update(callerOf(ctx.principal), id, writeInput(body), writeOptions(ctx, true));
+      const receipt = await ctx.services.memories.update(callerOf(ctx.principal), id, fromWriteBody(body), writeOptions(ctx, true));
       ctx.response.status = 202;
       markReplay(ctx, receipt.replayed);
       return toWriteReceipt(receipt);
@@ -189,7 +173,7 @@ export const memoriesRouter = router({
     .output(memorySettingsOutput)
     .query(async ({ ctx }) => {
       const s = await ctx.services.memories.settings(ctx.principal.tenantId);
-      return { contradiction_policy: s.contradictionPolicy, updated_at: s.updatedAt };
+      return toMemorySettings(s);
     }),
 
   updateSettings: requireStepUp('tenant:manage', 'settings.memory')
@@ -211,6 +195,6 @@ export const memoriesRouter = router({
         { contradictionPolicy: input.contradiction_policy },
         auditedBy(ctx, { userId: ctx.principal.userId }),
       );
-      return { contradiction_policy: s.contradictionPolicy, updated_at: s.updatedAt };
+      return toMemorySettings(s);
     }),
 });

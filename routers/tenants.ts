@@ -1,5 +1,3 @@
-import type { InvitationRecord } from '../server/ports/invitations.js';
-import type { MemberRecord, UserTenant } from '../server/ports/tenants.js';
 import { notFound } from '../server/errors.js';
 import { bearerProcedure, requirePermission, stepUpTokenOf, userProcedure } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
@@ -25,12 +23,9 @@ import {
   tenantList,
   tenantListItem,
 } from './tenants/schemas.js';
+import { toInvitation, toMember, toPrimaryTenant, toReceivedInvitation, toSentInvitation, toTenantItem } from './tenants/wire.js';
 
 const tags = ['Tenants'];
-
-const toTenantItem = (t: UserTenant) => ({ tenant_id: t.tenant.id, name: t.tenant.name, created_at: t.tenant.createdAt, is_default: t.membership.isDefault });
-const toInvitation = (i: InvitationRecord) => ({ invitation_id: i.id, email: i.email, role: i.role, status: 'pending' as const, expires_at: i.expiresAt });
-const toMember = (m: MemberRecord) => ({ user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.createdAt });
 
 /** `/auth/tenants`, `/auth/gettenant` and tenant membership (`/auth/members`). */
 export const tenantsRouter = router({
@@ -60,7 +55,7 @@ export const tenantsRouter = router({
     .query(async ({ ctx }) => {
       const first = await ctx.services.tenants.primary(ctx.principal.userId);
       if (!first) throw notFound('tenant');
-      return { tenant_id: first.tenant.id, name: first.tenant.name, is_default: first.membership.isDefault };
+      return toPrimaryTenant(first);
     }),
 
   members: requirePermission('members:read')
@@ -94,14 +89,7 @@ export const tenantsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/auth/invitations', tags, summary: "The signed-in user's pending invitations (matched by their email), oldest first", protect: true }, auth: 'bearer' })
     .input(emptyInput)
     .output(invitationList)
-    .query(async ({ ctx }) => ({
-      invitations: (await ctx.services.members.pendingInvitations(ctx.principal.userId)).map((i) => ({
-        ...toInvitation(i),
-        tenant_id: i.tenantId,
-        tenant_name: i.tenantName,
-        created_at: i.createdAt,
-      })),
-    })),
+    .query(async ({ ctx }) => ({ invitations: (await ctx.services.members.pendingInvitations(ctx.principal.userId)).map(toReceivedInvitation) })),
 
   acceptInvitation: userProcedure
     .meta({
@@ -135,9 +123,7 @@ export const tenantsRouter = router({
     })
     .input(emptyInput)
     .output(tenantInvitationList)
-    .query(async ({ ctx }) => ({
-      invitations: (await ctx.services.members.tenantInvitations(actorOf(ctx.principal))).map((i) => ({ ...toInvitation(i), created_at: i.createdAt, invited_by: i.invitedBy })),
-    })),
+    .query(async ({ ctx }) => ({ invitations: (await ctx.services.members.tenantInvitations(actorOf(ctx.principal))).map(toSentInvitation) })),
 
   cancelInvitation: requirePermission('members:manage')
     .meta({

@@ -1,6 +1,7 @@
 import { requireScope } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
-import { toUsage, usageOutput } from './memories/schemas.js';
+import { usageOutput } from './memories/schemas.js';
+import { toUsage } from './memories/wire.js';
 
 /**
  * `GET /usage` (X-API-Key with `usage:read`): the tenant's counters for the current period and its plan

@@ -19,7 +19,7 @@ import { systemClock, type Clock } from './services/clock.js';
 import { createMaintenanceService, type MaintenanceService } from './services/maintenance.js';
 import { createLoginThrottle, defaultThrottleLimits, type ThrottleLimits } from './services/login-throttle.js';
 import { createAddressBudget, createKeyedBudget } from './services/address-budget.js';
-import { createConsolidationService, type ConsolidationService } from './services/memories/consolidation.js';
+import { createConsolidationService, type ConsolidationDeps, type ConsolidationService } from './services/memories/consolidation.js';
 import { createConsolidationTrigger, type ConsolidationTrigger } from './services/memories/consolidation-trigger.js';
 import { createEmbedder, type EmbedderConfig } from '../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../adapters/embeddings/threaded.js';
@@ -105,6 +105,11 @@ export interface ServiceOptions {
   embedder?: Embedder;
   /** `tenant-memory reindex` itself: opens an index whose rebuild has not finished (anything else refuses it). */
   reindexing?: boolean;
+  /**
+   * Consolidation parts in place of the configured ones (CONSOLIDATION_THREADS, LLM_URL) and its batch
+   * size. A given analyzer is the caller's to close.
+   */
+  consolidation?: Pick<ConsolidationDeps, 'analyzer' | 'contradictionDetector' | 'batchSize'>;
 }
 
 /**
@@ -310,7 +315,8 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
   // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
   const analysis: WriteAnalysisOptions = { quality: config.MEMORY_QUALITY_SCORER, entities: true, offlineFacts: !config.LLM_URL && config.CONSOLIDATION_THREADS > 0 };
   // Threads start on the first consolidation; services.close() ends them.
-  const analyzer = config.CONSOLIDATION_THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS) : inThreadWriteAnalyzer(analysis);
+  const ownAnalyzer = options.consolidation?.analyzer ? null : config.CONSOLIDATION_THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS) : inThreadWriteAnalyzer(analysis);
+  const analyzer = options.consolidation?.analyzer ?? ownAnalyzer;
   const consolidation = createConsolidationService({
     memories: ports.memories,
     queue: ports.writeQueue,
@@ -319,9 +325,10 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     embedder,
     analyzer,
     consolidationTrigger,
-    contradictionDetector: config.LLM_URL
-      ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
-      : null,
+    contradictionDetector:
+      options.consolidation?.contradictionDetector ??
+      (config.LLM_URL ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY }) : null),
+    ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
   });
   const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock });
   const search = createSearchService({
@@ -367,7 +374,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     },
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
-      await analyzer.close?.();
+      await ownAnalyzer?.close?.();
       await apiKeys.close(); // writes pending last_used_at values
       await usageCounts.close(); // writes pending read and search counts (failures are logged, not thrown)
       await ports.close();

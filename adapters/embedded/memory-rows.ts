@@ -35,7 +35,7 @@ export interface MemoryRow {
   updated_at: string;
 }
 
-/** The columns every memory read selects, in this order. */
+/** A memory row's columns, in this order: every memory read selects them, a create inserts them. */
 const MEMORY_COLUMN_NAMES = [
   'id', 'tenant_id', 'namespace', 'agent_id', 'type', 'title', 'content', 'tags', 'metadata', 'writer_sensitivity',
   'sensitivity', 'sensitivity_reasons', 'status', 'head_version', 'committed_version', 'pending_count', 'contradiction_status',
@@ -43,6 +43,8 @@ const MEMORY_COLUMN_NAMES = [
   'injection_patterns', 'quality', 'fingerprint', 'size_bytes', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof MemoryRow)[];
 export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
+/** One `?` per column of MEMORY_COLUMNS, for the INSERT that writes a whole row. */
+export const MEMORY_PLACEHOLDERS = MEMORY_COLUMN_NAMES.map(() => '?').join(', ');
 
 /**
  * A memory row read as an array (`.raw(true)`), MEMORY_COLUMNS in order. libsql builds a row object
@@ -50,7 +52,7 @@ export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
  * in the server), an array a fraction of it.
  */
 type RowOf<Names extends readonly (keyof MemoryRow)[]> = { -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never };
-type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
+export type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
 
 export function toMemoryRecord(row: unknown[]): MemoryRecord {
   const [

@@ -3,6 +3,7 @@ import type { EnqueueRequest, EnqueueResult, QueuedWrite, WriteKind, WriteQueue,
 import type { NewMemory } from '../../server/storage-rules/new-memory.js';
 import { decideWrite, type MemoryHead, type VersionContent, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
 import { BUSY_TIMEOUT_MS, type EmbeddedDatabase } from './database.js';
+import { MEMORY_COLUMNS, MEMORY_PLACEHOLDERS, type RawMemoryRow } from './memory-rows.js';
 
 interface WriteRow {
   id: number;
@@ -24,8 +25,8 @@ interface HeadRow {
   merged_into: string | null;
 }
 
-/** A new memory row's columns, in the order of `insertMemory`. */
-function newMemoryColumns(m: NewMemory): unknown[] {
+/** A new memory row's values, MEMORY_COLUMNS in order (the tuple type checks count and types). */
+function newMemoryColumns(m: NewMemory): RawMemoryRow {
   return [
     m.id,
     m.tenantId,
@@ -85,11 +86,7 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
   const head = db.prepare('SELECT namespace, head_version, pending_count, size_bytes, merged_into FROM memories WHERE tenant_id = ? AND id = ?');
   const target = db.prepare(`SELECT title, content, tags, type, agent_id, metadata, sensitivity FROM memory_versions
     WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
-  const insertMemory = db.prepare(`INSERT INTO memories (id, tenant_id, namespace, agent_id, type, title, content, tags, metadata,
-      writer_sensitivity, sensitivity, sensitivity_reasons, status, head_version, committed_version, pending_count,
-      contradiction_status, contradiction_policy, conflicts_with, superseded_by, merged_into, injection_flagged, injection_score,
-      injection_patterns, quality, fingerprint, size_bytes, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertMemory = db.prepare(`INSERT INTO memories (${MEMORY_COLUMNS}) VALUES (${MEMORY_PLACEHOLDERS})`);
   const updateHead = db.prepare(`UPDATE memories SET agent_id = ?, type = ?, title = ?, content = ?, tags = ?, metadata = ?,
       writer_sensitivity = ?, sensitivity = ?, head_version = ?, pending_count = pending_count + 1, size_bytes = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND head_version = ?`);

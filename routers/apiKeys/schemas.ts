@@ -3,7 +3,7 @@ import { apiKeyScopes } from '../../server/principal.js';
 import { textIdInput, timestamp } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText } from '../../server/schemas/safe-text.js';
-import { API_KEY_LIST_MAX, API_KEY_NAME_MAX, type ApiKeyView } from '../../server/services/api-keys.js';
+import { API_KEY_LIST_MAX, API_KEY_NAME_MAX } from '../../server/services/api-keys.js';
 
 /** One schema per shape of the API key routes, shared by tRPC, REST and the OpenAPI document. */
 
@@ -91,19 +91,3 @@ export const currentApiKeyOutput = z.object({
 
 export const checkScopeInput = z.object({ scope: apiKeyScopeSchema });
 export const checkScopeOutput = z.object({ key_id: z.uuid(), scope: apiKeyScopeSchema, granted: z.literal(true) });
-
-export function toApiKeySummary(key: ApiKeyView): z.infer<typeof apiKeySummary> {
-  return {
-    key_id: key.keyId,
-    name: key.name,
-    scopes: key.scopes,
-    created_at: key.createdAt,
-    last_used_at: key.lastUsedAt,
-    status: key.status,
-    namespace_restrictions: key.namespaceRestrictions,
-    ip_allowlist: key.ipAllowlist,
-    prefix: key.prefix,
-    rotated_at: key.rotatedAt,
-    revoked_at: key.revokedAt,
-  };
-}

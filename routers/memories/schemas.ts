@@ -7,15 +7,10 @@ import {
   SCREENED_FIELDS,
   SENSITIVITIES,
   VERSION_CHANGES,
-  type MemoryRecord,
-  type MemorySettings,
-  type MemoryVersionRecord,
 } from '../../server/ports/memories.js';
-import type { WriteReceipt } from '../../server/ports/write-queue.js';
 import { metadataOutput, textIdInput, timestamp } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText, visibleText } from '../../server/schemas/safe-text.js';
-import type { UsageReport } from '../../server/services/usage.js';
 
 /** One schema per shape of the memory and usage routes, shared by tRPC, REST and the OpenAPI document. */
 
@@ -208,73 +203,3 @@ export const usageOutput = z.object({
     .object({ writes: limit, reads: limit, searches: limit, storage_bytes: limit, memories: limit })
     .meta({ description: 'Plan limits per period; null = unlimited' }),
 });
-
-export function toWriteReceipt(r: WriteReceipt): z.output<typeof writeReceiptOutput> {
-  return { memory_id: r.memoryId, status: 'queued', version: r.version, pending_count: r.pendingCount };
-}
-
-export function toMemoryDetail(m: MemoryRecord, tenantPolicy: MemorySettings['contradictionPolicy']): z.output<typeof memoryDetailOutput> {
-  return {
-    memory_id: m.id,
-    tenant_id: m.tenantId,
-    namespace: m.namespace,
-    agent_id: m.agentId,
-    type: m.type,
-    title: m.title,
-    content: m.content,
-    tags: m.tags,
-    metadata: m.metadata,
-    sensitivity: m.sensitivity,
-    sensitivity_reasons: m.sensitivityReasons,
-    status: m.status,
-    version: m.version,
-    consolidated_version: m.committedVersion,
-    dirty: m.pendingCount > 0,
-    pending_count: m.pendingCount,
-    contradiction_status: m.contradictionStatus,
-    contradiction_policy: m.contradictionPolicy ?? tenantPolicy,
-    conflicts_with: m.conflictsWith,
-    superseded_by: m.supersededBy,
-    merged_into: m.mergedInto,
-    injection_flagged: m.injectionFlagged,
-    injection_patterns: m.injectionPatterns,
-    injection_score: m.injectionScore,
-    quality: m.quality,
-    created_at: m.createdAt,
-    updated_at: m.updatedAt,
-  };
-}
-
-export function toMemoryVersion(v: MemoryVersionRecord): z.output<typeof memoryVersionOutput> {
-  return {
-    memory_id: v.memoryId,
-    version: v.version,
-    change: v.change,
-    title: v.title,
-    content: v.content,
-    tags: v.tags,
-    type: v.type,
-    agent_id: v.agentId,
-    metadata: v.metadata,
-    sensitivity: v.sensitivity,
-    status: v.status,
-    rolled_back_to: v.rolledBackTo,
-    created_at: v.createdAt,
-  };
-}
-
-export function toUsage(u: UsageReport): z.output<typeof usageOutput> {
-  return {
-    memory_count: u.memoryCount,
-    storage_used_bytes: u.storageUsedBytes,
-    writes_current_period: u.writes,
-    reads_current_period: u.reads,
-    searches_current_period: u.searches,
-    namespaces: u.namespaces,
-    plan: u.plan,
-    pending_writes: u.pendingWrites,
-    period: u.period,
-    period_ends_at: u.periodEndsAt,
-    limits: u.limits,
-  };
-}

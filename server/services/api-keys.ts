@@ -73,11 +73,17 @@ export interface ApiKeyActor {
  */
 export type ApiKeyIssuer = ApiKeyActor & ({ userId: string; role: RoleName } | { userId: null; role: null });
 
+/**
+ * A new key's settings. Refusals name the fields as the API spells them (`namespace_restrictions.1`),
+ * as every service's validation errors do: the error body is read by the client that sent the request.
+ */
 export interface CreateApiKeyInput {
   name: string;
   scopes: readonly string[];
-  namespace_restrictions?: readonly string[] | null;
-  ip_allowlist?: readonly string[] | null;
+  /** Namespaces the key may read and write; absent or null: every namespace. */
+  namespaceRestrictions?: readonly string[] | null;
+  /** Client addresses or CIDR ranges; absent or null: any address. */
+  ipAllowlist?: readonly string[] | null;
 }
 
 /** A key as the API shows it: everything but the secret and its hash. */
@@ -366,8 +372,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const name = validateName(input.name);
       const scopes = validateScopes(input.scopes);
       assertWithinRole(actor, scopes, input.scopes);
-      const namespaceRestrictions = validateNamespaces(input.namespace_restrictions);
-      const ipAllowlist = validateAllowlist(input.ip_allowlist);
+      const namespaceRestrictions = validateNamespaces(input.namespaceRestrictions);
+      const ipAllowlist = validateAllowlist(input.ipAllowlist);
       const { secret, secretHash, secretPrefix } = newSecret();
       const record = await store.insert(actor.tenantId, {
         id: randomUUID(),

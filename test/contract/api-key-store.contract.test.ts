@@ -10,6 +10,7 @@ import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_ke
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
 import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import type { ApiKeyStore, NewApiKeyRecord } from '../../server/ports/api-keys.js';
+import { openApiKeyStore } from '../support/api-key-store.js';
 
 /** One behavioural suite for every ApiKeyStore adapter. */
 function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(): Promise<void> }>) {
@@ -169,16 +170,14 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
 }
 
 contract('embedded (libsql)', async () => {
-  const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration, apiKeySecretHolderMigration]);
-  return { store: createEmbeddedApiKeyStore(db), close: async () => void db.close() };
+  const { db, store } = openApiKeyStore();
+  return { store, close: async () => void db.close() };
 });
 
 // What the embedded profile serves: the same store behind its per-process credential cache.
 contract('embedded (libsql) behind the credential cache', async () => {
-  const db = new Database(':memory:');
-  runMigrations(db, [apiKeysMigration, apiKeySecretHolderMigration]);
-  return { store: withCredentialCache(createEmbeddedApiKeyStore(db), processChangeSignal()), close: async () => void db.close() };
+  const { db, store } = openApiKeyStore();
+  return { store: withCredentialCache(store, processChangeSignal()), close: async () => void db.close() };
 });
 
 describe('embedded migration 4 (secret_issued_to)', () => {

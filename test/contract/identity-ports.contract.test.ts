@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
 import { createEmbeddedBreakGlassStore } from '../../adapters/embedded/break-glass.js';
-import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedSessionStore } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedStepUpTokenStore } from '../../adapters/embedded/step-up.js';
 import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
@@ -17,6 +15,7 @@ import type { SessionRecord, SessionStore } from '../../server/ports/sessions.js
 import type { StepUpTokenStore } from '../../server/ports/step-up.js';
 import type { TenantStore } from '../../server/ports/tenants.js';
 import type { UserStore } from '../../server/ports/users.js';
+import { newTenant as createTenant, newUser as createUser, onEmbeddedAndMongo } from '../support/identity-stores.js';
 
 interface Ports {
   users: UserStore;
@@ -43,13 +42,8 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       await close?.();
     });
 
-    const newUser = async (email = `u-${randomUUID()}@Example.com`, passwordHash: string | null = '$argon2id$x') => {
-      const user = await p.users.create({ id: randomUUID(), email, name: 'N', passwordHash, createdAt: T0 });
-      if (!user) throw new Error('user not created');
-      return user;
-    };
-    const newTenant = async (ownerId: string, createdAt = T0, isDefault = true) =>
-      p.tenants.create({ id: randomUUID(), name: 'T', plan: 'free', status: 'active', createdAt }, { userId: ownerId, isDefault, createdAt });
+    const newUser = (email = `u-${randomUUID()}@Example.com`, passwordHash: string | null = '$argon2id$x') => createUser(p.users, { email, name: 'N', passwordHash, createdAt: T0 });
+    const newTenant = (ownerId: string, createdAt = T0, isDefault = true) => createTenant(p.tenants, ownerId, createdAt, isDefault);
 
     describe('users', () => {
       it('stores emails lower-cased, finds them case-insensitively and refuses duplicates', async () => {
@@ -449,44 +443,22 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
   });
 }
 
-contract('embedded (libsql)', async () => {
-  const db = openInMemoryDatabase();
-  return {
-    ports: {
-      users: createEmbeddedUserStore(db),
-      tenants: createEmbeddedTenantStore(db),
-      sessions: createEmbeddedSessionStore(db),
-      stepUp: createEmbeddedStepUpTokenStore(db),
-      breakGlass: createEmbeddedBreakGlassStore(db),
-      audit: createEmbeddedAuditStore(db),
-    },
-    close: async () => void db.close(),
-  };
+onEmbeddedAndMongo('identity ports contract', contract, {
+  embedded: (db) => ({
+    users: createEmbeddedUserStore(db),
+    tenants: createEmbeddedTenantStore(db),
+    sessions: createEmbeddedSessionStore(db),
+    stepUp: createEmbeddedStepUpTokenStore(db),
+    breakGlass: createEmbeddedBreakGlassStore(db),
+    audit: createEmbeddedAuditStore(db),
+  }),
+  mongo: async (db) => ({
+    users: await createMongoUserStore(db),
+    tenants: await createMongoTenantStore(db),
+    sessions: await createMongoSessionStore(db),
+    stepUp: await createMongoStepUpTokenStore(db),
+    breakGlass: await createMongoBreakGlassStore(db),
+    audit: await createMongoAuditStore(db),
+  }),
+  mongoDbName: 'tm_contract_identity',
 });
-
-const mongoUrl = process.env.MONGODB_URL;
-if (mongoUrl) {
-  contract('mongo', async () => {
-    const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-    const db = client.db(`tm_contract_identity_${process.pid}_${Date.now()}`);
-    return {
-      ports: {
-        users: await createMongoUserStore(db),
-        tenants: await createMongoTenantStore(db),
-        sessions: await createMongoSessionStore(db),
-        stepUp: await createMongoStepUpTokenStore(db),
-        breakGlass: await createMongoBreakGlassStore(db),
-        audit: await createMongoAuditStore(db),
-      },
-      close: async () => {
-        await db.dropDatabase();
-        await client.close();
-      },
-    };
-  });
-} else {
-  describe('identity ports contract: mongo', () => {
-    it.skip('skipped: set MONGODB_URL to run the contract against MongoDB', () => {});
-  });
-}

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
 import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
@@ -11,6 +9,7 @@ import type { InvitationStore } from '../../server/ports/invitations.js';
 import type { RoleName } from '../../server/services/roles.js';
 import type { TenantStore } from '../../server/ports/tenants.js';
 import type { UserStore } from '../../server/ports/users.js';
+import { newTenant as createTenant, newUser as createUser, onEmbeddedAndMongo } from '../support/identity-stores.js';
 
 interface Ports {
   invitations: InvitationStore;
@@ -33,16 +32,12 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       await close?.();
     });
 
-    const newUser = async () => {
-      const user = await p.users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.com`, name: null, passwordHash: null, createdAt: T0 });
-      if (!user) throw new Error('user not created');
-      return user;
-    };
+    const newUser = () => createUser(p.users, { createdAt: T0 });
     /** Each tenant's owner: the default inviter (an invitation is valid only while its inviter may grant its role). */
     const ownerOf = new Map<string, string>();
     const newTenant = async () => {
       const owner = await newUser();
-      const tenant = await p.tenants.create({ id: randomUUID(), name: 'T', plan: 'free', status: 'active', createdAt: T0 }, { userId: owner.id, isDefault: true, createdAt: T0 });
+      const tenant = await createTenant(p.tenants, owner.id, T0);
       ownerOf.set(tenant.id, owner.id);
       return { tenant, owner };
     };
@@ -194,30 +189,8 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
   });
 }
 
-contract('embedded (libsql)', async () => {
-  const db = openInMemoryDatabase();
-  return {
-    ports: { invitations: createEmbeddedInvitationStore(db), tenants: createEmbeddedTenantStore(db), users: createEmbeddedUserStore(db) },
-    close: async () => void db.close(),
-  };
+onEmbeddedAndMongo('invitations port contract', contract, {
+  embedded: (db) => ({ invitations: createEmbeddedInvitationStore(db), tenants: createEmbeddedTenantStore(db), users: createEmbeddedUserStore(db) }),
+  mongo: async (db) => ({ invitations: await createMongoInvitationStore(db), tenants: await createMongoTenantStore(db), users: await createMongoUserStore(db) }),
+  mongoDbName: 'tm_contract_invitations',
 });
-
-const mongoUrl = process.env.MONGODB_URL;
-if (mongoUrl) {
-  contract('mongo', async () => {
-    const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-    const db = client.db(`tm_contract_invitations_${process.pid}_${Date.now()}`);
-    return {
-      ports: { invitations: await createMongoInvitationStore(db), tenants: await createMongoTenantStore(db), users: await createMongoUserStore(db) },
-      close: async () => {
-        await db.dropDatabase();
-        await client.close();
-      },
-    };
-  });
-} else {
-  describe('invitations port contract: mongo', () => {
-    it.skip('skipped: set MONGODB_URL to run the contract against MongoDB', () => {});
-  });
-}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addToTenant, bearer, signUp, stepUpToken, type SignedUpUser } from '../support/auth.js';
-import { http, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { addToTenant, bearer, stepUpToken, type SignedUpUser } from '../support/auth.js';
+import { membershipServer } from '../support/membership-server.js';
+import { http } from '../support/server.js';
 
 /**
  * The tenant's side of invitations: it lists and cancels its pending ones, and an invitation carries
@@ -9,20 +10,13 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
  * is only replaced by someone who could have made it).
  */
 let nowMs = Date.now();
-let server: TestServer;
 const TTL_SECONDS = 3600;
+const server = membershipServer(() => nowMs, TTL_SECONDS);
 
-beforeAll(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', INVITATION_TTL_SECONDS: String(TTL_SECONDS) }, { clock: () => nowMs });
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const up = () => signUp(server.url);
+const up = server.up;
 const call = (u: SignedUpUser, method: string, url: string, tenantId: string, body?: unknown, extra: Record<string, string> = {}) =>
   http(server.url, method, url, { headers: { ...bearer(u.accessToken, tenantId), ...extra }, body });
-const promote = async (u: SignedUpUser, tenantId: string) => ({ 'x-step-up-token': await stepUpToken(server.url, u, 'members.promote', tenantId) });
+const promote = (u: SignedUpUser, tenantId: string) => server.stepUpHeader(u, 'members.promote', tenantId);
 const invite = async (inviter: SignedUpUser, tenantId: string, email: string, role: string) =>
   call(inviter, 'POST', '/auth/members', tenantId, { email, role }, role === 'owner' || role === 'admin' ? await promote(inviter, tenantId) : {});
 const listed = async (u: SignedUpUser, tenantId: string) => (await call(u, 'GET', '/auth/members/invitations', tenantId)).body.invitations as Array<Record<string, unknown>>;

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addToTenant, bearer, signUp, stepUpToken, type SignedUpUser } from '../support/auth.js';
+import { membershipServer } from '../support/membership-server.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /** Members join by invitation; role changes and removal follow the actor's role and need step-up tokens. */
 let nowMs = Date.now();
-let server: TestServer;
 const TTL_SECONDS = 3600;
-
-beforeAll(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL_SECONDS: '86400', INVITATION_TTL_SECONDS: String(TTL_SECONDS) }, { clock: () => nowMs });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = membershipServer(() => nowMs, TTL_SECONDS);
 
 const call = (u: SignedUpUser, method: string, url: string, body?: unknown, extra: Record<string, string> = {}, tenantId?: string) =>
   http(server.url, method, url, { headers: { ...bearer(u.accessToken, tenantId), ...extra }, body });
@@ -22,9 +16,9 @@ const pending = async (u: SignedUpUser) => (await call(u, 'GET', '/auth/invitati
 const tenantsOf = async (u: SignedUpUser) => (await call(u, 'GET', '/auth/tenants')).body.tenants.map((t: { tenant_id: string }) => t.tenant_id);
 const memberIds = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/members')).body.members.map((m: { user_id: string }) => m.user_id);
 const lastEvent = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/audit?limit=1')).body.events[0];
-const promote = (u: SignedUpUser, tenantId?: string) => stepUpToken(server.url, u, 'members.promote', tenantId).then((t) => ({ 'x-step-up-token': t }));
-const removal = (u: SignedUpUser, tenantId?: string) => stepUpToken(server.url, u, 'members.remove', tenantId).then((t) => ({ 'x-step-up-token': t }));
-const up = () => signUp(server.url);
+const promote = (u: SignedUpUser, tenantId?: string) => server.stepUpHeader(u, 'members.promote', tenantId);
+const removal = (u: SignedUpUser, tenantId?: string) => server.stepUpHeader(u, 'members.remove', tenantId);
+const up = server.up;
 
 describe('invitations', () => {
   it('POST /auth/members answers 202 with one shape for a registered and an unknown email, and adds no one', async () => {

@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'libsql';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
-import { runMigrations } from '../../adapters/embedded/database.js';
-import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
-import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
-import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
-import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
-import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
 import { compileAllowlist, normaliseAllowlistEntry } from '../../server/services/ip-allowlist.js';
+import { openApiKeyStore } from '../support/api-key-store.js';
 
 // The API key service over the real embedded store: what mutation testing found unguarded (see
 // docs/mutation-testing.md) — the exact audit record of each management action, input checks at
@@ -23,13 +16,11 @@ const user = randomUUID();
 const actor = { tenantId: tenant, userId: user, role: 'owner' as const, ip: '198.51.100.4', userAgent: 'mutants/1', requestId: 'req-7' };
 
 beforeEach(() => {
-  const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
-  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
+  const { store, tenants } = openApiKeyStore(tenant);
   audit = [];
   service = createApiKeyService({
-    store: createEmbeddedApiKeyStore(db),
-    tenants: createEmbeddedTenantStore(db),
+    store,
+    tenants,
     audit: async (e) => void audit.push(e),
     logger: { warn: () => {} },
     clock: () => Date.parse('2030-03-01T12:00:00.000Z'),
@@ -51,7 +42,7 @@ const base: CreateApiKeyInput = { name: 'k', scopes: ['memories:read'] };
 
 describe('audit records of key management carry the actor, the request and the facts', () => {
   it('create', async () => {
-    const { key } = await service.create(actor, { name: 'ingest', scopes: ['memories:write'], namespace_restrictions: ['ns'], ip_allowlist: ['10.0.0.0/8'] });
+    const { key } = await service.create(actor, { name: 'ingest', scopes: ['memories:write'], namespaceRestrictions: ['ns'], ipAllowlist: ['10.0.0.0/8'] });
     expect(audit).toEqual([
       {
         tenantId: tenant,
@@ -92,10 +83,10 @@ describe('input checks at their boundaries', () => {
     ['a name that is not a string', { ...base, name: undefined as unknown as string }, 'name'],
     ['scopes that are not an array', { ...base, scopes: 'memories:read' as unknown as string[] }, 'scopes'],
     ['a scope that is not a string', { ...base, scopes: [7 as unknown as string] }, 'scopes.0'],
-    ['namespaces that are not an array', { ...base, namespace_restrictions: 'ns' as unknown as string[] }, 'namespace_restrictions'],
-    ['a namespace that is not a string', { ...base, namespace_restrictions: [7 as unknown as string] }, 'namespace_restrictions.0'],
-    ['101 namespaces', { ...base, namespace_restrictions: Array.from({ length: 101 }, (_, i) => `ns${i}`) }, 'namespace_restrictions'],
-    ['an allowlist entry that is not a string', { ...base, ip_allowlist: [7 as unknown as string] }, 'ip_allowlist.0'],
+    ['namespaces that are not an array', { ...base, namespaceRestrictions: 'ns' as unknown as string[] }, 'namespace_restrictions'],
+    ['a namespace that is not a string', { ...base, namespaceRestrictions: [7 as unknown as string] }, 'namespace_restrictions.0'],
+    ['101 namespaces', { ...base, namespaceRestrictions: Array.from({ length: 101 }, (_, i) => `ns${i}`) }, 'namespace_restrictions'],
+    ['an allowlist entry that is not a string', { ...base, ipAllowlist: [7 as unknown as string] }, 'ip_allowlist.0'],
   ])('refuses %s with 400 naming the field', async (_what, input, field) => {
     const err = await appError(service.create(actor, input));
     expect(err.code).toBe('VALIDATION_FAILED');
@@ -104,7 +95,7 @@ describe('input checks at their boundaries', () => {
   });
 
   it('null restrictions mean none, as omitting them does', async () => {
-    const { key } = await service.create(actor, { ...base, namespace_restrictions: null, ip_allowlist: null });
+    const { key } = await service.create(actor, { ...base, namespaceRestrictions: null, ipAllowlist: null });
     expect(key).toMatchObject({ namespaceRestrictions: null, ipAllowlist: null });
   });
 
@@ -112,8 +103,8 @@ describe('input checks at their boundaries', () => {
     const { key } = await service.create(actor, {
       name: 'n'.repeat(200),
       scopes: ['memories:read'],
-      namespace_restrictions: Array.from({ length: 100 }, (_, i) => `ns${i}`),
-      ip_allowlist: Array.from({ length: 100 }, (_, i) => `10.0.0.${i}`),
+      namespaceRestrictions: Array.from({ length: 100 }, (_, i) => `ns${i}`),
+      ipAllowlist: Array.from({ length: 100 }, (_, i) => `10.0.0.${i}`),
     });
     expect(key.name).toHaveLength(200);
     expect(key.namespaceRestrictions).toHaveLength(100);
@@ -147,8 +138,8 @@ describe('checkScope and describe', () => {
 describe('compiled allowlists are shared only by keys with the same list', () => {
   it('two lists whose entries run together into the same text do not share a matcher', async () => {
     // '1.2.3.41' + '2.3.4.5' and '1.2.3.4' + '12.3.4.5' spell the same characters without a separator.
-    const first = await service.create(actor, { ...base, ip_allowlist: ['1.2.3.41', '2.3.4.5'] });
-    const second = await service.create(actor, { ...base, ip_allowlist: ['1.2.3.4', '12.3.4.5'] });
+    const first = await service.create(actor, { ...base, ipAllowlist: ['1.2.3.41', '2.3.4.5'] });
+    const second = await service.create(actor, { ...base, ipAllowlist: ['1.2.3.4', '12.3.4.5'] });
     expect((await service.authenticate(first.secret, '1.2.3.41')).keyId).toBe(first.key.keyId);
     expect((await appError(service.authenticate(second.secret, '1.2.3.41'))).code).toBe('IP_NOT_ALLOWED');
   });

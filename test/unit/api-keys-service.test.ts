@@ -1,20 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'libsql';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
-import { runMigrations } from '../../adapters/embedded/database.js';
-import { identityMigration } from '../../adapters/embedded/migrations/0001_identity.js';
-import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import type { TenantStore } from '../../server/ports/tenants.js';
-import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
-import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';
-import { membershipRoleSinceMigration } from '../../adapters/embedded/migrations/0006_membership_role_since.js';
 import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { requireScope } from '../../server/procedures.js';
 import { assertNamespaceAllowed } from '../../server/namespace-access.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService } from '../../server/services/api-keys.js';
 import { createCallerFactory, router } from '../../server/trpc.js';
+import { openApiKeyStore } from '../support/api-key-store.js';
 import { createInnerContext } from '../support/context.js';
 import { z } from 'zod';
 
@@ -28,13 +22,6 @@ async function appError(p: Promise<unknown>): Promise<AppError> {
     throw err;
   }
   throw new Error('expected an AppError');
-}
-
-function openStore() {
-  const db = new Database(':memory:');
-  runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
-  db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([tenant]);
-  return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantStore(db) };
 }
 
 /** The real store, counting usage writes. */
@@ -73,7 +60,7 @@ beforeEach(() => {
   clock = new Date('2030-03-01T12:00:00.000Z');
   audit = [];
   warnings = [];
-  const opened = openStore();
+  const opened = openApiKeyStore(tenant);
   db = opened.db;
   tenants = opened.tenants;
   const c = counting(opened.store);
@@ -100,8 +87,8 @@ describe('create', () => {
     const { key } = await service.create(actor(), {
       name: 'k',
       scopes: ['knowledge:read'],
-      namespace_restrictions: ['default', 'team-a', 'default'],
-      ip_allowlist: ['::ffff:10.0.0.0/104', '10.0.0.0/8', '2001:DB8::/32'],
+      namespaceRestrictions: ['default', 'team-a', 'default'],
+      ipAllowlist: ['::ffff:10.0.0.0/104', '10.0.0.0/8', '2001:DB8::/32'],
     });
     expect(key.namespaceRestrictions).toEqual(['default', 'team-a']);
     expect(key.ipAllowlist).toEqual(['10.0.0.0/8', '2001:db8::/32']);
@@ -122,13 +109,13 @@ describe('create', () => {
     [{ name: 'a\u0000b', scopes: ['usage:read'] }, 'name', 'control characters'],
     [{ name: 'k', scopes: [] }, 'scopes', 'at least one scope'],
     [{ name: 'k', scopes: ['memories:read', 'memories:delete'] }, 'scopes.1', "unknown scope 'memories:delete'"],
-    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: [] }, 'namespace_restrictions', 'must not be empty'],
-    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: ['ok', 'not ok'] }, 'namespace_restrictions.1', "'not ok' is not a valid namespace"],
-    [{ name: 'k', scopes: ['usage:read'], namespace_restrictions: ['x'.repeat(65)] }, 'namespace_restrictions.0', 'not a valid namespace'],
-    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: [] }, 'ip_allowlist', 'must not be empty'],
-    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1', '10.0.0.0/40'] }, 'ip_allowlist.1', "'10.0.0.0/40'"],
-    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: ['example.com'] }, 'ip_allowlist.0', "'example.com' is not a valid IP address"],
-    [{ name: 'k', scopes: ['usage:read'], ip_allowlist: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) }, 'ip_allowlist', 'at most 100'],
+    [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: [] }, 'namespace_restrictions', 'must not be empty'],
+    [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: ['ok', 'not ok'] }, 'namespace_restrictions.1', "'not ok' is not a valid namespace"],
+    [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: ['x'.repeat(65)] }, 'namespace_restrictions.0', 'not a valid namespace'],
+    [{ name: 'k', scopes: ['usage:read'], ipAllowlist: [] }, 'ip_allowlist', 'must not be empty'],
+    [{ name: 'k', scopes: ['usage:read'], ipAllowlist: ['10.0.0.1', '10.0.0.0/40'] }, 'ip_allowlist.1', "'10.0.0.0/40'"],
+    [{ name: 'k', scopes: ['usage:read'], ipAllowlist: ['example.com'] }, 'ip_allowlist.0', "'example.com' is not a valid IP address"],
+    [{ name: 'k', scopes: ['usage:read'], ipAllowlist: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) }, 'ip_allowlist', 'at most 100'],
   ])('rejects %j with 400 naming %s', async (input, field, message) => {
     const err = await appError(service.create(actor(), input));
     expect(err.code).toBe('VALIDATION_FAILED');
@@ -140,7 +127,7 @@ describe('create', () => {
 
 describe('authenticate', () => {
   it('turns a valid secret into the key’s principal', async () => {
-    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['team'] });
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespaceRestrictions: ['team'] });
     const principal = await service.authenticate(secret, '203.0.113.9');
     expect(principal).toEqual({ kind: 'apiKey', keyId: key.keyId, tenantId: tenant, scopes: new Set(['memories:read', 'usage:read']), namespaces: ['team'] });
     expect(() => assertNamespaceAllowed(principal.namespaces, 'team')).not.toThrow();
@@ -149,7 +136,7 @@ describe('authenticate', () => {
 
   it('refuses every key of a suspended tenant (403 TENANT_SUSPENDED) until it is resumed; the allowlist is checked first', async () => {
     const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    const fenced = await service.create(actor(), { name: 'f', scopes: ['usage:read'], ip_allowlist: ['10.0.0.0/8'] });
+    const fenced = await service.create(actor(), { name: 'f', scopes: ['usage:read'], ipAllowlist: ['10.0.0.0/8'] });
     await tenants.setStatus(tenant, 'suspended');
     expect((await appError(service.authenticate(secret, '127.0.0.1'))).code).toBe('TENANT_SUSPENDED');
     expect((await appError(service.authenticate(fenced.secret, '127.0.0.1'))).code).toBe('IP_NOT_ALLOWED');
@@ -207,7 +194,7 @@ describe('authenticate', () => {
   });
 
   it('enforces the IP allowlist (IPv4, CIDR, IPv6, IPv4-mapped) with 403 IP_NOT_ALLOWED, audited at most once a minute per address', async () => {
-    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['198.51.100.7', '10.0.0.0/8', '2001:db8::/32'] });
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ipAllowlist: ['198.51.100.7', '10.0.0.0/8', '2001:db8::/32'] });
     for (const ok of ['198.51.100.7', '::ffff:198.51.100.7', '10.200.3.4', '2001:db8:5::1']) {
       expect((await service.authenticate(secret, ok)).keyId).toBe(key.keyId);
     }
@@ -226,7 +213,7 @@ describe('authenticate', () => {
   });
 
   it('checks status before the allowlist: a revoked key answers 401 from anywhere', async () => {
-    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1'] });
+    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ipAllowlist: ['10.0.0.1'] });
     await service.revoke(actor(), key.keyId);
     expect((await appError(service.authenticate(secret, '192.0.2.1'))).code).toBe('UNAUTHENTICATED');
   });
@@ -269,7 +256,7 @@ describe('last_used_at', () => {
   });
 
   it('does not record failed authentications', async () => {
-    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ip_allowlist: ['10.0.0.1'] });
+    const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ipAllowlist: ['10.0.0.1'] });
     await appError(service.authenticate(secret, '10.0.0.2'));
     await service.flushUsage();
     expect(writes).toHaveLength(0);
@@ -371,7 +358,7 @@ describe('requireScope over the real authenticator', () => {
   const caller = (key: string | undefined) => createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': key }, services: { apiKeyAuth: service } }));
 
   it('admits a key with the scope and refuses one without it (403 SCOPE_MISSING), or without a key (401)', async () => {
-    const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespace_restrictions: ['a'] });
+    const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespaceRestrictions: ['a'] });
     const reader = await service.create(actor(), { name: 'r', scopes: ['memories:read'] });
     await expect(caller(writer.secret).write({ namespace: 'a' })).resolves.toBe(writer.key.keyId);
     await expect(caller(writer.secret).write({ namespace: 'b' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'NAMESPACE_FORBIDDEN' } });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { createEmbeddedAuditStore } from '../../adapters/embedded/audit.js';
@@ -16,8 +15,8 @@ import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from '../../
 import { createAuditService, type AuditService } from '../../server/services/audit.js';
 import { createBreakGlassService, type BreakGlassService } from '../../server/services/break-glass.js';
 import { createMembersService, type MembersService } from '../../server/services/members.js';
-import type { RoleName } from '../../server/services/roles.js';
 import { createTenantsService, type TenantActor } from '../../server/services/tenants.js';
+import { tenancyFixtures } from '../support/identity-stores.js';
 
 // Membership changes over the real embedded ports and the real API-key and break-glass services, with
 // hooks that let a test act between the service's steps: what a concurrent request, or a failure
@@ -85,24 +84,14 @@ beforeEach(() => {
   });
 });
 
-async function newUser() {
-  const user = await ports.users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.test`, name: null, passwordHash: null, createdAt: new Date(T0).toISOString() });
-  if (!user) throw new Error('user not created');
-  return user;
-}
-
-/** A tenant owned by a fresh user, plus members with the given roles. */
-async function tenantWith(...roles: RoleName[]) {
-  const owner = await newUser();
-  const { tenant } = await createTenantsService({ tenants: ports.tenants, audit, clock: () => clock }).create(owner.id, { name: 'Acme' }, meta);
-  const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
-  for (const role of roles) {
-    const u = await newUser();
-    await ports.tenants.addMember(tenant.id, { userId: u.id, role, isDefault: false, createdAt: new Date(clock).toISOString() });
-    actors.push({ userId: u.id, tenantId: tenant.id, role });
-  }
-  return { tenantId: tenant.id, actors };
-}
+const { newUser, tenantWith } = tenancyFixtures(() => ({
+  users: ports.users,
+  tenants: ports.tenants,
+  tenantsService: createTenantsService({ tenants: ports.tenants, audit, clock: () => clock }),
+  usersCreatedAt: new Date(T0).toISOString(),
+  membersJoinedAt: clock,
+  meta,
+}));
 
 async function appError(p: Promise<unknown>): Promise<AppError> {
   try {

@@ -338,7 +338,7 @@ describe('contradiction detection with a configured LLM endpoint', () => {
       expect(await stack.memories.get(tenant, vim)).toMatchObject({ status: 'superseded', supersededBy: emacs, contradictionStatus: 'resolved' });
       expect(await stack.memories.get(tenant, emacs)).toMatchObject({ status: 'active', contradictionStatus: 'resolved' });
     } finally {
-      stack.close();
+      await stack.close();
       llm.server.close();
     }
   });
@@ -352,7 +352,7 @@ describe('memory service rules', () => {
       await expect(small.service.create(small.caller(tenant), { content: 'é'.repeat(17) })).rejects.toBeInstanceOf(AppError);
       await expect(small.service.create(small.caller(tenant), { content: 'x'.repeat(32) })).resolves.toMatchObject({ version: 1 });
     } finally {
-      small.close();
+      await small.close();
     }
   });
 
@@ -415,7 +415,7 @@ describe('memory service rules', () => {
       await expect(limited.usage.recordSearch(tenant)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
       expect(await limited.usage.snapshot(tenant)).toMatchObject({ plan: 'free', writes: 2, reads: 1, searches: 1, memoryCount: 2, pendingWrites: 2, period: '2030-01', periodEndsAt: '2030-02-01T00:00:00.000Z' });
     } finally {
-      limited.close();
+      await limited.close();
     }
   });
 });

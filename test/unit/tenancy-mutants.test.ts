@@ -15,6 +15,7 @@ import { createBreakGlassService, type BreakGlassService } from '../../server/se
 import type { RoleName } from '../../server/services/roles.js';
 import { createTenantsService, type TenantActor, type TenantsService } from '../../server/services/tenants.js';
 import { createMembersService, type MembersService } from '../../server/services/members.js';
+import { tenancyFixtures } from '../support/identity-stores.js';
 import { createKeyedBudget } from '../../server/services/address-budget.js';
 
 // The tenancy services over the real embedded ports, with a clock the tests move. Written to kill the
@@ -60,24 +61,14 @@ beforeEach(() => {
   });
 });
 
-async function newUser() {
-  const user = await ports.users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.test`, name: null, passwordHash: null, createdAt: new Date(T0).toISOString() });
-  if (!user) throw new Error('user not created');
-  return user;
-}
-
-/** A tenant owned by a fresh user, plus members with the given roles. */
-async function tenantWith(...roles: RoleName[]) {
-  const owner = await newUser();
-  const { tenant } = await tenants.create(owner.id, { name: 'Acme' }, meta);
-  const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
-  for (const role of roles) {
-    const u = await newUser();
-    await ports.tenants.addMember(tenant.id, { userId: u.id, role, isDefault: false, createdAt: new Date(T0).toISOString() });
-    actors.push({ userId: u.id, tenantId: tenant.id, role });
-  }
-  return { tenantId: tenant.id, actors };
-}
+const { newUser, tenantWith } = tenancyFixtures(() => ({
+  users: ports.users,
+  tenants: ports.tenants,
+  tenantsService: tenants,
+  usersCreatedAt: new Date(T0).toISOString(),
+  membersJoinedAt: T0,
+  meta,
+}));
 
 async function events(tenantId: string): Promise<AuditEventRecord[]> {
   return (await audit.list(tenantId, { limit: 100, offset: 0 })).events;
