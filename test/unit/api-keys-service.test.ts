@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import Database from 'libsql';
+import type Database from 'libsql';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TenantStore } from '../../server/ports/tenants.js';
 import { AppError } from '../../server/errors.js';

@@ -84,7 +84,7 @@ beforeEach(() => {
   });
 });
 
-const { newUser, tenantWith } = tenancyFixtures(() => ({
+const { tenantWith } = tenancyFixtures(() => ({
   users: ports.users,
   tenants: ports.tenants,
   tenantsService: createTenantsService({ tenants: ports.tenants, audit, clock: () => clock }),
