@@ -198,10 +198,6 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return this.enqueue(job, payload, new Date(), options);
   }
 
-  async schedule<S extends z.ZodType>(when: Date | string, job: JobRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<QueuedJob> {
-    return this.enqueue(job, payload, when, options);
-  }
-
   async every<S extends z.ZodType>(interval: string | number, job: JobRef<S>, payload: z.input<S>, options: RepeatOptions = {}): Promise<QueuedJob> {
     const { name, data } = this.validated(job, payload);
     await this.ready();
@@ -257,7 +253,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return { name, data };
   }
 
-  private async enqueue<S extends z.ZodType>(job: JobRef<S>, payload: unknown, when: Date | string, options: EnqueueOptions): Promise<QueuedJob> {
+  private async enqueue<S extends z.ZodType>(job: JobRef<S>, payload: unknown, when: Date, options: EnqueueOptions): Promise<QueuedJob> {
     const { name, data } = this.validated(job, payload);
     await this.ready();
     const created = this.agenda.create(name, data);
