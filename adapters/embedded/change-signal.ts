@@ -35,12 +35,3 @@ export function fileChangeSignal(file: string): ChangeSignal {
     },
   };
 }
-
-/** For a database only this process can open (in memory): a counter. */
-export function processChangeSignal(): ChangeSignal {
-  let n = 0;
-  return {
-    stamp: () => String(n),
-    bump: () => void n++,
-  };
-}
