@@ -1,4 +1,4 @@
-import { weightedFrequency, type TermCounts } from '../../../server/text/term-counts.js';
+import { weightedFrequency } from '../../../server/text/term-counts.js';
 import { parseTermCounts } from './stored-term-counts.js';
 
 /**
@@ -95,15 +95,6 @@ export class KeywordPostings {
    */
   get bytes(): number {
     return this.postings * 16 + this.docs.size * 96 + this.termIds.size * 160;
-  }
-
-  /** Lists a document (replacing what it held before). */
-  set(docId: number, terms: TermCounts): void {
-    this.remove(docId);
-    const ids = new Int32Array(terms.counts.size);
-    let k = 0;
-    for (const [stem, packed] of terms.counts) ids[k++] = this.list(stem, docId, packed, terms.length);
-    this.listed(docId, ids, terms.length);
   }
 
   /**
