@@ -113,7 +113,7 @@ export interface MemoryServiceDeps {
   /**
    * New memory ids. Default: time-ordered UUIDs (v7). Every table and index keyed by memory id
    * (memories, versions, the memory-id indexes of queued writes and subjects) then grows at its right edge instead of at random pages, which
-   * measured ~30% less commit time per consolidated batch than random (v4) ids.
+   * makes a consolidated batch's commit cheaper than with random (v4) ids (figures: docs/performance.md#time-ordered-memory-ids).
    */
   newId?: () => string;
 }
