@@ -98,7 +98,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
     this.repository = new GuardedJobRepository(backend.repository, (name) => this.definitions.has(name) && !this.definitions.get(name)!.keepCompleted);
     // Connect before Agenda sees the backend: Agenda's constructor calls connect() without a catch
-    // (engines.md), so its connect() must never reject. A failure surfaces from ready() and every call.
+    // (docs/decisions.md#engines), so its connect() must never reject. A failure surfaces from ready() and every call.
     this.connected = connect().catch((err: unknown) => {
       this.repository.fail(err);
       throw err;

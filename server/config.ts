@@ -41,8 +41,8 @@ const oidcProviders = z
   );
 
 /**
- * Every environment variable the service reads, validated once at start-up. Names follow
- * api-decisions; CLI flags of `tenant-memory serve` override the same keys.
+ * Every environment variable the service reads, validated once at start-up (docs/decisions.md#configuration);
+ * CLI flags of `tenant-memory serve` override the same keys.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

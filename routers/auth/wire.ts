@@ -1,6 +1,6 @@
 import type { SessionTokens, StepUpGrant } from '../../server/services/auth.js';
 
-/** The `/auth` routes' wire form of what the auth service returns (snake_case, api-decisions). */
+/** The `/auth` routes' wire form of what the auth service returns (snake_case, docs/decisions.md#sign-in-and-tokens). */
 
 export const toTokenResponse = (t: SessionTokens) => ({
   access_token: t.accessToken,

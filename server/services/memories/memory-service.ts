@@ -32,7 +32,7 @@ export interface MemoryCaller {
   namespaces: readonly string[] | null;
 }
 
-/** A create or full update as the API accepts it (api-decisions: Memories). */
+/** A create or full update as the API accepts it (docs/decisions.md#memory-writes). */
 export interface MemoryWriteInput {
   title?: string | undefined;
   content: string;
