@@ -98,7 +98,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
     this.repository = new GuardedJobRepository(backend.repository, (name) => this.definitions.has(name) && !this.definitions.get(name)!.keepCompleted);
     // Connect before Agenda sees the backend: Agenda's constructor calls connect() without a catch
-    // (engines.md), so its connect() must never reject. A failure surfaces from ready() and every call.
+    // (docs/decisions.md#engines), so its connect() must never reject. A failure surfaces from ready() and every call.
     this.connected = connect().catch((err: unknown) => {
       this.repository.fail(err);
       throw err;
@@ -198,10 +198,6 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return this.enqueue(job, payload, new Date(), options);
   }
 
-  async schedule<S extends z.ZodType>(when: Date | string, job: JobRef<S>, payload: z.input<S>, options: EnqueueOptions = {}): Promise<QueuedJob> {
-    return this.enqueue(job, payload, when, options);
-  }
-
   async every<S extends z.ZodType>(interval: string | number, job: JobRef<S>, payload: z.input<S>, options: RepeatOptions = {}): Promise<QueuedJob> {
     const { name, data } = this.validated(job, payload);
     await this.ready();
@@ -257,7 +253,7 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return { name, data };
   }
 
-  private async enqueue<S extends z.ZodType>(job: JobRef<S>, payload: unknown, when: Date | string, options: EnqueueOptions): Promise<QueuedJob> {
+  private async enqueue<S extends z.ZodType>(job: JobRef<S>, payload: unknown, when: Date, options: EnqueueOptions): Promise<QueuedJob> {
     const { name, data } = this.validated(job, payload);
     await this.ready();
     const created = this.agenda.create(name, data);

@@ -98,11 +98,6 @@ export function bindJob<const N extends string, S extends z.ZodType, Ctx = JobSe
   return { ...binding, name: job.name, payload: job.payload };
 }
 
-/** Identity helper that infers the payload type from the schema (jobs outside the catalogue, e.g. tests' own). */
-export function defineJob<S extends z.ZodType, Ctx = JobServices>(definition: JobDefinition<S, Ctx>): JobDefinition<S, Ctx> {
-  return definition;
-}
-
 /** Throw from a handler for a failure that retrying cannot fix: the job is marked failed at once. */
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError';

@@ -29,9 +29,9 @@ type Next = (err?: unknown) => void;
  * the OpenAPI document and its interactive reference, health, readiness and Prometheus metrics.
  *
  * Every exchange: request id → metrics → request log (pino-http) → security headers (helmet) → CORS
- * when configured → the route. There is no general-purpose framework in between: on a 2-core machine
- * express alone cost about 0.3 ms of CPU per request, more than authenticating and queueing a write
- * (bench/memory-writes.ts has the figures); the few routes here do not need a router.
+ * when configured → the route. There is no general-purpose framework in between: express alone cost more
+ * CPU per request than authenticating and queueing a write (figures: docs/performance.md#no-web-framework),
+ * and the few routes here do not need a router.
  */
 export function createApp(services: Services): RequestListener {
   const { config, logger } = services;
@@ -49,7 +49,7 @@ export function createApp(services: Services): RequestListener {
   const respondError = errorResponder(logger);
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const documentText = JSON.stringify(buildOpenApiDocument(appRouter, config.PUBLIC_URL ?? '/', version));
-  // The document (~100 KB) changes only with a release: clients and proxies revalidate it for free.
+  // The document changes only with a release: clients and proxies revalidate it for free.
   const documentTag = `"${createHash('sha256').update(documentText).digest('base64url').slice(0, 27)}"`;
   const docs = createDocsHandler('/openapi.json');
   const trpc = createHTTPHandler({

@@ -41,8 +41,8 @@ const oidcProviders = z
   );
 
 /**
- * Every environment variable the service reads, validated once at start-up. Names follow
- * api-decisions; CLI flags of `tenant-memory serve` override the same keys.
+ * Every environment variable the service reads, validated once at start-up (docs/decisions.md#configuration);
+ * CLI flags of `tenant-memory serve` override the same keys.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -104,8 +104,9 @@ const envSchema = z.object({
   /** Per-plan monthly limits as JSON merged over the defaults (see server/schemas/plan-limits.ts). */
   PLAN_LIMITS: planLimitsEnv.default(DEFAULT_PLAN_LIMITS),
   /**
-   * How consolidation scores memory quality: `fast` (surface cues, ~20 µs) or `nlp` (the compromise
-   * parse of services/consolidation/quality.ts, 1–3 ms per memory; caps consolidation throughput).
+   * How consolidation scores memory quality: `fast` (surface cues) or `nlp` (the compromise parse of
+   * services/consolidation/quality.ts, which caps consolidation throughput; figures:
+   * docs/performance.md#fast-quality-estimate).
    */
   MEMORY_QUALITY_SCORER: z.enum(['fast', 'nlp']).default('fast'),
   WORKER_MODE: z.enum(['inline', 'external']).default('inline'),

@@ -13,7 +13,7 @@ function rootCause(error: unknown): unknown {
   return current;
 }
 
-/** Turns any thrown value into the error body of api-decisions. Unknown errors never leak their message. */
+/** Turns any thrown value into the error body (docs/decisions.md#errors). Unknown errors never leak their message. */
 export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   const cause = rootCause(error);
   if (cause instanceof AppError) {

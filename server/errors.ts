@@ -74,7 +74,7 @@ export const codeForTrpc: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
   SERVICE_UNAVAILABLE: 'DEPENDENCY_UNAVAILABLE',
 };
 
-/** The JSON error body of api-decisions. */
+/** The JSON error body (docs/decisions.md#errors). */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;

@@ -4,9 +4,9 @@ import type { MemoryCandidate } from '../../server/ports/memories.js';
  * Recently read dedupe/contradiction candidates of the consolidating process, by memory id, each
  * valid for one committed version.
  *
- * Why: consolidation looks up to 6 keys per write (~3 on the consolidation bench), and the same recent
- * memories of a busy subject come back write after write. Reading their content columns again each
- * time cost more than the index lookups themselves (~6 µs a row through libsql). The store now asks
+ * Why: consolidation looks up to 6 keys per write, and the same recent memories of a busy subject come
+ * back write after write. Reading their content columns again each time cost more than the index lookups
+ * themselves (figures: docs/performance.md#candidate-content-cache). The store now asks
  * SQLite only for the matching ids and versions, and reads content for the ones this cache does not
  * hold at that version.
  *

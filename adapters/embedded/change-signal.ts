@@ -6,7 +6,8 @@ import { appendFileSync, statSync } from 'node:fs';
  * process that changes the data calls `bump()` after committing; every reader compares `stamp()` with
  * the stamp its cache was filled under before trusting it.
  *
- * The signal is one file: `bump()` appends a byte, `stamp()` is its inode and size (one `stat`, ~3 µs).
+ * The signal is one file: `bump()` appends a byte, `stamp()` is its inode and size (one `stat`; figures:
+ * docs/performance.md#change-signal).
  * Size grows with every bump, so no two bumps share a stamp, which modification times (kept at the
  * kernel's tick, several milliseconds) would not guarantee; the inode catches a file deleted and made
  * again. The file grows by a byte per change of the data it guards (rare events: key rotations and
@@ -33,14 +34,5 @@ export function fileChangeSignal(file: string): ChangeSignal {
       // Owner-only like everything in DATA_DIR (a creation mode can only be narrowed by the umask).
       appendFileSync(file, '\n', { mode: 0o600 });
     },
-  };
-}
-
-/** For a database only this process can open (in memory): a counter. */
-export function processChangeSignal(): ChangeSignal {
-  let n = 0;
-  return {
-    stamp: () => String(n),
-    bump: () => void n++,
   };
 }

@@ -7,7 +7,7 @@ export type CredentialCacheOptions = SignalledCacheOptions;
 /**
  * The authentication lookup of the embedded profile, remembered in the process (`signalled-cache.ts`):
  * every X-API-Key request looks its key up, and that SQLite read was a noticeable share of an accepted
- * write's CPU (~8% in a profile of the write bench). Rotation and revocation take effect at once in
+ * write's CPU (figures: docs/performance.md#api-keys-and-tenants-remembered-per-process). Rotation and revocation take effect at once in
  * every process on the data directory: they are the store's changes that go through the cache's
  * `change`, which signals the other processes after the commit.
  */

@@ -31,14 +31,13 @@ export function openEmbeddedDatabase(dataDir: string, fileName = EMBEDDED_DB_FIL
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Reads: a 64 MiB page cache per connection (SQLite's default is 2 MiB, which a busy write path
   // churns through, so index pages were read again with a system call each) and the file mapped up to
-  // 1 GiB, so a page outside the cache is a memory read. A candidate lookup took 64 µs with neither
-  // and 45 µs with both, on a 46 MB database.
+  // 1 GiB, so a page outside the cache is a memory read (figures: docs/performance.md#page-cache-memory-map-and-checkpoints).
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 1073741824');
   // Writes: checkpoint the WAL into the database every 10,000 pages (~40 MB) rather than SQLite's
   // 1,000. Pages that consecutive commits rewrite (index interiors, the keyword index's segments,
-  // counters) are then copied once per checkpoint instead of once per ~1,000 pages; consolidation
-  // spent 2.3 s of its 20 s in COMMIT with the default and 1.4 s with 10,000 pages.
+  // counters) are then copied once per checkpoint instead of once per ~1,000 pages, which shortens
+  // consolidation's commits (figures: docs/performance.md#page-cache-memory-map-and-checkpoints).
   db.pragma('wal_autocheckpoint = 10000');
   // After a checkpoint resets the WAL, truncate the file back to 64 MiB rather than keeping its peak size.
   db.pragma('journal_size_limit = 67108864');

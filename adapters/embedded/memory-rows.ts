@@ -48,8 +48,8 @@ export const MEMORY_PLACEHOLDERS = MEMORY_COLUMN_NAMES.map(() => '?').join(', ')
 
 /**
  * A memory row read as an array (`.raw(true)`), MEMORY_COLUMNS in order. libsql builds a row object
- * property by property; for these 29 columns that was most of a search's hit resolution (~37 µs a row
- * in the server), an array a fraction of it.
+ * property by property; for these 29 columns that was most of a search's hit resolution, an array a
+ * fraction of it (figures: docs/performance.md#rows-read-as-arrays).
  */
 type RowOf<Names extends readonly (keyof MemoryRow)[]> = { -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never };
 export type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
@@ -96,8 +96,8 @@ export function toMemoryRecord(row: unknown[]): MemoryRecord {
 /**
  * The columns a search hit reads (`MemoryHitRecord`), in this order, as one JSON array per memory: a
  * search page's rows come back as a single string (one JSON.parse, tags and metadata included) instead
- * of ten values a row through libsql, ~25% less per page (on a 10k tenant's file, 10 hits: ~90 µs
- * instead of ~120 µs, before the two JSON.parse calls a row the plain rows needed).
+ * of ten values a row through libsql, which is cheaper per page (figures:
+ * docs/performance.md#a-search-page-as-one-json-array).
  */
 export const HIT_JSON = `json_array(id, namespace, agent_id, title, content, json(tags), json(metadata), head_version, committed_version, created_at, injection_flagged)`;
 export type HitRow = [

@@ -248,7 +248,7 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
 
     async getMany(tenantId, memoryIds) {
       if (memoryIds.length === 0) return [];
-      // One prepared statement for any number of ids (preparing one per call cost ~0.1 ms per search).
+      // One prepared statement for any number of ids (figures: docs/performance.md#prepared-statements-kept).
       return (getManyStmt.all([tenantId, JSON.stringify(memoryIds)]) as unknown[][]).map(toMemoryRecord);
     },
 

@@ -38,10 +38,8 @@ export interface EmbeddedSearchIndexOptions {
   /**
    * A tenant with more vectors than this is searched through an approximate (IVF) index built in the
    * background; below it (and until the index is ready) the dense channel scans every row. Default
-   * 200 000: measured at 100k x 512 (bench/search-speed.ts, float rows then), the SIMD full scan took
-   * ~40 ms on a loaded 2-core machine, while IVF at 24 probes took ~11 ms at only 0.58 recall@10 against
-   * it (64 probes: 33 ms, 0.77) on the synthetic corpus, and building it took minutes: scoring every row
-   * is worth it there (the int8 scan now takes ~4.5 ms at 100k x 1,280).
+   * 200 000: IVF was faster at 100k but recalled too little of the full scan and took minutes to build,
+   * so scoring every row is worth it there (figures: docs/performance.md#exact-scan-up-to-200000-vectors).
    */
   annThreshold?: number;
   ivf?: Partial<IvfOptions>;
@@ -49,9 +47,9 @@ export interface EmbeddedSearchIndexOptions {
    * A tenant with more vectors than this (up to `annThreshold`) is scanned in two steps: a binary first
    * pass estimates the query's dense groups from each row's signs (`Int8Matrix.firstPass`), then the
    * `firstPassCandidates` best rows (at least 4 × the channel's depth) are scored exactly. Default
-   * 50,000: below it the full int8 scan is cheap (~0.4 ms at 10k), above it the semantic part of every row
-   * is most of the scan's memory traffic. Recall against the full scan: `bench/search-http.ts` reports it
-   * (at 100k on the synthetic corpus, 1,000 candidates: see README).
+   * 50,000: below it the full int8 scan is cheap, above it the semantic part of every row is most of the
+   * scan's memory traffic (figures: docs/performance.md#binary-first-pass-above-50000-vectors). Recall
+   * against the full scan: `bench/search-http.ts` reports it (see README).
    */
   firstPassThreshold?: number;
   /** Rows scored exactly after the binary first pass (default 1,000). */

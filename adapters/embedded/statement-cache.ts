@@ -5,8 +5,9 @@ export type Statement = ReturnType<EmbeddedDatabase['prepare']>;
 const byDatabase = new WeakMap<EmbeddedDatabase, Map<string, Statement>>();
 
 /**
- * The statement for `sql` on `db`, prepared on first use and kept for the connection's life: preparing
- * costs ~0.05 ms, which the search path would otherwise pay for every statement of every search. Keyed
+ * The statement for `sql` on `db`, prepared on first use and kept for the connection's life, so the search
+ * path does not pay for preparing every statement of every search (figures:
+ * docs/performance.md#prepared-statements-kept). Keyed
  * by the SQL text, so statements built from configuration (weights, table names) are kept per text.
  */
 export function preparedStatement(db: EmbeddedDatabase, sql: string): Statement {

@@ -7,9 +7,9 @@ import { UseLiteEmbedder } from './use-lite.js';
 
 export interface EmbedderConfig {
   /** `local` (default in the app): Universal Sentence Encoder lite distilled to static token vectors
-   * (`static-use.ts`) with hashed lexical features (`lexical-augmented.ts`), in-process, offline,
-   * ~0.2 ms per sentence. `use-lite`: the full encoder (a transformer, ~12-40 ms of CPU per text) with
-   * the same lexical features. `openai`: an OpenAI-compatible service. `hash`: hashed n-grams, no
+   * (`static-use.ts`) with hashed lexical features (`lexical-augmented.ts`), in-process, offline, and
+   * cheap. `use-lite`: the full encoder (a transformer, far costlier per text; figures:
+   * docs/performance.md#static-use-lite-by-default) with the same lexical features. `openai`: an OpenAI-compatible service. `hash`: hashed n-grams, no
    * semantics, for tests and benchmarks only. */
   provider: EmbeddingsProvider;
   url?: string;

@@ -30,9 +30,9 @@ const BOUNDARY = '\u2581';
 /**
  * The library's trie flattened into typed arrays: nodes by index (0 is the root), each node's edges
  * contiguous and sorted by code point. The library's trie is a tree of objects with string-keyed
- * children; walking it touches a scattered cache line per step. With other work evicting it between
- * queries, as a search does, it cost ~30 µs a query (~125 µs after 32 MiB of other reads; ~8 µs back
- * to back); these arrays take about half of that, and stay a few hundred KiB.
+ * children; walking it touches a scattered cache line per step, which is slow when other work evicts it
+ * between queries, as a search does. These arrays take about half the time and stay a few hundred KiB
+ * (figures: docs/performance.md#flat-sentencepiece-trie).
  */
 interface FlatTrie {
   firstEdge: Int32Array;

@@ -59,9 +59,9 @@ export function loadStaticUse(): Loaded {
 
 /**
  * Universal Sentence Encoder lite distilled to static token vectors (`scripts/static-distillation.ts`): a
- * text's vector is the SIF-weighted mean of its SentencePiece tokens' rows, L2-normalised. It costs
- * ~0.2 ms for a sentence instead of the transformer's ~12-40 ms, so a query is embedded on the request's
- * own thread. What it gives up is word order and context; beside the lexical features of the default
+ * text's vector is the SIF-weighted mean of its SentencePiece tokens' rows, L2-normalised. It costs a
+ * small fraction of the transformer's time, so a query is embedded on the request's own thread (figures:
+ * docs/performance.md#static-use-lite-by-default). What it gives up is word order and context; beside the lexical features of the default
  * model (`lexical-augmented.ts`) it retrieves as well as the full encoder on LoCoMo (docs/embeddings.md).
  */
 export class StaticUseEmbedder implements Embedder {

@@ -11,8 +11,8 @@ interface Waiting {
 }
 
 /**
- * Runs a CPU-bound embedder (the offline sentence encoder: ~10 ms of CPU per memory, ~20 ms per query)
- * in worker threads through piscina, so embedding never blocks the event loop that serves HTTP, and
+ * Runs a CPU-bound embedder (the offline sentence encoder; figures:
+ * docs/performance.md#the-full-encoder-on-worker-threads) in worker threads through piscina, so embedding never blocks the event loop that serves HTTP, and
  * consolidation and searches use a second core.
  *
  * Requests coalesce: while every thread is busy, the texts of the calls that arrive wait and go to the

@@ -36,9 +36,8 @@ async function loadShared(): Promise<LoadedModel> {
  * WebAssembly backend. Loaded lazily on first use and shared by every instance. Inputs are embedded in
  * batches of 32 and the outputs L2-normalised.
  *
- * Measured on a 2-core machine (one core used): about 80-100 sentences/s at batch 32 and about 20 ms for
- * one short query; ~240 MB RSS once loaded. `bench/search-speed.ts` reports the figures of the machine
- * it runs on.
+ * Costly in CPU and memory (figures: docs/performance.md#the-full-encoder-on-worker-threads);
+ * `bench/search-speed.ts` reports the figures of the machine it runs on.
  */
 export class UseLiteEmbedder implements Embedder {
   readonly model = USE_LITE_MODEL;

@@ -18,8 +18,6 @@ export const DENSE_VECTOR = 'dense';
 export const TEXT_VECTOR = 'text';
 export const ENTITY_VECTOR = 'entities';
 
-export type PointKind = 'memory' | 'entity' | 'meta';
-
 /** Payload of a memory point. */
 export interface MemoryPayload {
   kind: 'memory';

@@ -5,10 +5,9 @@ import type { RouteMeta } from '../../server/trpc.js';
 const securitySchemes = {
   bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/login, /auth/signup or /auth/callback' },
   apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key secret (tmk_…) from POST /api-keys' },
-  portalSession: { type: 'apiKey', in: 'cookie', name: 'tm_portal', description: 'Portal session cookie; state-changing calls also need X-CSRF-Token' },
 } as const;
 
-const schemeOf = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', portal: 'portalSession' } as const;
+const schemeOf = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth' } as const;
 
 /** The licence of the API's implementation (package.json), as OpenAPI 3.1 states it. */
 const license = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
@@ -37,19 +36,5 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version
     op.security = auth === 'none' ? [] : [{ [schemeOf[auth]]: [] }];
   }
   doc.info.license = license;
-  dropUnusedSecuritySchemes(doc);
   return doc;
-}
-
-/** A scheme no route takes (the portal's, until its routes land) would only mislead a client generator. */
-function dropUnusedSecuritySchemes(doc: OpenAPIObject): void {
-  const schemes = doc.components?.securitySchemes;
-  if (!schemes) return;
-  const used = new Set<string>();
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item ?? {})) {
-      for (const requirement of (op as { security?: Record<string, unknown>[] }).security ?? []) for (const name of Object.keys(requirement)) used.add(name);
-    }
-  }
-  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name];
 }

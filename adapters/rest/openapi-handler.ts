@@ -15,7 +15,7 @@ import { urlValue } from './url-values.js';
  * Serves every REST path of the spec from the tRPC routers through trpc-to-openapi.
  *
  * trpc-to-openapi's own error body carries tRPC's `code`; `errorBody` (an option our patch adds,
- * `docs/dependencies.md`) sends the api-decisions body instead, which the tRPC error formatter already
+ * `docs/dependencies.md`) sends the error body of docs/decisions.md#errors instead, which the tRPC error formatter already
  * put under `data.app`, so REST callers see one error shape everywhere. `next` runs when no route matches.
  */
 export function createRestHandler(router: AppRouter, services: Services, trust: TrustFn) {

@@ -6,8 +6,8 @@ import { tsxWorkerExecArgv } from '../../server/tsx-worker.js';
 /**
  * Runs consolidation's text analysis (screening, sensitivity, keys, quality, entities, facts) on a
  * worker thread. The consolidating thread then spends its time on the store (candidate lookups and the
- * commit), and asks for the next batch's analyses while it commits the current one: on two cores this
- * raised consolidation throughput by about a third (`bench/consolidation.ts`).
+ * commit), and asks for the next batch's analyses while it commits the current one, so two cores
+ * consolidate faster than one (figures: docs/performance.md#write-analysis-on-a-worker-thread).
  *
  * The thread starts on the first request (its modules take a second or two to load), and stays.
  */

@@ -24,7 +24,7 @@ export const loginInput = z.object({
   password: z.string().min(1).max(1024),
 });
 
-/** The token response of api-decisions (also answered by the SSO callback). */
+/** The token response (docs/decisions.md#sign-in-and-tokens; also answered by the SSO callback). */
 export const tokenResponse = z.object({
   access_token: z.string().meta({ description: 'Short-lived signed JWT (sub = user, tid = tenant, sid = session)' }),
   refresh_token: z.string().meta({ description: 'Opaque; rotated on every use; reuse of a rotated one revokes the session' }),

@@ -3,7 +3,7 @@ import type { BreakGlassRecord } from '../../server/ports/break-glass.js';
 import type { AuditVerification } from '../../server/services/audit.js';
 import type { SessionTokens, StepUpGrant } from '../../server/services/auth.js';
 
-/** The `/auth` routes' wire form of what the auth, break-glass and audit services return (snake_case, api-decisions). */
+/** The `/auth` routes' wire form of what the auth, break-glass and audit services return (snake_case, docs/decisions.md#sign-in-and-tokens). */
 
 export const toTokenResponse = (t: SessionTokens) => ({
   access_token: t.accessToken,

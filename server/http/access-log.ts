@@ -7,8 +7,8 @@ import { localsOf } from './locals.js';
  * The access log: one line per request (pino-http), at info, warn for 4xx and error for 5xx.
  *
  * It is written WITHOUT pino's redaction pass (a child logger with no redact paths, same destination
- * and bindings): the wildcard paths cost ~15 µs a line (of ~600 µs of server time per queued write),
- * and every field of these lines is picked here, so none can carry a secret: the request id, method
+ * and bindings): the wildcard paths are a noticeable share of a queued write's server time (figures:
+ * docs/performance.md#access-log-without-redaction), and every field of these lines is picked here, so none can carry a secret: the request id, method
  * and path (the query string is elided: it may hold cursors or filters), the status, the time, and on
  * failures only the error's type and message (pino's standard error serializer would copy every
  * enumerable property, headers included). pino-http's own `req.log` / `res.log` (the unredacted

@@ -11,8 +11,6 @@ import type { z } from 'zod';
 export interface JobQueue {
   /** Runs the job as soon as a worker is free. */
   now<S extends z.ZodType>(job: JobRef<S>, payload: z.input<S>, options?: EnqueueOptions): Promise<QueuedJob>;
-  /** Runs the job at `when` (a Date, or an Agenda/date.js phrase such as `'in 5 minutes'`). */
-  schedule<S extends z.ZodType>(when: Date | string, job: JobRef<S>, payload: z.input<S>, options?: EnqueueOptions): Promise<QueuedJob>;
   /**
    * Runs the job repeatedly: `interval` in milliseconds, a human interval (`'5 minutes'`) or a cron
    * expression. One row per job name across all processes: calling it again (e.g. at every start-up)

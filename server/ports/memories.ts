@@ -37,7 +37,7 @@ export const VERSION_CHANGES = ['create', 'update', 'rollback', 'supersede'] as 
 export type VersionChange = (typeof VERSION_CHANGES)[number];
 
 export type JsonPrimitive = string | number | boolean | null;
-/** Flat JSON object supplied by the writer (api-decisions: `metadata`). */
+/** Flat JSON object supplied by the writer (`metadata`, docs/decisions.md#memory-writes). */
 export type MemoryMetadata = Record<string, JsonPrimitive>;
 
 /** What a writer supplies for a memory (create, update) and what a version snapshots. */

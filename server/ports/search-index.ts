@@ -95,8 +95,6 @@ export interface IndexInfo {
 
 /** Raised when the index was built with another embedding model or dimension than configured. */
 export class EmbeddingModelMismatchError extends Error {
-  readonly recorded: IndexInfo;
-  readonly configured: IndexInfo;
   constructor(recorded: IndexInfo, configured: IndexInfo) {
     super(
       `the search index was built with embedding model "${recorded.model}" (${recorded.dimension} dimensions) ` +
@@ -105,8 +103,6 @@ export class EmbeddingModelMismatchError extends Error {
         'with the configured model, or configure the recorded model again.',
     );
     this.name = 'EmbeddingModelMismatchError';
-    this.recorded = recorded;
-    this.configured = configured;
   }
 }
 

@@ -7,7 +7,7 @@ import type { AddressBudget } from './address-budget.js';
 import type { SessionTokens } from './auth.js';
 import { systemClock, type Clock } from './clock.js';
 
-/** The token response of api-decisions, as the auth service issues it. */
+/** The token response (docs/decisions.md#sign-in-and-tokens), as the auth service issues it. */
 
 export interface SsoRequestMeta {
   ip: string | null;

@@ -5,8 +5,8 @@ import { v7 } from 'uuid';
  * Time-ordered UUIDs (v7) whose random bits come from a pooled buffer.
  *
  * `uuid`'s own v7 asks `crypto.getRandomValues` for 16 fresh bytes per id, and that call costs more
- * than everything else in making the id (~3.5% of an accepted write's CPU in a profile of the write
- * bench). Node's `randomUUID` avoids the same cost by drawing from a refilled buffer; this does the
+ * than everything else in making the id (figures: docs/performance.md#memory-ids-from-a-pooled-random-buffer).
+ * Node's `randomUUID` avoids the same cost by drawing from a refilled buffer; this does the
  * same for v7: one `randomFillSync` per 256 ids, still from the CSPRNG.
  *
  * Ids stay monotonic within the process, as `uuid`'s default v7 keeps them: within one millisecond the

@@ -3,9 +3,9 @@ import type { UsageCounter, UsageStore } from '../ports/usage.js';
 /**
  * Counts reads and searches in the process and adds them to the store in batches while the tenant is
  * unlimited or far from its plan's limit; near it, and before this process has seen the count, every
- * request is counted in the store as before. Why: every search paid a write transaction for its counter (~0.1 ms in the embedded
- * profile), and with `serve --processes N` each such commit by one process made the others' next read
- * start from a reset SQLite page cache.
+ * request is counted in the store as before. Why: every search paid a write transaction for its counter,
+ * and with `serve --processes N` each such commit by one process made the others' next read start from a
+ * reset SQLite page cache (figures: docs/performance.md#usage-counted-in-batches).
  *
  * Exactness: within `exactWithin` of a limit the check-and-increment is the store's own, atomic across
  * processes. Further from it a request is admitted against the count this process last saw (refreshed

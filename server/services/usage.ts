@@ -45,8 +45,6 @@ export interface UsageReport {
 }
 
 export interface UsageService {
-  /** The tenant's plan name and limits. */
-  planOf(tenantId: string): Promise<{ plan: string; limits: PlanLimit }>;
   /** Write limits to check inside the enqueue transaction. */
   writeQuota(tenantId: string): Promise<WriteQuota>;
   /** Counts one read, or throws 429 QUOTA_EXCEEDED (with Retry-After) when the plan's reads are used up. */
@@ -110,7 +108,6 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   }
 
   return {
-    planOf,
     quotaExceeded,
     async writeQuota(tenantId) {
       const { limits } = await planOf(tenantId);

@@ -4,7 +4,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedApiKeyStore } from '../../adapters/embedded/api-key-store.js';
 import { runMigrations } from '../../adapters/embedded/database.js';
-import { processChangeSignal } from '../../adapters/embedded/change-signal.js';
+import { processChangeSignal } from '../support/process-change-signal.js';
 import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
 import { apiKeysMigration } from '../../adapters/embedded/migrations/0002_api_keys.js';
 import { apiKeySecretHolderMigration } from '../../adapters/embedded/migrations/0004_api_key_secret_holder.js';

@@ -68,11 +68,6 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
     /** A queue that only enqueues (like an HTTP server with WORKER_MODE=external). */
     const producer = () => worker('producer', { start: false });
     const ofJob = (events: JobEvent[], id: string, event?: string) => events.filter((e) => e.jobId === id && (!event || e.event === event));
-    /** Waits until a job queued now has run: the worker has polled and run every due job since. */
-    async function ranSince(q: AgendaJobQueue<TestJobContext>, events: JobEvent[]): Promise<void> {
-      const probe = await q.now(countJob, { key: 'probe' });
-      await until(() => ofJob(events, probe.id, 'ran').length === 1, 'a job queued later to run');
-    }
 
     it('runs a job once and removes it when it succeeds', async () => {
       const { q, events } = await worker('w1');
@@ -92,18 +87,6 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
       // `permanent` has a default: the handler sees the parsed value, so this succeeds on attempt 1.
       const job = await q.now(failJob, { failTimes: 0 });
       await until(() => ofJob(events, job.id, 'succeeded').length === 1, 'the job to succeed');
-    });
-
-    it('keeps a scheduled job waiting until its time', async () => {
-      const { q, events } = await worker('w1');
-      const at = new Date(Date.now() + 1_500);
-      const job = await q.schedule(at, countJob, { key: 'later' });
-      expect(job.nextRunAt?.getTime()).toBe(at.getTime());
-      await ranSince(q, events);
-      expect(ofJob(events, job.id)).toEqual([]);
-      expect((await q.get(job.id))?.state).toBe('scheduled');
-      await until(() => ofJob(events, job.id, 'ran').length === 1, 'the scheduled job to run');
-      expect(ofJob(events, job.id, 'ran')[0]!.at).toBeGreaterThanOrEqual(at.getTime());
     });
 
     it('repeats an every() job, with one schedule however often it is declared, until cancelled', async () => {

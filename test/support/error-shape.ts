@@ -7,7 +7,7 @@ export interface RawResponse {
 }
 
 /**
- * Why a response breaks the api-decisions contract, or null when it keeps it: never a 5xx, and
+ * Why a response breaks the error contract (docs/decisions.md#errors), or null when it keeps it: never a 5xx, and
  * every 4xx carries `{code, message, request_id, fields?}` with a catalogued code of that status
  * and the request id of its `X-Request-ID` header.
  */

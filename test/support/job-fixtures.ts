@@ -26,7 +26,7 @@ export interface TestJobContext {
   gate(jobId: string): Promise<void>;
 }
 
-/** `defineJob` for handlers whose context is the test context rather than the container's services. */
+/** A job definition whose handlers take the test context rather than the container's services. */
 const testJob = <S extends z.ZodType>(definition: JobDefinition<S, TestJobContext>) => definition;
 
 /** Short, so that lock expiry is observable quickly. */

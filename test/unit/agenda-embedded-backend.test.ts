@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedDatabase, openInMemoryDatabase, type EmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { backoffFor } from '../../jobs/agenda.js';
 import { PermanentJobError } from '../../jobs/definition.js';
-import { EmbeddedJobRepository, UnsupportedFilterError } from '../../jobs/embedded-backend/index.js';
+import { UnsupportedFilterError } from '../../jobs/embedded-backend/filters.js';
+import { EmbeddedJobRepository } from '../../jobs/embedded-backend/repository.js';
 import { GuardedJobRepository } from '../../jobs/guarded-repository.js';
 
 const T = Date.parse('2030-01-01T00:00:00.000Z');

@@ -1,7 +1,7 @@
 import { parseOptions } from '@node-rs/argon2';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
-import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
+import { createInProcessAttemptCounters } from '../support/in-process-attempt-counters.js';
 import { createLoginThrottle } from '../../server/services/login-throttle.js';
 import { hashSecret, newOpaqueToken, parseOpaqueToken, secretMatches } from '../../server/services/opaque-tokens.js';
 import { checkPasswordPolicy, createPasswordHasher, defaultArgon2Params } from '../../server/services/passwords.js';

@@ -6,7 +6,7 @@ import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
-import { createInProcessAttemptCounters } from '../../adapters/in-process/attempt-counters.js';
+import { createInProcessAttemptCounters } from '../support/in-process-attempt-counters.js';
 import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
 import type { AuditEventRecord } from '../../server/ports/audit.js';

@@ -1,10 +1,10 @@
 /**
  * For one group of dimensions whose rows are mostly zero (the hashed lexical part of the default model:
- * a memory has a value in ~20 of 1,024 buckets), the rows holding a non-zero int8 value in each dimension,
- * with that value. The dense scan reads a query's blocks for every row, 16 bytes a block whether the row
- * has anything there or not; at 100k rows the four or five lexical blocks of a query were ~1 ms of the
- * first pass. Through these lists the same exact products cost one step per row that has the term's
- * bucket (~2% of the rows per bucket). Row numbers are the matrix's; `Int8Matrix` keeps the lists in step
+ * a memory has a value in a few of 1,024 buckets), the rows holding a non-zero int8 value in each
+ * dimension, with that value. The dense scan reads a query's blocks for every row, 16 bytes a block
+ * whether the row has anything there or not, which made a query's lexical blocks a large part of the first
+ * pass; through these lists the same exact products cost one step per row that has the term's bucket
+ * (figures: docs/performance.md#lexical-dimensions-through-postings). Row numbers are the matrix's; `Int8Matrix` keeps the lists in step
  * with its writes and moves.
  */
 export class DimensionPostings {

@@ -20,8 +20,8 @@ const MAX_GROUPS = MAX_BLOCKS / GROUP_BLOCKS;
 export const SIGN_BYTES = GROUP_DIMS / 8; // one bit per dimension of a group
 /**
  * Bits of the query in the sign pass. Each plane costs two emulated popcounts a row (x64 has no byte
- * popcount before AVX-512): at 100k rows 4 planes took ~1.6 ms, 3 planes ~1.1, 2 planes ~0.9, with
- * recall@100 of the rescored result against the full scan 0.9998, 0.9997 and 0.9959 (synthetic corpus).
+ * popcount before AVX-512); 3 planes keep nearly all of 4 planes' recall for less time, and 2 lose recall
+ * (figures: docs/performance.md#three-bit-planes-in-the-sign-pass).
  */
 export const PLANES = 3;
 /** The query's levels in the sign pass (0 … 2^PLANES − 1 steps above its smallest value). */
@@ -48,14 +48,12 @@ export const Q_MAX = 32767;
 // cache), four rows per step; at the end of each group the accumulators are scaled into per-row float
 // accumulators, and at the end of the tile the four lanes of each go to out. Reading one column segment
 // at a time keeps the memory access sequential: scoring every listed block of a row before the next row
-// meant ~40 interleaved streams, which the hardware prefetchers did not follow (measured: at 100k rows it
-// was little faster than the float scan). Rows are processed up to n rounded up to 4 (the capacity is a
+// meant dozens of interleaved streams, which the hardware prefetchers did not follow. Rows are processed up to n rounded up to 4 (the capacity is a
 // multiple of 4; scores past n are ignored).
 // Up to three listed blocks of a group are read together (then two, then one, as the list runs out), with
 // one load and store of the row's accumulator for all of them: for one block alone those cost about as
-// much as its arithmetic. A query's ~20 blocks took ~0.33 ms at 10k rows one at a time, ~0.27 three at a
-// time, and ~4.7 / ~3.4 ms at 100k (same scores, bit for bit). Four at a time was slower again: its
-// twelve query halves no longer fit in the sixteen SIMD registers of x64 beside the rest.
+// much as its arithmetic. Four at a time was slower again: its twelve query halves no longer fit in the
+// sixteen SIMD registers of x64 beside the rest (figures: docs/performance.md#scan-tiles-and-blocks-read-together).
 // Parameters: 0 rows, 1 listed groups, 2 out pointer. Locals (i32): 3 tile start, 4 tile bytes (rows × 16),
 // 5 group index, 6 group entry, 7 block index, 8 block end, 9 block entry, 10 byte offset in the tile,
 // 11 scale address, 12–14 the column segment addresses of the blocks read together; (f32) 15 query step;
@@ -164,8 +162,9 @@ const laneSum = (tmp: number) => [...set(tmp), ...LANES.flatMap((k) => [...get(t
 // first[r] = exact[r] + Σ over estimated groups of m · (A · positives + B · S + C),
 // S = Σ_p 2^p · popcount(signs AND plane p). Group by group (usually one), so a group's planes and
 // constants stay in locals while its rows stream past: the first group reads exact, the others first.
-// Four rows a step: their lane sums are added as one transposed i32x4 and the rest is f32x4 arithmetic
-// (a row at a time, extracting lanes and scalar arithmetic were a third of the pass). Rows are
+// Four rows a step: their lane sums are added as one transposed i32x4 and the rest is f32x4 arithmetic,
+// since a row at a time the lane extraction and scalar arithmetic were a large part of the pass (figures:
+// docs/performance.md#three-bit-planes-in-the-sign-pass). Rows are
 // processed up to n rounded up to 4, as in the scan.
 // Parameters: 0 rows, 1 groups, 2 exact pointer, 3 first pointer. Locals (i32): 4 row, 5 group, 6 entry,
 // 7 sign address, 8 stats address, 9 source pointer; (v128) 10–12 A, B, C splatted, 13/14 a row's signs,

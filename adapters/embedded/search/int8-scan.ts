@@ -2,8 +2,8 @@
  * The dense scan over 8-bit rows: out[r] ≈ dot(row r, q) for every row, reading only the 16-value blocks
  * where the query is not zero, with WebAssembly SIMD kernels.
  *
- * Why 8 bits: the scan is bound by memory traffic (float rows at 10k × 1,280 dims stream ~24 MB per
- * query), and int8 rows move a quarter of it. Each row is quantised per group of 256 dimensions (one
+ * Why 8 bits: the scan is bound by memory traffic, and int8 rows move a quarter of what float rows do
+ * (figures: docs/performance.md#int8-rows). Each row is quantised per group of 256 dimensions (one
  * scale per group: the largest magnitude maps to ±127), so a part of the vector with small values (the
  * semantic part of the default model beside its lexical features) keeps its own resolution. The query
  * is quantised per group to 16 bits, so the error is the rows' rounding alone: at most half a step per

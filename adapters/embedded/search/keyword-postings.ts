@@ -1,4 +1,4 @@
-import { weightedFrequency, type TermCounts } from '../../../server/text/term-counts.js';
+import { weightedFrequency } from '../../../server/text/term-counts.js';
 import { parseTermCounts } from './stored-term-counts.js';
 
 /**
@@ -8,8 +8,8 @@ import { parseTermCounts } from './stored-term-counts.js';
  *
  * Why it exists beside the FTS5 table:
  * - speed: FTS5 reads each match's length from its `docsize` table and walks its posting lists through
- *   the SQLite VM, ~5 µs a match (about a quarter of a search's CPU at 10k memories); here a match costs
- *   a few array reads;
+ *   the SQLite VM (figures: docs/performance.md#keyword-postings-in-memory); here a match costs a few
+ *   array reads;
  * - exactness: a contentless FTS5 table cannot take a deleted or replaced row's tokens off its totals,
  *   so every update (a supersession rewrites the row) leaves its bm25() statistics a little staler;
  *   these are always those of the documents as they are.
@@ -95,15 +95,6 @@ export class KeywordPostings {
    */
   get bytes(): number {
     return this.postings * 16 + this.docs.size * 96 + this.termIds.size * 160;
-  }
-
-  /** Lists a document (replacing what it held before). */
-  set(docId: number, terms: TermCounts): void {
-    this.remove(docId);
-    const ids = new Int32Array(terms.counts.size);
-    let k = 0;
-    for (const [stem, packed] of terms.counts) ids[k++] = this.list(stem, docId, packed, terms.length);
-    this.listed(docId, ids, terms.length);
   }
 
   /**

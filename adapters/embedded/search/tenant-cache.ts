@@ -360,16 +360,6 @@ export class TenantCache {
     return topRows(scores, count, accepts, above, this.docIds);
   }
 
-  /** Scores the given rows (for approximate indexes). */
-  scoreRows(rows: Iterable<number>, q: Float32Array, k: number, f: RowFilter): { docId: number; score: number }[] {
-    const top = new TopK(k);
-    for (const i of rows) {
-      if (i >= this.size || !this.acceptsVector(i, f)) continue;
-      top.push(this.docIds[i]!, this.rows.dot(i, q));
-    }
-    return top.sorted().map(([docId, score]) => ({ docId, score }));
-  }
-
   /** A copy of row i's vector. */
   row(i: number): Float32Array {
     return this.rows.row(i);

@@ -4,8 +4,9 @@
  * agree) or, without keys, by the lower row. The candidate step of the dense channel: a hundred or a
  * thousand rows out of up to a few hundred thousand.
  *
- * A bounded heap took ~1.2 ms for a thousand of 100k rows (thousands of pushes while its floor rises),
- * and a typed array's native sort ~70 ns an element. Instead a strided sample sets a threshold that about
+ * A bounded heap (thousands of pushes while its floor rises) and a typed array's native sort were both too
+ * slow for a thousand of 100k rows (figures: docs/performance.md#candidate-selection-without-a-heap).
+ * Instead a strided sample sets a threshold that about
  * three times `count` rows reach, `above` lists those (the int8 matrix does it in WebAssembly), the filter
  * runs on them alone, and a selection (quickselect) among their scores finds the cut. When the filter or
  * an unlucky sample leaves fewer than `count` over the threshold, the rows are listed again without it,

@@ -14,7 +14,8 @@ const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u
 /**
  * The last texts normalised. Dedupe compares one write with up to a dozen candidates and each
  * comparison normalises both sides several times (exact check, tokens, similarity); a candidate is
- * often compared again by the next writes. Seven regex passes per call made this ~5% of consolidation.
+ * often compared again by the next writes, and seven regex passes per call made this a visible share of
+ * consolidation (figures: docs/performance.md#normalised-texts-remembered).
  */
 const recentlyNormalized = new Map<string, string>();
 const RECENT_MAX = 4_096;

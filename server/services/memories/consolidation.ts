@@ -68,9 +68,8 @@ export interface ConsolidationDeps {
   consolidationTrigger?: Pick<ConsolidationTrigger, 'drainStarted' | 'drainEnded'>;
   /**
    * Writes per batch (one transaction). Default 64: a batch's commit holds the file's write lock and,
-   * with in-process workers, the event loop; 256 writes took ~0.2 s, during which every request waited
-   * (writes behind the lock, everything behind the loop). 64, 32 and 256 consolidated at the same rate
-   * (1,119–1,294, 1,109–1,115 and 1,143–1,188 memories/s in `bench:consolidation`, two runs each).
+   * with in-process workers, the event loop, so every request waits for it, and larger batches
+   * consolidated no faster (figures: docs/performance.md#batches-of-64-writes).
    */
   batchSize?: number;
   /** Candidates considered per write for dedupe and contradiction (most specific subject first). Default 8. */

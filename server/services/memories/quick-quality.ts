@@ -1,8 +1,8 @@
 /**
  * A fast estimate of `qualityScore` (server/services/consolidation/quality.ts) for the consolidation
  * hot path: the same formula, weights and penalties, with the two parts that need a part-of-speech
- * tagger approximated by surface cues. Pure; about 20 µs per memory instead of a compromise parse
- * (1–3 ms, which alone would cap consolidation near 300–500 memories/s per core).
+ * tagger approximated by surface cues. Pure, and a small fraction of the cost of a compromise parse, which
+ * alone would cap consolidation throughput (figures: docs/performance.md#fast-quality-estimate).
  *
  *  - specificity: anchors are distinct capitalised words that are not sentence-initial function words
  *    (names, places, organisations), numbers and date words; "nouns" are distinct other content words

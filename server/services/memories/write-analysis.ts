@@ -20,13 +20,13 @@ import { contentCues, subjectKeys, type ContentCues } from './subjects.js';
 
 /** Serializable (it is the configuration of an analysis thread). */
 export interface WriteAnalysisOptions {
-  /** `fast` surface cues (~30 µs) or the `nlp` compromise parse (1–3 ms per memory). */
+  /** `fast` surface cues or the slower `nlp` compromise parse (figures: docs/performance.md#fast-quality-estimate). */
   quality: 'fast' | 'nlp';
   /** Extract graph entities (the hybrid+graph channel). */
   entities: boolean;
   /**
-   * Extract the offline contradiction detector's facts (~1 ms per text, an NLP parse) for texts that
-   * state a single-valued attribute or negate, the ones most likely compared. Off when an LLM
+   * Extract the offline contradiction detector's facts (an NLP parse, docs/performance.md#contradiction-facts-ahead-of-need)
+   * for texts that state a single-valued attribute or negate, the ones most likely compared. Off when an LLM
    * detector decides instead. Texts without those cues get their facts on demand, if ever compared.
    */
   offlineFacts: boolean;

@@ -71,11 +71,9 @@ export interface ContextConfig {
 }
 
 export const DEFAULT_CONTEXT: ContextConfig = {
-  // Chosen together with DEFAULT_FUSION: 0.6 in the hybrid modes, from 0, 0.15, 0.3, 0.45, 0.6 and 0.8
-  // (recall@10 of hybrid at 0.15 dense: 0.714 at 0.6, 0.709 at 0.45, 0.702 at 0.8, where MRR falls; at
-  // 0.3 dense, 0.645 without context). vector-only takes less (0.15, chosen with the lexical share): its
-  // single channel's scores are flatter, so a larger share lets neighbours of middling hits push out
-  // direct matches (nDCG falls at 0.3).
+  // Chosen together with DEFAULT_FUSION by the sweep (figures: docs/performance.md#episodic-context-weight).
+  // vector-only takes less (chosen with the lexical share): its single channel's scores are flatter, so a
+  // larger share lets neighbours of middling hits push out direct matches.
   weight: { 'vector-only': 0.15, hybrid: 0.6, 'hybrid+graph': 0.6 },
   windowMs: 30 * 60_000,
   candidates: 50,

@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AttemptCounters } from '../../server/ports/attempt-counters.js';
 
-/** Attempt counters in this process's memory (rate-limiter-flexible's memory store): for tests, or one process without a store. */
+/** Attempt counters in this process's memory (rate-limiter-flexible's memory store), for unit tests that need no store. */
 export function createInProcessAttemptCounters(): AttemptCounters {
   return {
     counter: (options) => new RateLimiterMemory(options),
