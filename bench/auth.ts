@@ -98,10 +98,14 @@ async function serverTime(url: string, route: string): Promise<{ sum: number; co
 async function httpBench(dataDir: string, env: Record<string, string>, secret: string): Promise<LatencyRow[]> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/tenant-memory.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/tenant-memory.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const run = async (pathName: string, headers: Record<string, string>, total: number) => {
     const samples: number[] = [];
     let issued = 0;
@@ -154,11 +158,20 @@ async function main() {
     const t0 = Date.now();
     const tenants = Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     for (let i = 0; i < KEYS - 2; i++) {
-      await services.apiKeys.create({ tenantId: tenants[i % tenants.length]!, userId: null, role: null }, { name: `key ${i}`, scopes: ['memories:read', 'memories:write'] });
+      await services.apiKeys.create(
+        { tenantId: tenants[i % tenants.length]!, userId: null, role: null },
+        { name: `key ${i}`, scopes: ['memories:read', 'memories:write'] },
+      );
     }
-    const plain = await services.apiKeys.create({ tenantId: tenants[0]!, userId: null, role: null }, { name: 'bench', scopes: ['memories:read', 'memories:write', 'usage:read'], namespaceRestrictions: ['default'] });
+    const plain = await services.apiKeys.create(
+      { tenantId: tenants[0]!, userId: null, role: null },
+      { name: 'bench', scopes: ['memories:read', 'memories:write', 'usage:read'], namespaceRestrictions: ['default'] },
+    );
     const allowlist = [...Array.from({ length: 9 }, (_, i) => `10.${i}.0.0/16`), '127.0.0.0/8'];
-    const restricted = await services.apiKeys.create({ tenantId: tenants[1]!, userId: null, role: null }, { name: 'bench-ip', scopes: ['memories:read'], ipAllowlist: allowlist });
+    const restricted = await services.apiKeys.create(
+      { tenantId: tenants[1]!, userId: null, role: null },
+      { name: 'bench-ip', scopes: ['memories:read'], ipAllowlist: allowlist },
+    );
     const unknown = `tmk_${'a'.repeat(52)}`;
     const setupMs = Date.now() - t0;
 
@@ -168,8 +181,15 @@ async function main() {
     await timeCalls(2000, () => auth.authenticate(restricted.secret, '127.0.0.1'));
     await timeCalls(2000, () => auth.authenticate(unknown, '127.0.0.1'));
 
-    rows.push(summarise('in-process: valid key, no restrictions', await timeCalls(CALLS, () => auth.authenticate(plain.secret, '127.0.0.1'))));
-    rows.push(summarise('in-process: valid key, 10-entry IP allowlist', await timeCalls(CALLS, () => auth.authenticate(restricted.secret, '127.0.0.1'))));
+    rows.push(
+      summarise('in-process: valid key, no restrictions', await timeCalls(CALLS, () => auth.authenticate(plain.secret, '127.0.0.1'))),
+    );
+    rows.push(
+      summarise(
+        'in-process: valid key, 10-entry IP allowlist',
+        await timeCalls(CALLS, () => auth.authenticate(restricted.secret, '127.0.0.1')),
+      ),
+    );
     rows.push(summarise('in-process: unknown secret (401)', await timeCalls(CALLS, () => auth.authenticate(unknown, '127.0.0.1'))));
     await services.apiKeys.flushUsage();
 

@@ -78,9 +78,15 @@ const TARGET = 1000;
  * entity extraction (the retrieval layer adds both in the container). The analysis thread is started
  * before the clock starts: a long-running worker pays its start-up once. */
 async function pipeline(services: Services) {
-  const analysis: WriteAnalysisOptions = { quality: args.quality === 'nlp' ? 'nlp' : 'fast', entities: args.entities!, offlineFacts: THREADS > 0 };
+  const analysis: WriteAnalysisOptions = {
+    quality: args.quality === 'nlp' ? 'nlp' : 'fast',
+    entities: args.entities!,
+    offlineFacts: THREADS > 0,
+  };
   const analyzer = THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, THREADS) : inThreadWriteAnalyzer(analysis);
-  await analyzer.analyze([{ title: 'warm-up', content: 'Alice moved to Berlin.', tags: [], metadata: {}, agentId: null, writerSensitivity: null }]);
+  await analyzer.analyze([
+    { title: 'warm-up', content: 'Alice moved to Berlin.', tags: [], metadata: {}, agentId: null, writerSensitivity: null },
+  ]);
   const consolidation = createConsolidationService({
     memories: services.ports.memories,
     queue: services.ports.writeQueue,
@@ -93,7 +99,14 @@ async function pipeline(services: Services) {
 }
 
 function configFor(dataDir: string) {
-  return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', EMBEDDINGS_PROVIDER: 'hash', WORKER_MODE: 'external', PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production' });
+  return loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    EMBEDDINGS_PROVIDER: 'hash',
+    WORKER_MODE: 'external',
+    PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
+    NODE_ENV: 'production',
+  });
 }
 
 /** Child mode: wait for "go" on stdin, drain the given tenants, print {applied, batches, cpuMs, start, end}. */
@@ -120,13 +133,33 @@ async function drainChild(dataDir: string, tenants: string[]) {
 }
 
 /** Parent side of `--processes N`: N children drain the tenants between them; wall time from the first start to the last end. */
-async function drainInProcesses(dataDir: string, tenants: string[]): Promise<{ applied: number; batches: number; ms: number; cpuMs: number }> {
+async function drainInProcesses(
+  dataDir: string,
+  tenants: string[],
+): Promise<{ applied: number; batches: number; ms: number; cpuMs: number }> {
   const groups = Array.from({ length: PROCESSES }, (_, i) => tenants.filter((_, k) => k % PROCESSES === i));
-  const extra = [args.entities ? '--entities' : '', args.embed ? '--embed' : '', `--quality=${args.quality}`, `--threads=${THREADS}`].filter(Boolean);
+  const extra = [
+    args.entities ? '--entities' : '',
+    args.embed ? '--embed' : '',
+    `--quality=${args.quality}`,
+    `--threads=${THREADS}`,
+  ].filter(Boolean);
   const children = groups.map((group) =>
-    spawn(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--cpu-prof')), '--import', 'tsx', path.resolve(import.meta.dirname, 'consolidation.ts'), `--drain-dir=${dataDir}`, `--drain-tenants=${group.join(',')}`, ...extra], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    }),
+    spawn(
+      process.execPath,
+      [
+        ...process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
+        '--import',
+        'tsx',
+        path.resolve(import.meta.dirname, 'consolidation.ts'),
+        `--drain-dir=${dataDir}`,
+        `--drain-tenants=${group.join(',')}`,
+        ...extra,
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    ),
   );
   const lines = children.map((child) => {
     let buffer = '';
@@ -146,7 +179,9 @@ async function drainInProcesses(dataDir: string, tenants: string[]): Promise<{ a
   await Promise.all(ready);
   const results = lines.map((next) => next());
   for (const child of children) child.stdin!.end('go\n');
-  const parsed = (await Promise.all(results)).map((l) => JSON.parse(l) as { applied: number; batches: number; cpuMs: number; start: number; end: number });
+  const parsed = (await Promise.all(results)).map(
+    (l) => JSON.parse(l) as { applied: number; batches: number; cpuMs: number; start: number; end: number },
+  );
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))));
   return {
     applied: parsed.reduce((a, p) => a + p.applied, 0),
@@ -249,7 +284,11 @@ async function main() {
       { measure: 'superseded by a newer fact', value: superseded, unit: 'memories' },
       { measure: 'merged duplicates', value: merged, unit: 'memories' },
       { measure: 'classified high sensitivity', value: high, unit: 'memories' },
-      { measure: `quality scorer (${args.quality}); fast vs nlp mean |diff|`, value: agreement.mean_abs_diff, unit: `spearman ${agreement.spearman}` },
+      {
+        measure: `quality scorer (${args.quality}); fast vs nlp mean |diff|`,
+        value: agreement.mean_abs_diff,
+        unit: `spearman ${agreement.spearman}`,
+      },
     ];
     console.table(rows);
     const load = noteIfLoaded();
@@ -286,7 +325,7 @@ async function main() {
 function ranks(xs: number[]): number[] {
   const order = xs.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
   const r = new Array<number>(xs.length);
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
     for (let k = i; k <= j; k++) r[order[k]![1]] = (i + j) / 2;

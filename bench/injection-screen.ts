@@ -121,23 +121,46 @@ function main(): void {
   const corpus = all.filter((s) => !s.hard);
   const flagged = new Map(all.map((s) => [s, screenMemoryForInjection(s.memory).flagged] as const));
   const table = (title: string, samples: readonly CorpusSample[]): QualityRow[] => {
-    const rows = [...INJECTION_CLASSES.map((c) => quality(c, samples.filter((s) => s.class === c), flagged)), quality('overall', samples, flagged)];
+    const rows = [
+      ...INJECTION_CLASSES.map((c) =>
+        quality(
+          c,
+          samples.filter((s) => s.class === c),
+          flagged,
+        ),
+      ),
+      quality('overall', samples, flagged),
+    ];
     const pct = (x: number) => x.toFixed(3);
     console.log(`\n${title} (seed ${seed}, ${samples.length} samples)\n`);
     console.log(
       formatTable(
         ['class', 'attacks', 'look-alikes', 'TP', 'FN', 'FP', 'precision', 'recall', 'F1'],
-        rows.map((r) => [r.class, `${r.attacks}`, `${r.lookalikes}`, `${r.tp}`, `${r.fn}`, `${r.fp}`, pct(r.precision), pct(r.recall), pct(r.f1)]),
+        rows.map((r) => [
+          r.class,
+          `${r.attacks}`,
+          `${r.lookalikes}`,
+          `${r.tp}`,
+          `${r.fn}`,
+          `${r.fp}`,
+          pct(r.precision),
+          pct(r.recall),
+          pct(r.f1),
+        ]),
       ),
     );
     const errors = samples.filter((s) => flagged.get(s) !== s.attack);
     if (args['show-errors'] || errors.length <= 12) {
-      for (const s of errors) console.log(`  ${s.attack ? 'missed' : 'false alarm'} [${s.class}, ${s.placement}] ${JSON.stringify(s.text)}`);
+      for (const s of errors)
+        console.log(`  ${s.attack ? 'missed' : 'false alarm'} [${s.class}, ${s.placement}] ${JSON.stringify(s.text)}`);
     }
     return rows;
   };
   const rows = table('injection screen on the classes it targets', corpus);
-  const heldOut = table('held out: paraphrases the rules were not written for, and look-alikes sharing a rule\'s phrase', all.filter((s) => s.hard));
+  const heldOut = table(
+    "held out: paraphrases the rules were not written for, and look-alikes sharing a rule's phrase",
+    all.filter((s) => s.hard),
+  );
 
   // Timing: warm up once, then `repeat` passes.
   const texts = corpus.map((s) => s.text);
@@ -159,11 +182,21 @@ function main(): void {
   const cpuMean = { text: cpu.text / perText.length, memory: cpu.memory / perMemory.length };
   const long = `${texts.slice(0, 40).join('\n')}\n`.repeat(20);
   const timing: MicrosRow[] = [summariseNsAsUs('per text (corpus)', perText), summariseNsAsUs('per memory (all fields)', perMemory)];
-  timing.push(summariseNsAsUs(`one ${Math.round(long.length / 1024)} KB text`, Array.from({ length: 20 }, () => time(() => screenForInjection(long)))));
+  timing.push(
+    summariseNsAsUs(
+      `one ${Math.round(long.length / 1024)} KB text`,
+      Array.from({ length: 20 }, () => time(() => screenForInjection(long))),
+    ),
+  );
   const hostile: MicrosRow[] = [];
   for (const size of [16_384, 65_536]) {
     for (const [name, text] of adversarial(size)) {
-      hostile.push(summariseNsAsUs(`${name} ${size / 1024} KB`, Array.from({ length: 5 }, () => time(() => screenForInjection(text)))));
+      hostile.push(
+        summariseNsAsUs(
+          `${name} ${size / 1024} KB`,
+          Array.from({ length: 5 }, () => time(() => screenForInjection(text))),
+        ),
+      );
     }
   }
   console.log('');
@@ -173,7 +206,12 @@ function main(): void {
   console.log(`CPU time per call (mean): ${cpuMean.text.toFixed(1)} µs per text, ${cpuMean.memory.toFixed(1)} µs per memory`);
   console.log('');
   console.log(formatTable(['adversarial input', 'n', 'p50 µs', 'p95 µs', 'p99 µs'], hostile.map(timingRow)));
-  if (args.json) writeJsonResult(args.json, { seed, perClass, quality: rows, heldOut, timing, cpuMeanUs: cpuMean, adversarial: hostile }, { trailingNewline: true });
+  if (args.json)
+    writeJsonResult(
+      args.json,
+      { seed, perClass, quality: rows, heldOut, timing, cpuMeanUs: cpuMean, adversarial: hostile },
+      { trailingNewline: true },
+    );
 }
 
 main();

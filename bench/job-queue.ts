@@ -75,7 +75,10 @@ const ctx: BenchCtx = { done: 0, started: new Map() };
 function queue(name: string): AgendaJobQueue<BenchCtx> {
   const db = openEmbeddedDatabase(dir);
   connections.push(db);
-  const q = createJobQueue<BenchCtx>({ profile: 'embedded', db }, { logger, context: () => ctx, workerName: name, processEveryMs: PROCESS_EVERY_MS, maxConcurrency: CONCURRENCY }).define(noop);
+  const q = createJobQueue<BenchCtx>(
+    { profile: 'embedded', db },
+    { logger, context: () => ctx, workerName: name, processEveryMs: PROCESS_EVERY_MS, maxConcurrency: CONCURRENCY },
+  ).define(noop);
   queues.push(q);
   return q;
 }
@@ -131,7 +134,11 @@ try {
   await Promise.all(workers.map((w) => w.start()));
   await waitFor(() => ctx.done >= JOBS);
   const processMs = performance.now() - t0;
-  rows.push({ case: `process, ${WORKERS} worker queue(s) × concurrency ${CONCURRENCY}`, n: JOBS, jobs_per_s: round(JOBS / (processMs / 1000), 0) });
+  rows.push({
+    case: `process, ${WORKERS} worker queue(s) × concurrency ${CONCURRENCY}`,
+    n: JOBS,
+    jobs_per_s: round(JOBS / (processMs / 1000), 0),
+  });
   if (ctx.done !== JOBS) throw new Error(`ran ${ctx.done} jobs for ${JOBS} enqueued`);
 
   // 3a. pickup latency, worker in the enqueueing process (inline)
@@ -158,7 +165,14 @@ try {
 }
 
 const head = ['case', 'n', 'jobs/s', 'p50 ms', 'p95 ms', 'p99 ms'];
-const table = rows.map((r) => [r.case, String(r.n), r.jobs_per_s?.toString() ?? '', r.p50_ms?.toString() ?? '', r.p95_ms?.toString() ?? '', r.p99_ms?.toString() ?? '']);
+const table = rows.map((r) => [
+  r.case,
+  String(r.n),
+  r.jobs_per_s?.toString() ?? '',
+  r.p50_ms?.toString() ?? '',
+  r.p95_ms?.toString() ?? '',
+  r.p99_ms?.toString() ?? '',
+]);
 process.stdout.write(`job queue, embedded profile (libsql, Agenda 6), ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}\n`);
 process.stdout.write(`${formatTable(head, table)}\n`);
 

@@ -67,7 +67,14 @@ interface Row {
 const round = (v: number) => Math.round(v * 100) / 100;
 function summarise(name: string, samplesMs: number[], wallMs?: number, parallel = 1): Row {
   const s = latencyStats(samplesMs);
-  const row: Row = { case: name, n: samplesMs.length, p50_ms: round(s.p50), p95_ms: round(s.p95), p99_ms: round(s.p99), mean_ms: round(s.mean) };
+  const row: Row = {
+    case: name,
+    n: samplesMs.length,
+    p50_ms: round(s.p50),
+    p95_ms: round(s.p95),
+    p99_ms: round(s.p99),
+    mean_ms: round(s.mean),
+  };
   if (wallMs !== undefined) row.per_s = round((samplesMs.length / wallMs) * 1000);
   else if (parallel === 1 && row.mean_ms > 0) row.per_s = round(1000 / row.mean_ms);
   return row;
@@ -107,10 +114,21 @@ async function httpRows(): Promise<Row[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-login-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/tenant-memory.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', EMBEDDINGS_PROVIDER: 'hash', NODE_ENV: 'production', WORKER_MODE: 'external' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/tenant-memory.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        EMBEDDINGS_PROVIDER: 'hash',
+        NODE_ENV: 'production',
+        WORKER_MODE: 'external',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const rows: Row[] = [];
   try {
     await waitReady(url);
@@ -156,7 +174,8 @@ async function httpRows(): Promise<Row[]> {
       if ((await post(`${url}/auth/login`, { email, password: `wrong ${i} password` })).status !== 401) throw new Error('expected 401');
       wrong.push(ms(t0));
       t0 = process.hrtime.bigint();
-      if ((await post(`${url}/auth/login`, { email: `nobody-${i}@example.com`, password: 'wrong password' })).status !== 401) throw new Error('expected 401');
+      if ((await post(`${url}/auth/login`, { email: `nobody-${i}@example.com`, password: 'wrong password' })).status !== 401)
+        throw new Error('expected 401');
       unknown.push(ms(t0));
       if (i % 4 === 3) await login(); // a success clears the per-account count, so the 5-failure lock-out never triggers
     }
@@ -193,7 +212,15 @@ async function httpRows(): Promise<Row[]> {
 
 function printTable(rows: Row[]): void {
   const header = ['case', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'per s'];
-  const body = rows.map((r) => [r.case, String(r.n), r.p50_ms.toFixed(2), r.p95_ms.toFixed(2), r.p99_ms.toFixed(2), r.mean_ms.toFixed(2), r.per_s?.toFixed(1) ?? '']);
+  const body = rows.map((r) => [
+    r.case,
+    String(r.n),
+    r.p50_ms.toFixed(2),
+    r.p95_ms.toFixed(2),
+    r.p99_ms.toFixed(2),
+    r.mean_ms.toFixed(2),
+    r.per_s?.toFixed(1) ?? '',
+  ]);
   console.log(formatTable(header, body));
 }
 

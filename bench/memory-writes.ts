@@ -99,7 +99,9 @@ interface Load {
 
 /** `request` from CONCURRENCY keep-alive connections, by the chosen client; fails on any status other than `expected`. */
 function drive(server: SpawnedServer, request: Load, expected: number, scale = 1): Promise<Run> {
-  return CLIENT === 'wrk' ? driveWrk(server, request, expected, scale) : driveAutocannon(server, Math.round(WRITES * scale), request, expected);
+  return CLIENT === 'wrk'
+    ? driveWrk(server, request, expected, scale)
+    : driveAutocannon(server, Math.round(WRITES * scale), request, expected);
 }
 
 /**
@@ -112,7 +114,10 @@ async function driveWrk(server: SpawnedServer, request: Load, expected: number, 
     { url: server.url + request.path, method: request.method, headers: request.headers, bodies: request.bodies },
     { connections: CONCURRENCY, seconds: Math.max(1, Math.round(SECONDS * scale)) },
   );
-  if (r.statusErrors > 0 || r.socketErrors > 0) throw new Error(`${request.method} ${request.path}: ${r.statusErrors} answers of 400 or more (expected ${expected}), ${r.socketErrors} socket errors`);
+  if (r.statusErrors > 0 || r.socketErrors > 0)
+    throw new Error(
+      `${request.method} ${request.path}: ${r.statusErrors} answers of 400 or more (expected ${expected}), ${r.socketErrors} socket errors`,
+    );
   const cpu1 = cpuMsOf(server.child.pid);
   return {
     perSecond: Math.round(r.requests / r.seconds),
@@ -153,7 +158,10 @@ async function driveAutocannon(server: SpawnedServer, n: number, request: Load, 
       },
     ],
   });
-  if (unexpected.length > 0 || result.errors > 0) throw new Error(`${request.method} ${request.path}: ${unexpected.length} answers other than ${expected} (first ${unexpected[0]}), ${result.errors} errors`);
+  if (unexpected.length > 0 || result.errors > 0)
+    throw new Error(
+      `${request.method} ${request.path}: ${unexpected.length} answers other than ${expected} (first ${unexpected[0]}), ${result.errors} errors`,
+    );
   const cpu1 = cpuMsOf(server.child.pid);
   const client = process.cpuUsage(client0);
   const round = (v: number) => Math.round(v * 100) / 100;
@@ -187,7 +195,8 @@ async function acceptWrites(server: SpawnedServer, key: string, contents: string
     scale,
   );
   const counted = (await writesCounted(server.url, key)) - before;
-  if (counted < run.requests || counted > run.requests + CONCURRENCY) throw new Error(`${run.requests} writes answered but the usage counter grew by ${counted}`);
+  if (counted < run.requests || counted > run.requests + CONCURRENCY)
+    throw new Error(`${run.requests} writes answered but the usage counter grew by ${counted}`);
   return run;
 }
 
@@ -233,7 +242,13 @@ async function main() {
   const contents = generateMemories(5000, 3).map((m) => m.content);
   // The served default model (static USE-lite + lexical features, well under a millisecond per text)
   // unless told otherwise; `--embedder hash` isolates the pipeline from embedding.
-  const base = { LOG_LEVEL: args['log-level']!, EMBEDDINGS_PROVIDER: args.embedder!, PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' };
+  const base = {
+    LOG_LEVEL: args['log-level']!,
+    EMBEDDINGS_PROVIDER: args.embedder!,
+    PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
+    NODE_ENV: 'production',
+    SIGNUP_RATE_LIMIT: '0',
+  };
   const rows: Record<string, unknown>[] = [];
   const result: Record<string, unknown> = {
     bench: 'memory-writes',
@@ -257,13 +272,29 @@ async function main() {
       if (mode === 'external') {
         await healthz(server, 0.1);
         const floor = await healthz(server);
-        rows.push({ measure: 'GET /healthz (the HTTP floor: no auth, no storage)', 'req/s': floor.perSecond, p50_ms: floor.p50, p97_5_ms: floor.p97_5, p99_ms: floor.p99, server_cpu_ms_per_req: floor.serverCpuMs, client_cpu_ms_per_req: floor.clientCpuMs });
+        rows.push({
+          measure: 'GET /healthz (the HTTP floor: no auth, no storage)',
+          'req/s': floor.perSecond,
+          p50_ms: floor.p50,
+          p97_5_ms: floor.p97_5,
+          p99_ms: floor.p99,
+          server_cpu_ms_per_req: floor.serverCpuMs,
+          client_cpu_ms_per_req: floor.clientCpuMs,
+        });
         result.healthz_per_second = floor.perSecond;
         result.healthz_server_cpu_ms = floor.serverCpuMs;
       }
       await acceptWrites(server, key, contents, 0.1); // warm-up
       const r = await acceptWrites(server, key, contents);
-      rows.push({ measure: `POST /memories accepted (202), workers ${mode === 'inline' ? 'in-process' : 'off'}`, 'req/s': r.perSecond, p50_ms: r.p50, p97_5_ms: r.p97_5, p99_ms: r.p99, server_cpu_ms_per_req: r.serverCpuMs, client_cpu_ms_per_req: r.clientCpuMs });
+      rows.push({
+        measure: `POST /memories accepted (202), workers ${mode === 'inline' ? 'in-process' : 'off'}`,
+        'req/s': r.perSecond,
+        p50_ms: r.p50,
+        p97_5_ms: r.p97_5,
+        p99_ms: r.p99,
+        server_cpu_ms_per_req: r.serverCpuMs,
+        client_cpu_ms_per_req: r.clientCpuMs,
+      });
       result[`writes_per_second_${mode}`] = r.perSecond;
       result[`server_cpu_ms_per_write_${mode}`] = r.serverCpuMs;
       if (r.serverCpuMs) result[`writes_per_server_cpu_second_${mode}`] = Math.round(1000 / r.serverCpuMs);
@@ -273,7 +304,13 @@ async function main() {
         const lat = await timeToSearchable(server.url, probe, contents);
         const round = (v: number) => Math.round(v * 10) / 10;
         const summary = { p50_ms: round(percentile(lat, 50)), p95_ms: round(percentile(lat, 95)), p99_ms: round(percentile(lat, 99)) };
-        rows.push({ measure: `202 → consolidated and searchable (${PROBES} probes, idle server)`, 'req/s': '', p50_ms: summary.p50_ms, p97_5_ms: round(percentile(lat, 97.5)), p99_ms: summary.p99_ms });
+        rows.push({
+          measure: `202 → consolidated and searchable (${PROBES} probes, idle server)`,
+          'req/s': '',
+          p50_ms: summary.p50_ms,
+          p97_5_ms: round(percentile(lat, 97.5)),
+          p99_ms: summary.p99_ms,
+        });
         result.time_to_searchable_ms = summary;
       }
     } finally {
@@ -285,10 +322,13 @@ async function main() {
   const load = noteIfLoaded();
   const best = Number(result.writes_per_second_external);
   const perCpu = Number(result.writes_per_server_cpu_second_external ?? 0);
-  console.log(`target: ≥ ${TARGET} accepted writes/s — ${best >= TARGET ? 'met' : 'MISSED'} (${best}/s with workers off, ${PROCESSES} process(es), client ${CLIENT}; the /healthz floor was ${result.healthz_per_second}/s)`);
+  console.log(
+    `target: ≥ ${TARGET} accepted writes/s — ${best >= TARGET ? 'met' : 'MISSED'} (${best}/s with workers off, ${PROCESSES} process(es), client ${CLIENT}; the /healthz floor was ${result.healthz_per_second}/s)`,
+  );
   const searchable = result.time_to_searchable_ms as { p50_ms: number; p95_ms: number; p99_ms: number } | undefined;
   if (searchable) console.log(`202 → searchable: p50 ${searchable.p50_ms} ms, p95 ${searchable.p95_ms} ms, p99 ${searchable.p99_ms} ms`);
-  if (perCpu) console.log(`server CPU per accepted write: ${result.server_cpu_ms_per_write_external} ms → ${perCpu} writes per server CPU-second`);
+  if (perCpu)
+    console.log(`server CPU per accepted write: ${result.server_cpu_ms_per_write_external} ms → ${perCpu} writes per server CPU-second`);
   result.load_average_1m = Math.round(load * 100) / 100;
   result.target_met = best >= TARGET;
   result.rows = rows;

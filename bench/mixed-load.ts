@@ -81,7 +81,11 @@ async function seed(url: string, key: string, contents: string[]): Promise<strin
   const writer = async () => {
     while (next < contents.length) {
       const content = contents[next++]!;
-      const res = await json(`${url}/memories`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ content }) });
+      const res = await json(`${url}/memories`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ content }),
+      });
       if (res.status !== 202) throw new Error(`seed write: ${res.status} ${JSON.stringify(res.body)}`);
       ids.push(res.body.memory_id as string);
     }
@@ -112,17 +116,49 @@ async function measure(server: SpawnedServer, key: string, ids: string[], conten
     autocannon({ url: `${server.url}${pathname}`, connections: connections[kind], duration: SECONDS, ...options });
   const cpu0 = cpuMsOf(server.child.pid);
   const [writes, reads, searches, lists] = await Promise.all([
-    run('writes', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ content: `${contents[w % contents.length]} (${w++})` }) }), onResponse: check('writes', 202) }],
-    }, '/memories'),
-    run('reads', { headers, requests: [{ setupRequest: (req) => ({ ...req, path: `/memories/${ids[r++ % ids.length]}` }), onResponse: check('reads', 200) }] }, '/memories'),
-    run('searches', {
-      headers,
-      requests: [{ setupRequest: (req) => ({ ...req, path: `/memories/search?mode=hybrid&q=${encodeURIComponent(queries[q++ % queries.length]!)}` }), onResponse: check('searches', 200) }],
-    }, '/memories/search'),
-    run('lists', { headers, requests: [{ setupRequest: (req) => ({ ...req, path: '/memories?limit=20' }), onResponse: check('lists', 200) }] }, '/memories'),
+    run(
+      'writes',
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ content: `${contents[w % contents.length]} (${w++})` }) }),
+            onResponse: check('writes', 202),
+          },
+        ],
+      },
+      '/memories',
+    ),
+    run(
+      'reads',
+      {
+        headers,
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/memories/${ids[r++ % ids.length]}` }), onResponse: check('reads', 200) }],
+      },
+      '/memories',
+    ),
+    run(
+      'searches',
+      {
+        headers,
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              path: `/memories/search?mode=hybrid&q=${encodeURIComponent(queries[q++ % queries.length]!)}`,
+            }),
+            onResponse: check('searches', 200),
+          },
+        ],
+      },
+      '/memories/search',
+    ),
+    run(
+      'lists',
+      { headers, requests: [{ setupRequest: (req) => ({ ...req, path: '/memories?limit=20' }), onResponse: check('lists', 200) }] },
+      '/memories',
+    ),
   ]);
   const cpu1 = cpuMsOf(server.child.pid);
   const side = (kind: Kind, res: autocannon.Result): Side => ({
@@ -134,7 +170,12 @@ async function measure(server: SpawnedServer, key: string, ids: string[], conten
     errors: errors[kind] + res.errors + res.timeouts,
   });
   return {
-    sides: { writes: side('writes', writes), reads: side('reads', reads), searches: side('searches', searches), lists: side('lists', lists) },
+    sides: {
+      writes: side('writes', writes),
+      reads: side('reads', reads),
+      searches: side('searches', searches),
+      lists: side('lists', lists),
+    },
     errorSamples: samples,
     serverCpuMsPerSecond: cpu0 !== null && cpu1 !== null ? Math.round((cpu1 - cpu0) / SECONDS) : null,
   };
@@ -146,7 +187,13 @@ type Result = Awaited<ReturnType<typeof measure>> & { rssMb: { start: number | n
 const results: Record<string, Result> = {};
 for (const mode of args.modes!.split(',')) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-mixed-'));
-  const server = await spawnServer(dataDir, 1, { WORKER_MODE: 'inline', LOG_LEVEL: 'warn', PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' });
+  const server = await spawnServer(dataDir, 1, {
+    WORKER_MODE: 'inline',
+    LOG_LEVEL: 'warn',
+    PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
+    NODE_ENV: 'production',
+    SIGNUP_RATE_LIMIT: '0',
+  });
   try {
     let start = rssMbOf(server.child.pid);
     const key = await tenantKey(server.url, ['memories:read', 'memories:write', 'usage:read']);
@@ -155,7 +202,13 @@ for (const mode of args.modes!.split(',')) {
     let measured = server;
     if (mode === 'external') {
       await server.stop();
-      measured = await spawnServer(dataDir, 1, { WORKER_MODE: 'external', LOG_LEVEL: 'warn', PLAN_LIMITS: UNLIMITED_PLAN_LIMITS, NODE_ENV: 'production', SIGNUP_RATE_LIMIT: '0' });
+      measured = await spawnServer(dataDir, 1, {
+        WORKER_MODE: 'external',
+        LOG_LEVEL: 'warn',
+        PLAN_LIMITS: UNLIMITED_PLAN_LIMITS,
+        NODE_ENV: 'production',
+        SIGNUP_RATE_LIMIT: '0',
+      });
       start = rssMbOf(measured.child.pid); // the measured process starts over the seeded file
     }
     try {
@@ -172,13 +225,26 @@ for (const mode of args.modes!.split(',')) {
   }
 }
 
-const paths: Record<Kind, string> = { writes: 'POST /memories', reads: 'GET /memories/{id}', searches: 'GET /memories/search (hybrid)', lists: 'GET /memories?limit=20' };
+const paths: Record<Kind, string> = {
+  writes: 'POST /memories',
+  reads: 'GET /memories/{id}',
+  searches: 'GET /memories/search (hybrid)',
+  lists: 'GET /memories?limit=20',
+};
 console.log(`${SECONDS} s, ${CLIENTS} connections, ${SEED} memories seeded; one server process`);
 console.log(
   formatTable(
     ['workers', 'request', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
     Object.entries(results).flatMap(([mode, res]) =>
-      KINDS.map((k) => [mode, paths[k], String(res.sides[k].connections), String(res.sides[k].perSecond), String(res.sides[k].p50), String(res.sides[k].p99), String(res.sides[k].errors)]),
+      KINDS.map((k) => [
+        mode,
+        paths[k],
+        String(res.sides[k].connections),
+        String(res.sides[k].perSecond),
+        String(res.sides[k].p50),
+        String(res.sides[k].p99),
+        String(res.sides[k].errors),
+      ]),
     ),
   ),
 );
@@ -186,7 +252,13 @@ const mb = (v: number | null) => (v === null ? 'n/a' : v.toFixed(0));
 console.log(
   formatTable(
     ['workers', 'RSS at start MB', 'after seeding MB', 'at end MB', 'server CPU ms/s'],
-    Object.entries(results).map(([mode, res]) => [mode, mb(res.rssMb.start), mb(res.rssMb.seeded), mb(res.rssMb.end), String(res.serverCpuMsPerSecond ?? 'n/a')]),
+    Object.entries(results).map(([mode, res]) => [
+      mode,
+      mb(res.rssMb.start),
+      mb(res.rssMb.seeded),
+      mb(res.rssMb.end),
+      String(res.serverCpuMsPerSecond ?? 'n/a'),
+    ]),
   ),
 );
 writeJsonResult(args.json!, { date: new Date().toISOString(), seconds: SECONDS, clients: CLIENTS, seed: SEED, results });

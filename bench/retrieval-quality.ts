@@ -112,7 +112,6 @@ function turnIdsOf(placement: Placement, result: SearchResult): string[] {
   return result.hits.map((h) => placement.turnIdOf(h.memoryId));
 }
 
-
 function turnCreatedAt(t: Turn, index: number): string {
   const base = t.sessionTimestamp ? Date.parse(t.sessionTimestamp) : Date.UTC(2000, 0, 1) + t.session * 86_400_000;
   return new Date(base + index * 1000).toISOString();
@@ -207,7 +206,12 @@ async function main(): Promise<void> {
   const index = new EmbeddedSearchIndex(db, { model: embedder.model, dimension: embedder.dimension });
 
   const t0 = performance.now();
-  const { turns, embedMs, entityMs } = await ingest(index, dataset.conversations, (texts) => embedCached(embedder, texts, useCache), placement);
+  const { turns, embedMs, entityMs } = await ingest(
+    index,
+    dataset.conversations,
+    (texts) => embedCached(embedder, texts, useCache),
+    placement,
+  );
   const ingestMs = performance.now() - t0;
 
   // Plain BM25: FTS5 with its default tokenizer (unicode61: no stemming), every query token OR-ed,
@@ -227,12 +231,20 @@ async function main(): Promise<void> {
   };
 
   const questions = dataset.conversations.flatMap((c) => c.questions.map((q) => ({ conv: c, q })));
-  const qVectors = await embedCached(embedder, questions.map((x) => x.q.question), useCache);
+  const qVectors = await embedCached(
+    embedder,
+    questions.map((x) => x.q.question),
+    useCache,
+  );
 
-  const modeRunner = (mode: SearchMode): Runner => async (conv, text, vector) =>
-    turnIdsOf(placement, await index.search(placement.tenantOf(conv), placedQuery(placement, conv, text, vector, mode)));
-  const channelRunner = (channel: ChannelName, mode: SearchMode): Runner => async (conv, text, vector) =>
-    turnIdsOf(placement, await index.channelSearch(placement.tenantOf(conv), channel, placedQuery(placement, conv, text, vector, mode)));
+  const modeRunner =
+    (mode: SearchMode): Runner =>
+    async (conv, text, vector) =>
+      turnIdsOf(placement, await index.search(placement.tenantOf(conv), placedQuery(placement, conv, text, vector, mode)));
+  const channelRunner =
+    (channel: ChannelName, mode: SearchMode): Runner =>
+    async (conv, text, vector) =>
+      turnIdsOf(placement, await index.channelSearch(placement.tenantOf(conv), channel, placedQuery(placement, conv, text, vector, mode)));
   const runners: Record<string, Runner> = {
     'plain BM25 (baseline)': async (conv, text) => plainBm25(conv, text),
     'keyword channel': channelRunner('keyword', 'hybrid'),
@@ -301,7 +313,10 @@ async function main(): Promise<void> {
     console.log(
       `  ${id.padEnd(10)} ` +
         Object.keys(runners)
-            .map((name) => `${name.split(' ').slice(0, 2).join(' ')} ${perConversation[name]![id]!.recall.toFixed(2)}/${perConversation[name]![id]!.ndcg.toFixed(2)}`)
+          .map(
+            (name) =>
+              `${name.split(' ').slice(0, 2).join(' ')} ${perConversation[name]![id]!.recall.toFixed(2)}/${perConversation[name]![id]!.ndcg.toFixed(2)}`,
+          )
           .join('  '),
     );
   }
@@ -320,7 +335,11 @@ async function main(): Promise<void> {
     mkdirSync(path.dirname(values.json), { recursive: true });
     writeFileSync(
       values.json,
-      JSON.stringify({ embedder: embedder.model, layout: values.layout, k: K, questions: questions.length, turns, results, perConversation, sweep }, null, 2),
+      JSON.stringify(
+        { embedder: embedder.model, layout: values.layout, k: K, questions: questions.length, turns, results, perConversation, sweep },
+        null,
+        2,
+      ),
     );
     console.log(`\nwrote ${values.json}`);
   }
@@ -380,11 +399,16 @@ async function runSweep(
       const questionTexts = [...new Set(conversations.flatMap((c) => c.questions.map((q) => q.question)))];
       const qv = new Map((await embed(questionTexts)).map((v, i) => [questionTexts[i]!, v]));
       for (const w of [0, 0.15, 0.3]) {
-        await run(`vector share=${share} ctx=${w}`, 'vector-only', { context: ctx('vector-only', w) }, {
-          index: shareIndex,
-          vectorOf: (text) => qv.get(text)!,
-          group: 'lexical share',
-        });
+        await run(
+          `vector share=${share} ctx=${w}`,
+          'vector-only',
+          { context: ctx('vector-only', w) },
+          {
+            index: shareIndex,
+            vectorOf: (text) => qv.get(text)!,
+            group: 'lexical share',
+          },
+        );
       }
       await shareIndex.close();
     }

@@ -49,7 +49,12 @@ async function credentials(options: BenchOptions, env: NodeJS.ProcessEnv): Promi
   }
   const anonymous = createTenantMemoryClient({ url: options.apiUrl, batch: false });
   const session = await anonymous.auth.login.mutate({ email: env.SERVICE_EMAIL, password: env.SERVICE_PASSWORD });
-  const admin = createTenantMemoryClient({ url: options.apiUrl, accessToken: session.access_token, headers: { 'x-tenant-id': options.tenant }, batch: false });
+  const admin = createTenantMemoryClient({
+    url: options.apiUrl,
+    accessToken: session.access_token,
+    headers: { 'x-tenant-id': options.tenant },
+    batch: false,
+  });
   const key = await admin.apiKeys.create.mutate({ name: 'benchmark run', scopes: ['memories:read', 'memories:write', 'usage:read'] });
   return { apiKey: key.secret, cleanup: async () => void (await admin.apiKeys.revoke.mutate({ id: key.key_id })) };
 }
@@ -90,7 +95,13 @@ async function ingest(client: Client, conversations: Conversation[], quiet: bool
           content: turnContent(turn),
           namespace,
           type: 'episodic',
-          metadata: { turn_id: turn.turnId, sample_id: conv.sampleId, speaker: turn.speaker, session: turn.session, session_date: turn.sessionDate },
+          metadata: {
+            turn_id: turn.turnId,
+            sample_id: conv.sampleId,
+            speaker: turn.speaker,
+            session: turn.session,
+            session_date: turn.sessionDate,
+          },
         },
         // Safe to retry after a dropped connection: the service applies a keyed write once.
         { context: { idempotencyKey: `bench:${namespace}:${turn.turnId}` } },
@@ -127,17 +138,27 @@ async function query(client: Client, options: BenchOptions, conversations: Conve
   const bar = createProgress({ quiet: options.quiet });
   bar.start('queries', jobs.length);
   let i = 0;
-  await mapLimit(jobs.map((j) => ({ ...j, index: i++ })), QUERY_CONCURRENCY, async ({ conv, q, index }) => {
-    const started = performance.now();
-    try {
-      const page = await client.search.memories.query({ q: q.question, k: options.k, mode, namespace: namespaceFor(conv.sampleId) });
-      const ranked = page.results.map((r) => String(r.metadata.turn_id ?? ''));
-      outcomes[index] = { category: q.category, relevant: q.evidence, ranked, latencyMs: performance.now() - started };
-    } catch (err) {
-      outcomes[index] = { category: q.category, relevant: q.evidence, ranked: [], latencyMs: performance.now() - started, error: err instanceof Error ? err.message : String(err) };
-    }
-    bar.increment();
-  });
+  await mapLimit(
+    jobs.map((j) => ({ ...j, index: i++ })),
+    QUERY_CONCURRENCY,
+    async ({ conv, q, index }) => {
+      const started = performance.now();
+      try {
+        const page = await client.search.memories.query({ q: q.question, k: options.k, mode, namespace: namespaceFor(conv.sampleId) });
+        const ranked = page.results.map((r) => String(r.metadata.turn_id ?? ''));
+        outcomes[index] = { category: q.category, relevant: q.evidence, ranked, latencyMs: performance.now() - started };
+      } catch (err) {
+        outcomes[index] = {
+          category: q.category,
+          relevant: q.evidence,
+          ranked: [],
+          latencyMs: performance.now() - started,
+          error: err instanceof Error ? err.message : String(err),
+        };
+      }
+      bar.increment();
+    },
+  );
   bar.stop();
   return outcomes;
 }
@@ -147,7 +168,10 @@ async function query(client: Client, options: BenchOptions, conversations: Conve
  * searches every question of categories 1–4 and prints the scores. Returns the exit status:
  * 0 passed, 1 not passed, 2 usage, dataset or connection problems.
  */
-export async function runBench(argv: readonly string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv } = process): Promise<number> {
+export async function runBench(
+  argv: readonly string[],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv } = process,
+): Promise<number> {
   const parsed = parseBenchArgs(argv, 'tenant-memory bench');
   if (parsed.kind === 'help') {
     io.stdout.write(parsed.text);
@@ -161,7 +185,8 @@ export async function runBench(argv: readonly string[], io: { stdout: NodeJS.Wri
   let cleanup = async () => {};
   try {
     const resolved = await resolveDataset({ datasetPath: options.datasetPath, harnessDir: options.harnessDir, env: io.env });
-    if (resolved.fallbackReason && !options.quiet) io.stderr.write(`dataset unavailable (${resolved.fallbackReason}); using the synthetic smoke-test dataset\n`);
+    if (resolved.fallbackReason && !options.quiet)
+      io.stderr.write(`dataset unavailable (${resolved.fallbackReason}); using the synthetic smoke-test dataset\n`);
     const dataset = limitConversations(resolved.dataset, options.limitConversations);
 
     const creds = await credentials(options, io.env);
@@ -197,7 +222,8 @@ export async function runBench(argv: readonly string[], io: { stdout: NodeJS.Wri
 function describe(err: unknown): string {
   if (err instanceof UsageProblem || err instanceof DatasetError) return err.message;
   const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code === 'ECONNREFUSED' || /fetch failed/i.test(String((err as Error).message))) return `cannot reach the service (${(err as Error).message})`;
+  if (cause?.code === 'ECONNREFUSED' || /fetch failed/i.test(String((err as Error).message)))
+    return `cannot reach the service (${(err as Error).message})`;
   const app = (err as { data?: { app?: { code: string; message: string } } }).data?.app;
   if (app) return `${app.code}: ${app.message}`;
   return err instanceof Error ? err.message : String(err);

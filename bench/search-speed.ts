@@ -65,7 +65,10 @@ async function measure(
   queries: string[],
   qv: Float32Array[],
   use: UseLiteEmbedder,
-): Promise<{ perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing; cpuWithEmbedding: Timing; cpuSearchOnly: Timing }>; lists: Record<string, string[][]> }> {
+): Promise<{
+  perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing; cpuWithEmbedding: Timing; cpuSearchOnly: Timing }>;
+  lists: Record<string, string[][]>;
+}> {
   const perMode: Record<string, { withEmbedding: Timing; searchOnly: Timing; cpuWithEmbedding: Timing; cpuSearchOnly: Timing }> = {};
   const lists: Record<string, string[][]> = {};
   for (const mode of MODES) {
@@ -95,7 +98,12 @@ async function measure(
       cpuOnly.push(c2 - c1);
       lists[mode]!.push(res.hits.map((h) => h.memoryId));
     }
-    perMode[mode] = { withEmbedding: timing(withEmb), searchOnly: timing(only), cpuWithEmbedding: timing(cpuWith), cpuSearchOnly: timing(cpuOnly) };
+    perMode[mode] = {
+      withEmbedding: timing(withEmb),
+      searchOnly: timing(only),
+      cpuWithEmbedding: timing(cpuWith),
+      cpuSearchOnly: timing(cpuOnly),
+    };
   }
   return { perMode, lists };
 }
@@ -148,7 +156,11 @@ async function main(): Promise<void> {
     useLite: { loadMs, sentencesPerSecondBatch32: useRate },
     runs: [] as unknown[],
   };
-  console.log(`USE-lite: loaded in ${loadMs.toFixed(0)} ms, ${useRate.toFixed(0)} sentences/s at batch 32; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `USE-lite: loaded in ${loadMs.toFixed(0)} ms, ${useRate.toFixed(0)} sentences/s at batch 32; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
 
   for (const size of sizes) {
     const dir = mkdtempSync(path.join(tmpdir(), 'search-speed-'));
@@ -216,25 +228,48 @@ async function main(): Promise<void> {
     };
     (report.runs as unknown[]).push(run);
 
-    console.log(`\n== ${size.toLocaleString('en')} memories in one tenant (built in ${(buildMs / 1000).toFixed(1)} s, ${run.docsPerSecond.toFixed(0)} docs/s) ==`);
-    console.log(`   dense channel in use: ${run.annActive ? 'IVF' : 'full scan'}; full dense scan p50/p95 ${exactTiming.p50.toFixed(1)}/${exactTiming.p95.toFixed(1)} ms; libsql vector_distance_cos scan p50 ${sql.p50.toFixed(1)} ms`);
-    console.log(`   IVF (built in ${(annBuildMs / 1000).toFixed(1)} s): ` + ann.map((a) => `${a.probes} probes recall@10 ${a.recallAt10.toFixed(3)} p50/p95 ${a.dense.p50.toFixed(1)}/${a.dense.p95.toFixed(1)} ms`).join('; '));
-    console.log('   mode           | alone: with query embedding p50/p95/p99 | search only p50/p95/p99 | beside others: with embedding p50/p95/p99 | search only p50/p95/p99');
+    console.log(
+      `\n== ${size.toLocaleString('en')} memories in one tenant (built in ${(buildMs / 1000).toFixed(1)} s, ${run.docsPerSecond.toFixed(0)} docs/s) ==`,
+    );
+    console.log(
+      `   dense channel in use: ${run.annActive ? 'IVF' : 'full scan'}; full dense scan p50/p95 ${exactTiming.p50.toFixed(1)}/${exactTiming.p95.toFixed(1)} ms; libsql vector_distance_cos scan p50 ${sql.p50.toFixed(1)} ms`,
+    );
+    console.log(
+      `   IVF (built in ${(annBuildMs / 1000).toFixed(1)} s): ` +
+        ann
+          .map(
+            (a) => `${a.probes} probes recall@10 ${a.recallAt10.toFixed(3)} p50/p95 ${a.dense.p50.toFixed(1)}/${a.dense.p95.toFixed(1)} ms`,
+          )
+          .join('; '),
+    );
+    console.log(
+      '   mode           | alone: with query embedding p50/p95/p99 | search only p50/p95/p99 | beside others: with embedding p50/p95/p99 | search only p50/p95/p99',
+    );
     for (const mode of MODES) {
       const a = alone.perMode[mode]!;
       const b = beside.perMode[mode]!;
       const t3 = (t: Timing) => `${t.p50.toFixed(1)}/${t.p95.toFixed(1)}/${t.p99.toFixed(1)}`;
-      console.log(`   ${mode.padEnd(14)} | ${t3(a.withEmbedding).padStart(38)} | ${t3(a.searchOnly).padStart(23)} | ${t3(b.withEmbedding).padStart(41)} | ${t3(b.searchOnly).padStart(23)}`);
+      console.log(
+        `   ${mode.padEnd(14)} | ${t3(a.withEmbedding).padStart(38)} | ${t3(a.searchOnly).padStart(23)} | ${t3(b.withEmbedding).padStart(41)} | ${t3(b.searchOnly).padStart(23)}`,
+      );
     }
     console.log('   CPU time per query (what one idle core would take; wall-clock above includes waiting for a core):');
     for (const mode of MODES) {
       const a = alone.perMode[mode]!;
       const b = beside.perMode[mode]!;
       const t3 = (t: Timing) => `${t.p50.toFixed(1)}/${t.p95.toFixed(1)}/${t.p99.toFixed(1)}`;
-      console.log(`   ${mode.padEnd(14)} | ${t3(a.cpuWithEmbedding).padStart(38)} | ${t3(a.cpuSearchOnly).padStart(23)} | ${t3(b.cpuWithEmbedding).padStart(41)} | ${t3(b.cpuSearchOnly).padStart(23)}`);
+      console.log(
+        `   ${mode.padEnd(14)} | ${t3(a.cpuWithEmbedding).padStart(38)} | ${t3(a.cpuSearchOnly).padStart(23)} | ${t3(b.cpuWithEmbedding).padStart(41)} | ${t3(b.cpuSearchOnly).padStart(23)}`,
+      );
     }
-    console.log(`   beside ${neighbors} other tenants of ${nSize.toLocaleString('en')} (built in ${(neighborBuildMs / 1000).toFixed(0)} s): results identical to alone: ${identical ? 'yes' : 'NO'}`);
-    console.log(`   load average now ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `   beside ${neighbors} other tenants of ${nSize.toLocaleString('en')} (built in ${(neighborBuildMs / 1000).toFixed(0)} s): results identical to alone: ${identical ? 'yes' : 'NO'}`,
+    );
+    console.log(
+      `   load average now ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
     await index.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });

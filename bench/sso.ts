@@ -95,7 +95,11 @@ async function httpRows(): Promise<Row[]> {
   try {
     for (let i = 0; i < LOGINS + 1; i++) {
       let t = process.hrtime.bigint();
-      const res = await fetch(`${server.url}/auth/sso/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"provider":"loop"}' });
+      const res = await fetch(`${server.url}/auth/sso/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"provider":"loop"}',
+      });
       const started = (await res.json()) as { authorization_url: string };
       const startNs = elapsed(t);
       t = process.hrtime.bigint();

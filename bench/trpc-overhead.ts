@@ -56,7 +56,8 @@ function unpatchedSource(): string {
     .join('\n');
   const patched = readFileSync(path.join(ROOT, PATCHED_FILE), 'utf8');
   const at = patched.indexOf(`${added}\n`);
-  if (at === -1 || patched.indexOf(`${added}\n`, at + 1) !== -1) throw new Error(`the patch's lines are not in ${PATCHED_FILE} exactly once`);
+  if (at === -1 || patched.indexOf(`${added}\n`, at + 1) !== -1)
+    throw new Error(`the patch's lines are not in ${PATCHED_FILE} exactly once`);
   return patched.slice(0, at) + patched.slice(at + added.length + 1);
 }
 
@@ -102,10 +103,16 @@ async function runChild(variant: Variant, calls: number): Promise<void> {
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-bench-trpc-'));
   const devNull = new Writable({ write: (_c, _e, cb) => cb() });
-  const services = await createContainer(loadConfig({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', NODE_ENV: 'production' }), createLogger('error', devNull));
+  const services = await createContainer(
+    loadConfig({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', NODE_ENV: 'production' }),
+    createLogger('error', devNull),
+  );
   try {
     const { tenant } = await services.auth.provisionUser({ email: 'bench@example.test', name: null, passwordHash: 'unused' });
-    const { secret } = await services.apiKeys.create({ tenantId: tenant.id, userId: null, role: null }, { name: 'bench', scopes: ['memories:read'] });
+    const { secret } = await services.apiKeys.create(
+      { tenantId: tenant.id, userId: null, role: null },
+      { name: 'bench', scopes: ['memories:read'] },
+    );
     const caller = (headers: Record<string, string>) =>
       createCallerFactory(appRouter)({
         requestId: 'bench',
@@ -121,7 +128,10 @@ async function runChild(variant: Variant, calls: number): Promise<void> {
     const run: Record<(typeof CASES)[number], () => Promise<unknown>> = {
       'system.info (public)': () => caller({}).system.info(),
       'apiKeys.checkScope (API key)': () => caller(withKey).apiKeys.checkScope({ scope: 'memories:read' }),
-      'no key (401)': () => caller({}).apiKeys.checkScope({ scope: 'memories:read' }).catch(() => undefined),
+      'no key (401)': () =>
+        caller({})
+          .apiKeys.checkScope({ scope: 'memories:read' })
+          .catch(() => undefined),
     };
     const timings = {} as Timings;
     for (const name of CASES) {
@@ -137,9 +147,13 @@ async function runChild(variant: Variant, calls: number): Promise<void> {
 
 function spawnChild(variant: Variant, calls: number): Promise<Timings> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', variant, '--calls', String(calls)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', variant, '--calls', String(calls)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('error', reject);

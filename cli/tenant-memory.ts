@@ -41,7 +41,17 @@ function withStorageOptions(command: Command): Command {
     .addOption(new Option('--storage <profile>', 'storage profile (env STORAGE)').choices(['embedded', 'mongo']))
     .option('--mongodb-url <url>', 'MongoDB connection string for --storage mongo (env MONGODB_URL)')
     .option('--qdrant-url <url>', 'Qdrant URL for --storage mongo (env QDRANT_URL)')
-    .addOption(new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']));
+    .addOption(
+      new Option('--log-level <level>', 'log level (env LOG_LEVEL)').choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+        'trace',
+        'silent',
+      ]),
+    );
 }
 
 /** Configuration from the environment and the flags; a bad value ends the process naming it. */
@@ -54,7 +64,9 @@ function configFrom(flags: Record<string, unknown>, defaults: Record<string, str
 }
 
 export function buildCli(): Command {
-  const program = new Command('tenant-memory').description('Tenant Memory Platform: a multi-tenant memory store for AI agents').version(version);
+  const program = new Command('tenant-memory')
+    .description('Tenant Memory Platform: a multi-tenant memory store for AI agents')
+    .version(version);
 
   withStorageOptions(program.command('serve'))
     .description('start the HTTP service (REST, /trpc, /openapi.json, /docs) with in-process workers')
@@ -71,7 +83,10 @@ export function buildCli(): Command {
       }
       const { startServer } = await import('../server/main.js');
       const running = await startServer(config, logger).catch(fail);
-      logger.info({ url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined }, 'tenant-memory listening');
+      logger.info(
+        { url: running.url, storage: config.STORAGE, dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined },
+        'tenant-memory listening',
+      );
       const stop = (signal: string) => {
         logger.info({ signal }, 'shutting down');
         running.close().then(
@@ -84,11 +99,14 @@ export function buildCli(): Command {
     });
 
   withStorageOptions(program.command('worker'))
-    .description('run background job workers only (no HTTP), on the same configuration as serve; pair with WORKER_MODE=external on the servers')
+    .description(
+      'run background job workers only (no HTTP), on the same configuration as serve; pair with WORKER_MODE=external on the servers',
+    )
     .option('--stop-timeout <seconds>', 'on SIGTERM/SIGINT, how long running jobs may take to finish', '30')
     .action(async (flags: Record<string, string | undefined>) => {
       const stopTimeoutSeconds = Number(flags.stopTimeout ?? 30);
-      if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0) fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
+      if (!Number.isFinite(stopTimeoutSeconds) || stopTimeoutSeconds < 0)
+        fail(new ConfigError('invalid option:\n  --stop-timeout: must be a number of seconds >= 0'));
       const stopTimeoutMs = stopTimeoutSeconds * 1000;
       const config = configFrom(flags);
       const logger = createLogger(config.LOG_LEVEL);
@@ -112,7 +130,9 @@ export function buildCli(): Command {
     });
 
   withStorageOptions(program.command('reindex'))
-    .description('rebuild every memory\'s search index rows (vectors, keywords, entities) with the configured embedding model; stop the service first')
+    .description(
+      "rebuild every memory's search index rows (vectors, keywords, entities) with the configured embedding model; stop the service first",
+    )
     .option('-q, --quiet', 'no progress bar')
     .action(async (flags: Record<string, string | undefined> & { quiet?: boolean }) => {
       const config = configFrom(flags, { LOG_LEVEL: 'warn' });
@@ -126,12 +146,18 @@ export function buildCli(): Command {
         bar.update(done, total);
       }).catch(fail);
       bar.stop();
-      process.stdout.write(`reindexed ${result.memories} memories of ${result.tenants} tenants with ${config.EMBEDDINGS_PROVIDER} embeddings\n`);
+      process.stdout.write(
+        `reindexed ${result.memories} memories of ${result.tenants} tenants with ${config.EMBEDDINGS_PROVIDER} embeddings\n`,
+      );
     });
 
-  const tenant = program.command('tenant').description("operator actions on one tenant (there is no API for them)");
+  const tenant = program.command('tenant').description('operator actions on one tenant (there is no API for them)');
   const statusCommands = [
-    ['suspend', 'suspended', "refuse every request acting on the tenant (403 TENANT_SUSPENDED); its data is kept and its accepted writes still consolidate"],
+    [
+      'suspend',
+      'suspended',
+      'refuse every request acting on the tenant (403 TENANT_SUSPENDED); its data is kept and its accepted writes still consolidate',
+    ],
     ['resume', 'active', 'let a suspended tenant act again'],
   ] as const;
   for (const [name, status, description] of statusCommands) {

@@ -65,7 +65,11 @@ export function createTenantMemoryClient(options: ClientOptions): TRPCClient<App
   const transport =
     options.batch === false
       ? single
-      : splitLink({ condition: (op) => idempotencyKeyOf(op) !== undefined, true: single, false: httpBatchLink({ ...common, headers: baseHeaders, maxItems: MAX_BATCH_CALLS }) });
+      : splitLink({
+          condition: (op) => idempotencyKeyOf(op) !== undefined,
+          true: single,
+          false: httpBatchLink({ ...common, headers: baseHeaders, maxItems: MAX_BATCH_CALLS }),
+        });
   const attempts = options.attempts ?? 3;
   return createTRPCClient<AppRouter>({
     links: [

@@ -96,7 +96,10 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     this.backendName = backend.name;
     this.logger = options.logger.child({ component: 'jobs', worker: this.workerName });
     this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
-    this.repository = new GuardedJobRepository(backend.repository, (name) => this.definitions.has(name) && !this.definitions.get(name)!.keepCompleted);
+    this.repository = new GuardedJobRepository(
+      backend.repository,
+      (name) => this.definitions.has(name) && !this.definitions.get(name)!.keepCompleted,
+    );
     // Connect before Agenda sees the backend: Agenda's constructor calls connect() without a catch
     // (docs/decisions.md#engines), so its connect() must never reject. A failure surfaces from ready() and every call.
     this.connected = connect().catch((err: unknown) => {
@@ -164,7 +167,8 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     await this.agenda.start();
     this.processing = true;
     for (const d of this.definitions.values()) {
-      if (d.every) await this.every(d.every.interval, d.name, d.every.payload, { skipImmediate: d.every.skipImmediate, timezone: d.every.timezone });
+      if (d.every)
+        await this.every(d.every.interval, d.name, d.every.payload, { skipImmediate: d.every.skipImmediate, timezone: d.every.timezone });
     }
     this.logger.info({ backend: this.backendName, jobs: this.names() }, 'job workers started');
   }
@@ -198,7 +202,12 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     return this.enqueue(job, payload, new Date(), options);
   }
 
-  async every<S extends z.ZodType>(interval: string | number, job: JobRef<S>, payload: z.input<S>, options: RepeatOptions = {}): Promise<QueuedJob> {
+  async every<S extends z.ZodType>(
+    interval: string | number,
+    job: JobRef<S>,
+    payload: z.input<S>,
+    options: RepeatOptions = {},
+  ): Promise<QueuedJob> {
     const { name, data } = this.validated(job, payload);
     await this.ready();
     const created = this.agenda.create(name, data);
@@ -229,7 +238,17 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
   async counts(name?: string): Promise<JobCounts> {
     await this.ready();
     const { jobs } = await this.repository.queryJobs(name ? { name } : {});
-    const counts: JobCounts = { queued: 0, scheduled: 0, running: 0, retrying: 0, failed: 0, repeating: 0, completed: 0, paused: 0, total: 0 };
+    const counts: JobCounts = {
+      queued: 0,
+      scheduled: 0,
+      running: 0,
+      retrying: 0,
+      failed: 0,
+      repeating: 0,
+      completed: 0,
+      paused: 0,
+      total: 0,
+    };
     for (const j of jobs) {
       counts[stateOf(j)]++;
       counts.total++;
@@ -295,14 +314,23 @@ export class AgendaJobQueue<Ctx = unknown> implements JobQueue {
     const log = this.logger;
     this.agenda.on('fail', (err: Error | string, job: Job | { jobName: string }) => {
       if (!('attrs' in job)) return; // remote notification; logged by its own process
-      log.warn({ job: job.attrs.name, jobId: String(job.attrs._id), failCount: job.attrs.failCount, err: errorText(err) }, 'job run failed');
+      log.warn(
+        { job: job.attrs.name, jobId: String(job.attrs._id), failCount: job.attrs.failCount, err: errorText(err) },
+        'job run failed',
+      );
     });
     this.agenda.on('retry', (job: Job | { jobName: string }, details: { attempt: number; delay: number }) => {
       if (!('attrs' in job)) return;
-      log.info({ job: job.attrs.name, jobId: String(job.attrs._id), retry: details.attempt, delayMs: details.delay }, 'job retry scheduled');
+      log.info(
+        { job: job.attrs.name, jobId: String(job.attrs._id), retry: details.attempt, delayMs: details.delay },
+        'job retry scheduled',
+      );
     });
     this.agenda.on('retry exhausted', (err: Error, job: Job) => {
-      log.error({ job: job.attrs.name, jobId: String(job.attrs._id), failCount: job.attrs.failCount, err: errorText(err) }, 'job failed permanently');
+      log.error(
+        { job: job.attrs.name, jobId: String(job.attrs._id), failCount: job.attrs.failCount, err: errorText(err) },
+        'job failed permanently',
+      );
     });
     this.agenda.on('error', (err: Error) => {
       log.warn({ err: errorText(err) }, 'job processor error');
@@ -327,7 +355,13 @@ export function createJobQueue<Ctx>(store: JobStore, options: JobQueueOptions<Ct
 export function backoffFor(retry: RetryPolicy | false | undefined): BackoffStrategy {
   if (retry === false) return () => null;
   const policy = { ...DEFAULT_RETRY, ...retry };
-  const strategy = exponential({ delay: policy.baseMs, factor: 2, maxDelay: policy.maxMs, maxRetries: Math.max(0, policy.attempts - 1), jitter: policy.jitter });
+  const strategy = exponential({
+    delay: policy.baseMs,
+    factor: 2,
+    maxDelay: policy.maxMs,
+    maxRetries: Math.max(0, policy.attempts - 1),
+    jitter: policy.jitter,
+  });
   return (ctx) => (ctx.error instanceof PermanentJobError ? null : strategy(ctx));
 }
 

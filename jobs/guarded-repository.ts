@@ -154,7 +154,10 @@ export class GuardedJobRepository implements JobRepository {
       if (snapshot && snapshot.nextRunAt === null) {
         // Taken over from a dead worker: hand it back due now (see class comment).
         try {
-          await this.inner.saveJobState({ ...snapshot, lockedAt: undefined, nextRunAt: new Date() }, { lastModifiedBy: snapshot.lastModifiedBy });
+          await this.inner.saveJobState(
+            { ...snapshot, lockedAt: undefined, nextRunAt: new Date() },
+            { lastModifiedBy: snapshot.lastModifiedBy },
+          );
         } catch {
           // Removed meanwhile: nothing to hand back.
         }

@@ -23,7 +23,12 @@ export interface RunningWorker {
 export async function startWorker(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningWorker> {
   const services = await createContainer(config, logger, { ...options, workers: true });
   logger.info(
-    { storage: config.STORAGE, worker: services.jobs.workerName, jobs: services.jobs.names(), dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined },
+    {
+      storage: config.STORAGE,
+      worker: services.jobs.workerName,
+      jobs: services.jobs.names(),
+      dataDir: config.STORAGE === 'embedded' ? config.DATA_DIR : undefined,
+    },
     'tenant-memory worker running',
   );
   let stopping: Promise<StopResult> | undefined;

@@ -12,7 +12,14 @@ import {
   revokeApiKeyOutput,
   rotateApiKeyOutput,
 } from './apiKeys/schemas.js';
-import { fromCreateApiKeyBody, toApiKeySummary, toCreatedApiKey, toCurrentApiKey, toRevokedApiKey, toRotatedApiKey } from './apiKeys/wire.js';
+import {
+  fromCreateApiKeyBody,
+  toApiKeySummary,
+  toCreatedApiKey,
+  toCurrentApiKey,
+  toRevokedApiKey,
+  toRotatedApiKey,
+} from './apiKeys/wire.js';
 
 const tags = ['API keys'];
 
@@ -42,13 +49,22 @@ const keyManagerOf = (ctx: ActorContext) => ({
  */
 export const apiKeysRouter = router({
   current: apiKeyProcedure
-    .meta({ openapi: { method: 'GET', path: '/api-keys/current', tags, summary: 'The API key making this request', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: { method: 'GET', path: '/api-keys/current', tags, summary: 'The API key making this request', protect: true },
+      auth: 'apiKey',
+    })
     .output(currentApiKeyOutput)
     .query(async ({ ctx }) => toCurrentApiKey(await ctx.services.apiKeys.describe(ctx.principal))),
 
   checkScope: apiKeyProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api-keys/current/check', tags, summary: 'Whether the calling key holds a scope (403 SCOPE_MISSING otherwise)', protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/api-keys/current/check',
+        tags,
+        summary: 'Whether the calling key holds a scope (403 SCOPE_MISSING otherwise)',
+        protect: true,
+      },
       auth: 'apiKey',
     })
     .input(checkScopeInput)
@@ -59,12 +75,31 @@ export const apiKeysRouter = router({
     }),
 
   list: requirePermission('api_keys:read')
-    .meta({ openapi: { method: 'GET', path: '/api-keys', tags, summary: "The current tenant's API keys (secrets are never shown)", protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api-keys',
+        tags,
+        summary: "The current tenant's API keys (secrets are never shown)",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .output(listApiKeysOutput)
     .query(async ({ ctx }) => ({ keys: (await ctx.services.apiKeys.list(ctx.principal.tenantId)).map(toApiKeySummary) })),
 
   create: requirePermission('api_keys:manage')
-    .meta({ openapi: { method: 'POST', path: '/api-keys', tags, summary: 'Create an API key; the secret is returned only in this response', protect: true, successDescription: 'Created' }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api-keys',
+        tags,
+        summary: 'Create an API key; the secret is returned only in this response',
+        protect: true,
+        successDescription: 'Created',
+      },
+      auth: 'bearer',
+    })
     .input(createApiKeyInput)
     .output(createApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
@@ -74,7 +109,17 @@ export const apiKeysRouter = router({
     }),
 
   rotate: requirePermission('api_keys:manage')
-    .meta({ openapi: { method: 'POST', path: '/api-keys/{id}/rotate', tags, summary: 'Replace the secret; the old one stops working at once (409 if revoked; 403 for a key another user created, unless owner or admin)', protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api-keys/{id}/rotate',
+        tags,
+        summary:
+          'Replace the secret; the old one stops working at once (409 if revoked; 403 for a key another user created, unless owner or admin)',
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .input(apiKeyIdInput)
     .output(rotateApiKeyOutput)
     .mutation(async ({ ctx, input }) => {
@@ -83,7 +128,17 @@ export const apiKeysRouter = router({
     }),
 
   revoke: requirePermission('api_keys:manage')
-    .meta({ openapi: { method: 'DELETE', path: '/api-keys/{id}', tags, summary: 'Revoke a key; it answers 401 from then on. Idempotent: revoking again answers 200 (403 for a key another user created, unless owner or admin)', protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api-keys/{id}',
+        tags,
+        summary:
+          'Revoke a key; it answers 401 from then on. Idempotent: revoking again answers 200 (403 for a key another user created, unless owner or admin)',
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .input(apiKeyIdInput)
     .output(revokeApiKeyOutput)
     .mutation(async ({ ctx, input }) => {

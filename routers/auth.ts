@@ -1,7 +1,14 @@
 import { bearerProcedure, publicProcedure, requirePermission } from '../server/procedures.js';
 import { emptyInput } from '../server/schemas/common.js';
 import { router } from '../server/trpc.js';
-import { fromBreakGlassRequestBody, toAuditEventView, toAuditVerification, toBreakGlassView, toStepUpResponse, toTokenResponse } from './auth/wire.js';
+import {
+  fromBreakGlassRequestBody,
+  toAuditEventView,
+  toAuditVerification,
+  toBreakGlassView,
+  toStepUpResponse,
+  toTokenResponse,
+} from './auth/wire.js';
 import { actorOf, metaOf, requiredBearerToken } from './request-facts.js';
 import { stepUpActions } from '../server/services/auth.js';
 import {
@@ -31,7 +38,14 @@ const auditTags = ['Audit'];
 export const authRouter = router({
   signup: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/signup', tags, summary: 'Create an account and its default tenant, and sign in (403 when sign-up is disabled, 409 when the email is taken, 429 with Retry-After once the client address has used its hourly budget)', successDescription: 'Created' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/signup',
+        tags,
+        summary:
+          'Create an account and its default tenant, and sign in (403 when sign-up is disabled, 409 when the email is taken, 429 with Retry-After once the client address has used its hourly budget)',
+        successDescription: 'Created',
+      },
       auth: 'none',
     })
     .input(signupInput)
@@ -44,7 +58,12 @@ export const authRouter = router({
 
   login: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/login', tags, summary: 'Sign in with email and password (one 401 for any wrong credential; 429 with Retry-After when throttled)' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/login',
+        tags,
+        summary: 'Sign in with email and password (one 401 for any wrong credential; 429 with Retry-After when throttled)',
+      },
       auth: 'none',
     })
     .input(loginInput)
@@ -53,16 +72,31 @@ export const authRouter = router({
 
   refresh: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/refresh', tags, summary: 'Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new token pair; the old refresh token stops working', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/refresh',
+        tags,
+        summary:
+          'Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new token pair; the old refresh token stops working',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(emptyInput)
     .output(tokenResponse)
-    .mutation(async ({ ctx }) => toTokenResponse(await ctx.services.auth.refresh(requiredBearerToken(ctx.header('authorization')), metaOf(ctx)))),
+    .mutation(async ({ ctx }) =>
+      toTokenResponse(await ctx.services.auth.refresh(requiredBearerToken(ctx.header('authorization')), metaOf(ctx))),
+    ),
 
   revoke: publicProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/revoke', tags, summary: 'End the session of an access or refresh token (Bearer); both of its tokens stop working at once', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/revoke',
+        tags,
+        summary: 'End the session of an access or refresh token (Bearer); both of its tokens stop working at once',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(emptyInput)
@@ -89,7 +123,14 @@ export const authRouter = router({
 
   breakGlassRequest: requirePermission('break_glass:request')
     .meta({
-      openapi: { method: 'POST', path: '/auth/break-glass/request', tags: bgTags, summary: 'Ask for time-boxed emergency elevation; another owner or admin must approve it', protect: true, successDescription: 'Created' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/break-glass/request',
+        tags: bgTags,
+        summary: 'Ask for time-boxed emergency elevation; another owner or admin must approve it',
+        protect: true,
+        successDescription: 'Created',
+      },
       auth: 'bearer',
     })
     .input(breakGlassRequestInput)
@@ -102,7 +143,13 @@ export const authRouter = router({
 
   breakGlassList: bearerProcedure
     .meta({
-      openapi: { method: 'GET', path: '/auth/break-glass', tags: bgTags, summary: "Break-glass requests of the tenant (owners and admins see all, others their own)", protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/auth/break-glass',
+        tags: bgTags,
+        summary: 'Break-glass requests of the tenant (owners and admins see all, others their own)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(emptyInput)
@@ -111,25 +158,47 @@ export const authRouter = router({
 
   breakGlassApprove: requirePermission('break_glass:approve')
     .meta({
-      openapi: { method: 'POST', path: '/auth/break-glass/{id}/approve', tags: bgTags, summary: 'Approve a pending request (not your own: 403; already decided: 409)', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/break-glass/{id}/approve',
+        tags: bgTags,
+        summary: 'Approve a pending request (not your own: 403; already decided: 409)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(breakGlassIdInput)
     .output(breakGlassRequest)
-    .mutation(async ({ ctx, input }) => toBreakGlassView(await ctx.services.breakGlass.approve(actorOf(ctx.principal), input.id, metaOf(ctx)))),
+    .mutation(async ({ ctx, input }) =>
+      toBreakGlassView(await ctx.services.breakGlass.approve(actorOf(ctx.principal), input.id, metaOf(ctx))),
+    ),
 
   breakGlassDeny: requirePermission('break_glass:approve')
     .meta({
-      openapi: { method: 'POST', path: '/auth/break-glass/{id}/deny', tags: bgTags, summary: 'Deny a pending request (not your own: 403; already decided: 409)', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/break-glass/{id}/deny',
+        tags: bgTags,
+        summary: 'Deny a pending request (not your own: 403; already decided: 409)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(breakGlassIdInput)
     .output(breakGlassRequest)
-    .mutation(async ({ ctx, input }) => toBreakGlassView(await ctx.services.breakGlass.deny(actorOf(ctx.principal), input.id, metaOf(ctx)))),
+    .mutation(async ({ ctx, input }) =>
+      toBreakGlassView(await ctx.services.breakGlass.deny(actorOf(ctx.principal), input.id, metaOf(ctx))),
+    ),
 
   auditList: requirePermission('audit:read')
     .meta({
-      openapi: { method: 'GET', path: '/auth/audit', tags: auditTags, summary: "The tenant's audit events, newest first (hash-chained; see /auth/audit/verify)", protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/auth/audit',
+        tags: auditTags,
+        summary: "The tenant's audit events, newest first (hash-chained; see /auth/audit/verify)",
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(auditListInput)
@@ -141,7 +210,13 @@ export const authRouter = router({
 
   auditVerify: requirePermission('audit:read')
     .meta({
-      openapi: { method: 'GET', path: '/auth/audit/verify', tags: auditTags, summary: "Recompute the tenant's audit hash chain; reports the first changed, missing or extra event", protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/auth/audit/verify',
+        tags: auditTags,
+        summary: "Recompute the tenant's audit hash chain; reports the first changed, missing or extra event",
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(emptyInput)

@@ -59,14 +59,28 @@ function markReplay(ctx: RequestContext, replayed: boolean): void {
  */
 export const memoriesRouter = router({
   list: requireScope('memories:read')
-    .meta({ openapi: { method: 'GET', path: '/memories', tags, summary: 'List memories (newest first) with filters; only namespaces the key may use', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/memories',
+        tags,
+        summary: 'List memories (newest first) with filters; only namespaces the key may use',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
     .input(listMemoriesInput)
     .output(listMemoriesOutput)
     .query(async ({ ctx, input }) => {
       const caller = callerOf(ctx.principal);
       const page = await ctx.services.memories.list(caller, input);
       const { contradictionPolicy } = await ctx.services.memories.settings(caller.tenantId);
-      return { memories: page.items.map((m) => toMemoryDetail(m, contradictionPolicy)), total: page.total, limit: input.limit, offset: input.offset };
+      return {
+        memories: page.items.map((m) => toMemoryDetail(m, contradictionPolicy)),
+        total: page.total,
+        limit: input.limit,
+        offset: input.offset,
+      };
     }),
 
   create: requireScope('memories:write')
@@ -75,7 +89,8 @@ export const memoriesRouter = router({
         method: 'POST',
         path: '/memories',
         tags,
-        summary: 'Queue a new memory: durable when answered (202), readable at once (dirty), searchable once consolidated. Honours Idempotency-Key',
+        summary:
+          'Queue a new memory: durable when answered (202), readable at once (dirty), searchable once consolidated. Honours Idempotency-Key',
         protect: true,
         successDescription: 'Accepted: the write is stored and queued',
       },
@@ -92,7 +107,16 @@ export const memoriesRouter = router({
     }),
 
   get: requireScope('memories:read')
-    .meta({ openapi: { method: 'GET', path: '/memories/{id}', tags, summary: 'One memory with its consolidation, sensitivity, injection and contradiction state', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/memories/{id}',
+        tags,
+        summary: 'One memory with its consolidation, sensitivity, injection and contradiction state',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
     .input(memoryIdInput)
     .output(memoryDetailOutput)
     .query(async ({ ctx, input }) => {
@@ -109,7 +133,8 @@ export const memoriesRouter = router({
         method: 'PUT',
         path: '/memories/{id}',
         tags,
-        summary: 'Queue a full update against the current version (202); If-Match: <version> answers 412 when stale. Honours Idempotency-Key',
+        summary:
+          'Queue a full update against the current version (202); If-Match: <version> answers 412 when stale. Honours Idempotency-Key',
         protect: true,
         successDescription: 'Accepted: the write is stored and queued',
       },
@@ -126,7 +151,16 @@ export const memoriesRouter = router({
     }),
 
   delete: requireScope('memories:write')
-    .meta({ openapi: { method: 'DELETE', path: '/memories/{id}', tags, summary: 'Delete for good: gone from reads, lists and every search at once, with all its versions', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/memories/{id}',
+        tags,
+        summary: 'Delete for good: gone from reads, lists and every search at once, with all its versions',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
     .input(memoryIdInput)
     .output(deleteMemoryOutput)
     .mutation(async ({ ctx, input }) => {
@@ -135,7 +169,16 @@ export const memoriesRouter = router({
     }),
 
   versions: requireScope('memories:read')
-    .meta({ openapi: { method: 'GET', path: '/memories/{id}/versions', tags, summary: 'Every committed version, oldest first (history is never rewritten)', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/memories/{id}/versions',
+        tags,
+        summary: 'Every committed version, oldest first (history is never rewritten)',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
     .input(memoryIdInput)
     .output(listVersionsOutput)
     .query(async ({ ctx, input }) => {
@@ -144,10 +187,21 @@ export const memoriesRouter = router({
     }),
 
   version: requireScope('memories:read')
-    .meta({ openapi: { method: 'GET', path: '/memories/{id}/versions/{version}', tags, summary: 'One committed version (404 if unknown)', protect: true }, auth: 'apiKey' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/memories/{id}/versions/{version}',
+        tags,
+        summary: 'One committed version (404 if unknown)',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
     .input(versionInput)
     .output(memoryVersionOutput)
-    .query(async ({ ctx, input }) => toMemoryVersion(await ctx.services.memories.version(callerOf(ctx.principal), input.id, input.version))),
+    .query(async ({ ctx, input }) =>
+      toMemoryVersion(await ctx.services.memories.version(callerOf(ctx.principal), input.id, input.version)),
+    ),
 
   rollback: requireScope('memories:write')
     .meta({
@@ -155,7 +209,8 @@ export const memoriesRouter = router({
         method: 'POST',
         path: '/memories/{id}/rollback',
         tags,
-        summary: 'Make an earlier version current: queues a new version equal to it, through the same pipeline (404 if the version is unknown)',
+        summary:
+          'Make an earlier version current: queues a new version equal to it, through the same pipeline (404 if the version is unknown)',
         protect: true,
       },
       auth: 'apiKey',
@@ -163,13 +218,27 @@ export const memoriesRouter = router({
     .input(rollbackInput)
     .output(rollbackOutput)
     .mutation(async ({ ctx, input }) => {
-      const receipt = await ctx.services.memories.rollback(callerOf(ctx.principal), input.id, input.target_version, writeOptions(ctx, true));
+      const receipt = await ctx.services.memories.rollback(
+        callerOf(ctx.principal),
+        input.id,
+        input.target_version,
+        writeOptions(ctx, true),
+      );
       markReplay(ctx, receipt.replayed);
       return { ...toWriteReceipt(receipt), rolled_back_to: input.target_version };
     }),
 
   settings: requirePermission('memories:read')
-    .meta({ openapi: { method: 'GET', path: '/settings/memory', tags: ['Memory settings'], summary: "The tenant's memory settings (contradiction policy)", protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/settings/memory',
+        tags: ['Memory settings'],
+        summary: "The tenant's memory settings (contradiction policy)",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .output(memorySettingsOutput)
     .query(async ({ ctx }) => {
       const s = await ctx.services.memories.settings(ctx.principal.tenantId);

@@ -19,13 +19,19 @@ const toRole = (r: RoleDefinition) => ({ name: r.name, description: r.descriptio
 /** `/roles`: the built-in roles and the permissions each carries. */
 export const rolesRouter = router({
   list: requirePermission('roles:read')
-    .meta({ openapi: { method: 'GET', path: '/roles', tags, summary: 'Built-in roles and their permissions', protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: { method: 'GET', path: '/roles', tags, summary: 'Built-in roles and their permissions', protect: true },
+      auth: 'bearer',
+    })
     .input(emptyInput)
     .output(z.object({ roles: z.array(roleSchema) }))
     .query(() => ({ roles: builtInRoles.map(toRole) })),
 
   get: requirePermission('roles:read')
-    .meta({ openapi: { method: 'GET', path: '/roles/{name}', tags, summary: 'One role by name (404 if unknown)', protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: { method: 'GET', path: '/roles/{name}', tags, summary: 'One role by name (404 if unknown)', protect: true },
+      auth: 'bearer',
+    })
     .input(z.object({ name: safeText().min(1).max(64) }))
     .output(roleSchema)
     .query(({ input }) => {

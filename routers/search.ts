@@ -9,7 +9,13 @@ import { searchInput, searchOutput } from './search/schemas.js';
 export const searchRouter = router({
   memories: requireScope('memories:read')
     .meta({
-      openapi: { method: 'GET', path: '/memories/search', tags: ['Search'], summary: 'Search memories (vector-only, hybrid or hybrid+graph)', protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/memories/search',
+        tags: ['Search'],
+        summary: 'Search memories (vector-only, hybrid or hybrid+graph)',
+        protect: true,
+      },
       auth: 'apiKey',
     })
     .input(searchInput)

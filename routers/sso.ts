@@ -8,7 +8,6 @@ import { ssoCallbackInput, ssoLoginInput, ssoLoginOutput, ssoProvidersInput, sso
 
 const tags = ['SSO'];
 
-
 /** `?redirect=1` on the POST (trpc-to-openapi reads POST input from the body only). */
 function redirectRequested(ctx: RequestContext): boolean {
   const value = ctx.query('redirect');

@@ -30,14 +30,24 @@ const tags = ['Tenants'];
 /** `/auth/tenants`, `/auth/gettenant` and tenant membership (`/auth/members`). */
 export const tenantsRouter = router({
   list: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/auth/tenants', tags, summary: "The caller's tenants, oldest membership first", protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: { method: 'GET', path: '/auth/tenants', tags, summary: "The caller's tenants, oldest membership first", protect: true },
+      auth: 'bearer',
+    })
     .input(emptyInput)
     .output(tenantList)
     .query(async ({ ctx }) => ({ tenants: (await ctx.services.tenants.listForUser(ctx.principal.userId)).map(toTenantItem) })),
 
   create: userProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/tenants', tags, summary: 'Create a tenant (plan free, status active) owned by the caller', protect: true, successDescription: 'Created' },
+      openapi: {
+        method: 'POST',
+        path: '/auth/tenants',
+        tags,
+        summary: 'Create a tenant (plan free, status active) owned by the caller',
+        protect: true,
+        successDescription: 'Created',
+      },
       auth: 'bearer',
     })
     .input(createTenantInput)
@@ -49,7 +59,16 @@ export const tenantsRouter = router({
     }),
 
   primary: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/auth/gettenant', tags, summary: "The caller's primary tenant (the first of their memberships)", protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/auth/gettenant',
+        tags,
+        summary: "The caller's primary tenant (the first of their memberships)",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .input(emptyInput)
     .output(primaryTenant)
     .query(async ({ ctx }) => {
@@ -59,7 +78,10 @@ export const tenantsRouter = router({
     }),
 
   members: requirePermission('members:read')
-    .meta({ openapi: { method: 'GET', path: '/auth/members', tags, summary: 'Members of the current tenant and their roles', protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: { method: 'GET', path: '/auth/members', tags, summary: 'Members of the current tenant and their roles', protect: true },
+      auth: 'bearer',
+    })
     .input(emptyInput)
     .output(memberList)
     .query(async ({ ctx }) => ({ members: (await ctx.services.tenants.listMembers(ctx.principal.tenantId)).map(toMember) })),
@@ -86,14 +108,32 @@ export const tenantsRouter = router({
     }),
 
   invitations: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/auth/invitations', tags, summary: "The signed-in user's pending invitations (matched by their email), oldest first", protect: true }, auth: 'bearer' })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/auth/invitations',
+        tags,
+        summary: "The signed-in user's pending invitations (matched by their email), oldest first",
+        protect: true,
+      },
+      auth: 'bearer',
+    })
     .input(emptyInput)
     .output(invitationList)
-    .query(async ({ ctx }) => ({ invitations: (await ctx.services.members.pendingInvitations(ctx.principal.userId)).map(toReceivedInvitation) })),
+    .query(async ({ ctx }) => ({
+      invitations: (await ctx.services.members.pendingInvitations(ctx.principal.userId)).map(toReceivedInvitation),
+    })),
 
   acceptInvitation: userProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/invitations/{id}/accept', tags, summary: 'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used, cancelled, no longer valid because its inviter may no longer grant the role, or already a member)', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/invitations/{id}/accept',
+        tags,
+        summary:
+          'Join the inviting tenant with the invited role (404 unless invited; 409 expired, used, cancelled, no longer valid because its inviter may no longer grant the role, or already a member)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(invitationIdInput)
@@ -105,7 +145,13 @@ export const tenantsRouter = router({
 
   declineInvitation: userProcedure
     .meta({
-      openapi: { method: 'POST', path: '/auth/invitations/{id}/decline', tags, summary: 'Decline an invitation (404 unless invited; 409 when already used)', protect: true },
+      openapi: {
+        method: 'POST',
+        path: '/auth/invitations/{id}/decline',
+        tags,
+        summary: 'Decline an invitation (404 unless invited; 409 when already used)',
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(invitationIdInput)
@@ -118,12 +164,20 @@ export const tenantsRouter = router({
   // Static paths under /auth/members before /auth/members/{user_id} (see routers/apiKeys.ts).
   tenantInvitations: requirePermission('members:manage')
     .meta({
-      openapi: { method: 'GET', path: '/auth/members/invitations', tags, summary: "The current tenant's pending, unexpired invitations, oldest first", protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/auth/members/invitations',
+        tags,
+        summary: "The current tenant's pending, unexpired invitations, oldest first",
+        protect: true,
+      },
       auth: 'bearer',
     })
     .input(emptyInput)
     .output(tenantInvitationList)
-    .query(async ({ ctx }) => ({ invitations: (await ctx.services.members.tenantInvitations(actorOf(ctx.principal))).map(toSentInvitation) })),
+    .query(async ({ ctx }) => ({
+      invitations: (await ctx.services.members.tenantInvitations(actorOf(ctx.principal))).map(toSentInvitation),
+    })),
 
   cancelInvitation: requirePermission('members:manage')
     .meta({
@@ -131,7 +185,8 @@ export const tenantsRouter = router({
         method: 'DELETE',
         path: '/auth/members/invitations/{invitation_id}',
         tags,
-        summary: "Cancel a pending invitation of the current tenant (404 unknown or another tenant's; 409 no longer pending; only owners cancel owner invitations)",
+        summary:
+          "Cancel a pending invitation of the current tenant (404 unknown or another tenant's; 409 no longer pending; only owners cancel owner invitations)",
         protect: true,
       },
       auth: 'bearer',
@@ -149,7 +204,8 @@ export const tenantsRouter = router({
         method: 'PUT',
         path: '/auth/members/{user_id}',
         tags,
-        summary: "Change a member's role (409 for the last owner; only owners grant or change the owner role; owner or admin needs X-Step-Up-Token for members.promote)",
+        summary:
+          "Change a member's role (409 for the last owner; only owners grant or change the owner role; owner or admin needs X-Step-Up-Token for members.promote)",
         protect: true,
       },
       auth: 'bearer',
@@ -167,7 +223,7 @@ export const tenantsRouter = router({
         path: '/auth/members/{user_id}',
         tags,
         summary:
-          "Remove a member (anyone may leave; owners and admins remove others, only owners remove owners; 409 for the last owner); needs X-Step-Up-Token for members.remove; revokes the API keys the member created here",
+          'Remove a member (anyone may leave; owners and admins remove others, only owners remove owners; 409 for the last owner); needs X-Step-Up-Token for members.remove; revokes the API keys the member created here',
         protect: true,
       },
       auth: 'bearer',
@@ -175,7 +231,12 @@ export const tenantsRouter = router({
     .input(removeMemberInput)
     .output(removedMember)
     .mutation(async ({ ctx, input }) => {
-      const { member: removed, revokedKeyIds } = await ctx.services.members.remove(actorOf(ctx.principal), input.user_id, stepUpTokenOf(ctx), { ...metaOf(ctx), requestId: ctx.requestId });
+      const { member: removed, revokedKeyIds } = await ctx.services.members.remove(
+        actorOf(ctx.principal),
+        input.user_id,
+        stepUpTokenOf(ctx),
+        { ...metaOf(ctx), requestId: ctx.requestId },
+      );
       return { user_id: removed.userId, removed: true as const, revoked_api_keys: revokedKeyIds };
     }),
 });

@@ -10,7 +10,13 @@ import { toUsage } from './memories/wire.js';
 export const usageRouter = router({
   get: requireScope('usage:read')
     .meta({
-      openapi: { method: 'GET', path: '/usage', tags: ['Usage'], summary: "The tenant's usage this period (calendar month, UTC), pending writes and plan limits", protect: true },
+      openapi: {
+        method: 'GET',
+        path: '/usage',
+        tags: ['Usage'],
+        summary: "The tenant's usage this period (calendar month, UTC), pending writes and plan limits",
+        protect: true,
+      },
       auth: 'apiKey',
     })
     .output(usageOutput)

@@ -6,7 +6,17 @@
 export const compositionRoot = ['server/main.ts', 'server/app.ts', 'server/container.ts', 'server/profiles/**', 'jobs/runner.ts'];
 
 /** Storage, queue, network and model drivers: adapters (and jobs, for Agenda) may use them; services and ports may not. */
-const drivers = ['mongodb', 'libsql', '@qdrant/js-client-rest', 'agenda', '@agendajs/*', 'openid-client', '@energetic-ai/*', 'node:http', 'node:worker_threads'];
+const drivers = [
+  'mongodb',
+  'libsql',
+  '@qdrant/js-client-rest',
+  'agenda',
+  '@agendajs/*',
+  'openid-client',
+  '@energetic-ai/*',
+  'node:http',
+  'node:worker_threads',
+];
 
 const adapterFamilies = ['embedded', 'embeddings', 'identity', 'in-process', 'llm', 'mongo', 'qdrant', 'rest', 'threads'];
 
@@ -57,7 +67,14 @@ export const layerBlocks = [
   }),
   layer({
     files: ['server/**/*.ts'],
-    ignores: ['server/ports/**', 'server/services/**', 'server/storage-rules/**', 'server/text/**', 'server/schemas/**', ...compositionRoot],
+    ignores: [
+      'server/ports/**',
+      'server/services/**',
+      'server/storage-rules/**',
+      'server/text/**',
+      'server/schemas/**',
+      ...compositionRoot,
+    ],
     forbidden: folders('adapters', 'routers', 'jobs', 'client', 'cli', 'bench', 'test'),
     message: 'Only the composition root (server/main.ts, app.ts, container.ts, profiles/) imports adapters, routers and jobs.',
   }),
@@ -93,8 +110,22 @@ export const layerBlocks = [
   {
     files: ['client/**/*.ts'],
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [{ target: '.', from: folders('server', 'adapters', 'jobs', 'cli', 'bench', 'test'), message: 'The client ships to browsers and SDK users: it knows the routers\' types only.' }] }],
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [typesOnly('routers', "The client imports the routers' types only.")] }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: '.',
+              from: folders('server', 'adapters', 'jobs', 'cli', 'bench', 'test'),
+              message: "The client ships to browsers and SDK users: it knows the routers' types only.",
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [typesOnly('routers', "The client imports the routers' types only.")] },
+      ],
     },
   },
   layer({

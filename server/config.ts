@@ -6,9 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_PLAN_LIMITS, planLimitsEnv } from './schemas/plan-limits.js';
 import { createPrivateFile, ensurePrivateDir } from './private-files.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const csv = z.string().transform((v) =>
   v
@@ -75,9 +73,18 @@ const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(300).default(30 * 86_400),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .default(30 * 86_400),
   STEP_UP_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
-  BREAK_GLASS_MAX_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(240),
+  BREAK_GLASS_MAX_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(240),
   SIGNUP_ENABLED: bool.default(true),
   /** Sign-up attempts allowed per client address (IPv6: per /64) per hour (429 beyond it); 0 turns the limit off. */
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
@@ -88,7 +95,12 @@ const envSchema = z.object({
   /** Invitations one tenant may send per hour (all its users together); 0: no limit. */
   INVITATION_TENANT_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
   /** How long an invitation can be accepted (default 7 days). */
-  INVITATION_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
+  INVITATION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(90 * 86_400)
+    .default(7 * 86_400),
   OIDC_PROVIDERS: oidcProviders.default([]),
   /**
    * Lets OIDC issuers on plain http that are not on loopback be used (development against a provider
@@ -100,7 +112,11 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   CORS_ORIGINS: csv.default([]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
-  MEMORY_CONTENT_MAX_BYTES: z.coerce.number().int().min(16).default(64 * 1024),
+  MEMORY_CONTENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .default(64 * 1024),
   /** Per-plan monthly limits as JSON merged over the defaults (see server/schemas/plan-limits.ts). */
   PLAN_LIMITS: planLimitsEnv.default(DEFAULT_PLAN_LIMITS),
   /**
@@ -127,9 +143,7 @@ export class ConfigError extends Error {
  * is generated once and kept in DATA_DIR so that tokens survive restarts.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const relevant = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''),
-  );
+  const relevant = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(relevant);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
@@ -147,7 +161,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   for (const p of cfg.OIDC_PROVIDERS) {
     const issuer = new URL(p.issuer);
-    if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && (isLoopbackHostname(issuer.hostname) || cfg.OIDC_ALLOW_INSECURE_ISSUERS))) {
+    if (
+      issuer.protocol !== 'https:' &&
+      !(issuer.protocol === 'http:' && (isLoopbackHostname(issuer.hostname) || cfg.OIDC_ALLOW_INSECURE_ISSUERS))
+    ) {
       throw new ConfigError(
         `invalid configuration:\n  OIDC_PROVIDERS: issuer of '${p.id}' must be https (http only on loopback, or with OIDC_ALLOW_INSECURE_ISSUERS=true)`,
       );
@@ -188,7 +205,9 @@ function persistedSecret(cfg: z.output<typeof envSchema>): string {
 function storedSecret(file: string): string {
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32) {
-    throw new ConfigError(`invalid configuration:\n  JWT_SECRET: ${file} holds fewer than 32 characters; delete it to generate a new one, or set JWT_SECRET`);
+    throw new ConfigError(
+      `invalid configuration:\n  JWT_SECRET: ${file} holds fewer than 32 characters; delete it to generate a new one, or set JWT_SECRET`,
+    );
   }
   return secret;
 }

@@ -260,7 +260,8 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       clientSecret: p.client_secret,
       scopes: p.scopes,
       // loadConfig refused other http issuers unless OIDC_ALLOW_INSECURE_ISSUERS is set.
-      allowInsecureRequests: new URL(p.issuer).protocol === 'http:' && (isLoopbackHostname(new URL(p.issuer).hostname) || config.OIDC_ALLOW_INSECURE_ISSUERS),
+      allowInsecureRequests:
+        new URL(p.issuer).protocol === 'http:' && (isLoopbackHostname(new URL(p.issuer).hostname) || config.OIDC_ALLOW_INSECURE_ISSUERS),
     })),
     oidc: createOpenIdClient(),
     states: ports.ssoStates,
@@ -275,7 +276,13 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     ),
     clock,
   });
-  const apiKeys = createApiKeyService({ store: ports.apiKeys, tenants: ports.tenants, logger, audit: apiKeyAuditSink(audit, logger), clock });
+  const apiKeys = createApiKeyService({
+    store: ports.apiKeys,
+    tenants: ports.tenants,
+    logger,
+    audit: apiKeyAuditSink(audit, logger),
+    clock,
+  });
   const members = createMembersService({
     tenants: ports.tenants,
     users: ports.users,
@@ -285,8 +292,19 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     apiKeys,
     breakGlass,
     invitationBudgets: {
-      perUser: createKeyedBudget({ keyPrefix: 'invite_user', perWindow: config.INVITATION_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this user' }, ports.attemptCounters),
-      perTenant: createKeyedBudget({ keyPrefix: 'invite_tenant', perWindow: config.INVITATION_TENANT_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this tenant' }, ports.attemptCounters),
+      perUser: createKeyedBudget(
+        { keyPrefix: 'invite_user', perWindow: config.INVITATION_RATE_LIMIT, windowSeconds: 3600, what: 'invitations from this user' },
+        ports.attemptCounters,
+      ),
+      perTenant: createKeyedBudget(
+        {
+          keyPrefix: 'invite_tenant',
+          perWindow: config.INVITATION_TENANT_RATE_LIMIT,
+          windowSeconds: 3600,
+          what: 'invitations from this tenant',
+        },
+        ports.attemptCounters,
+      ),
     },
     invitationTtlSeconds: config.INVITATION_TTL_SECONDS,
     clock,
@@ -313,9 +331,17 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     audit,
   });
   // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
-  const analysis: WriteAnalysisOptions = { quality: config.MEMORY_QUALITY_SCORER, entities: true, offlineFacts: !config.LLM_URL && config.CONSOLIDATION_THREADS > 0 };
+  const analysis: WriteAnalysisOptions = {
+    quality: config.MEMORY_QUALITY_SCORER,
+    entities: true,
+    offlineFacts: !config.LLM_URL && config.CONSOLIDATION_THREADS > 0,
+  };
   // Threads start on the first consolidation; services.close() ends them.
-  const ownAnalyzer = options.consolidation?.analyzer ? null : config.CONSOLIDATION_THREADS > 0 ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS) : inThreadWriteAnalyzer(analysis);
+  const ownAnalyzer = options.consolidation?.analyzer
+    ? null
+    : config.CONSOLIDATION_THREADS > 0
+      ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS)
+      : inThreadWriteAnalyzer(analysis);
   const analyzer = options.consolidation?.analyzer ?? ownAnalyzer;
   const consolidation = createConsolidationService({
     memories: ports.memories,
@@ -327,10 +353,17 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     consolidationTrigger,
     contradictionDetector:
       options.consolidation?.contradictionDetector ??
-      (config.LLM_URL ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY }) : null),
+      (config.LLM_URL
+        ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
+        : null),
     ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
   });
-  const maintenance = createMaintenanceService({ sessions: ports.sessions, attemptCounters: ports.attemptCounters, idempotency: ports.idempotency, clock });
+  const maintenance = createMaintenanceService({
+    sessions: ports.sessions,
+    attemptCounters: ports.attemptCounters,
+    idempotency: ports.idempotency,
+    clock,
+  });
   const search = createSearchService({
     index: ports.searchIndex,
     embedder,

@@ -33,7 +33,10 @@ export interface BearerAuthenticator {
    * The caller's role and effective permissions in a tenant (break-glass included) and the tenant's
    * status, or null if not a member.
    */
-  accessOf(tenantId: string, userId: string): Promise<{ role: RoleName; permissions: ReadonlySet<Permission>; breakGlass: boolean; tenantStatus: string } | null>;
+  accessOf(
+    tenantId: string,
+    userId: string,
+  ): Promise<{ role: RoleName; permissions: ReadonlySet<Permission>; breakGlass: boolean; tenantStatus: string } | null>;
 }
 
 /** What the API-key middleware needs from the API key service. */

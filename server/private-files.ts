@@ -31,7 +31,7 @@ export function createPrivateFile(file: string, content = ''): boolean {
   try {
     fchmodSync(fd, PRIVATE_FILE_MODE);
     const bytes = Buffer.from(content, 'utf8');
-    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
   } finally {
     closeSync(fd);
   }

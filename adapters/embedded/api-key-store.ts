@@ -1,4 +1,11 @@
-import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStore, ApiKeyStatus, ApiKeyUsage, NewApiKeyRecord } from '../../server/ports/api-keys.js';
+import type {
+  ApiKeyCredential,
+  ApiKeyRecord,
+  ApiKeyStore,
+  ApiKeyStatus,
+  ApiKeyUsage,
+  NewApiKeyRecord,
+} from '../../server/ports/api-keys.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface Row {
@@ -61,8 +68,10 @@ export function createEmbeddedApiKeyStore(db: EmbeddedDatabase): ApiKeyStore {
   // Raw (array) rows of only the columns authentication needs: libsql's cost grows with every column
   // it materialises into an object, and this statement runs on every X-API-Key request.
   const bySecret = db
-    .prepare(`SELECT id, tenant_id, secret_hash, status, scopes, namespace_restrictions, ip_allowlist, last_used_at
-      FROM api_keys WHERE secret_hash = ?`)
+    .prepare(
+      `SELECT id, tenant_id, secret_hash, status, scopes, namespace_restrictions, ip_allowlist, last_used_at
+      FROM api_keys WHERE secret_hash = ?`,
+    )
     .raw(true);
   const replaceSecret = db.prepare(`UPDATE api_keys SET secret_hash = ?, secret_prefix = ?, rotated_at = ?, secret_issued_to = ?
     WHERE tenant_id = ? AND id = ? AND status = 'active'`);

@@ -18,7 +18,8 @@ interface Row {
   hash: string;
 }
 
-const cols = 'tenant_id, seq, id, type, actor_user_id, actor_key_id, ip, user_agent, target_type, target_id, details, created_at, prev_hash, hash';
+const cols =
+  'tenant_id, seq, id, type, actor_user_id, actor_key_id, ip, user_agent, target_type, target_id, details, created_at, prev_hash, hash';
 
 function toEvent(r: Row): AuditEventRecord {
   const actor: AuditEventRecord['actor'] = {};

@@ -33,7 +33,9 @@ export function createEmbeddedBreakGlassStore(db: EmbeddedDatabase): BreakGlassS
   const insert = db.prepare(`INSERT INTO break_glass_requests (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const get = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND id = ?`);
   const list = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? ORDER BY created_at DESC, id`);
-  const listBy = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND requester_id = ? ORDER BY created_at DESC, id`);
+  const listBy = db.prepare(
+    `SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND requester_id = ? ORDER BY created_at DESC, id`,
+  );
   const decide = db.prepare(
     "UPDATE break_glass_requests SET status = ?, decided_by = ?, decided_at = ?, expires_at = ? WHERE tenant_id = ? AND id = ? AND status = 'pending'",
   );
@@ -46,17 +48,29 @@ export function createEmbeddedBreakGlassStore(db: EmbeddedDatabase): BreakGlassS
     `SELECT ${cols} FROM break_glass_requests
       WHERE tenant_id = ? AND requester_id = ? AND (status = 'pending' OR (status = 'approved' AND expires_at > ?))`,
   );
-  const denyPending = db.prepare("UPDATE break_glass_requests SET status = 'denied', decided_by = ?, decided_at = ? WHERE tenant_id = ? AND id = ? AND status = 'pending'");
-  const endApproved = db.prepare("UPDATE break_glass_requests SET status = 'expired', expires_at = ? WHERE tenant_id = ? AND id = ? AND status = 'approved'");
+  const denyPending = db.prepare(
+    "UPDATE break_glass_requests SET status = 'denied', decided_by = ?, decided_at = ? WHERE tenant_id = ? AND id = ? AND status = 'pending'",
+  );
+  const endApproved = db.prepare(
+    "UPDATE break_glass_requests SET status = 'expired', expires_at = ? WHERE tenant_id = ? AND id = ? AND status = 'approved'",
+  );
   const due = db.prepare(`SELECT ${cols} FROM break_glass_requests WHERE tenant_id = ? AND status = 'approved' AND expires_at <= ?`);
   const expire = db.prepare("UPDATE break_glass_requests SET status = 'expired' WHERE tenant_id = ? AND id = ? AND status = 'approved'");
 
   const decideTx = db.transaction(
-    (tenantId: string, id: string, d: { status: 'approved' | 'denied'; decidedBy: string; decidedAt: string; expiresAt: string | null }): DecideResult => {
+    (
+      tenantId: string,
+      id: string,
+      d: { status: 'approved' | 'denied'; decidedBy: string; decidedAt: string; expiresAt: string | null },
+    ): DecideResult => {
       const current = get.get([tenantId, id]) as Row | undefined;
       if (!current) return { ok: false, reason: 'not_found' };
-      if (decide.run([d.status, d.decidedBy, d.decidedAt, d.expiresAt, tenantId, id]).changes !== 1) return { ok: false, reason: 'already_decided' };
-      return { ok: true, record: toRecord({ ...current, status: d.status, decided_by: d.decidedBy, decided_at: d.decidedAt, expires_at: d.expiresAt }) };
+      if (decide.run([d.status, d.decidedBy, d.decidedAt, d.expiresAt, tenantId, id]).changes !== 1)
+        return { ok: false, reason: 'already_decided' };
+      return {
+        ok: true,
+        record: toRecord({ ...current, status: d.status, decided_by: d.decidedBy, decided_at: d.decidedAt, expires_at: d.expiresAt }),
+      };
     },
   );
   const expireTx = db.transaction((tenantId: string, now: string) => {
@@ -83,7 +97,18 @@ export function createEmbeddedBreakGlassStore(db: EmbeddedDatabase): BreakGlassS
 
   return {
     async create(r) {
-      insert.run([r.id, r.tenantId, r.requesterId, r.reason, r.durationMinutes, r.status, r.createdAt, r.decidedAt, r.decidedBy, r.expiresAt]);
+      insert.run([
+        r.id,
+        r.tenantId,
+        r.requesterId,
+        r.reason,
+        r.durationMinutes,
+        r.status,
+        r.createdAt,
+        r.decidedAt,
+        r.decidedBy,
+        r.expiresAt,
+      ]);
     },
     async get(tenantId, id) {
       const row = get.get([tenantId, id]) as Row | undefined;

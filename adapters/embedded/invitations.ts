@@ -1,5 +1,12 @@
 import { mayAssign, type RoleName } from '../../server/services/roles.js';
-import type { CancelInvitationResult, InvitationRecord, InvitationStatus, InvitationStore, InviteResult, NewInvitation } from '../../server/ports/invitations.js';
+import type {
+  CancelInvitationResult,
+  InvitationRecord,
+  InvitationStatus,
+  InvitationStore,
+  InviteResult,
+  NewInvitation,
+} from '../../server/ports/invitations.js';
 import type { EmbeddedDatabase } from './database.js';
 
 interface InvitationRow {
@@ -42,13 +49,17 @@ export function createEmbeddedInvitationStore(db: EmbeddedDatabase): InvitationS
      RETURNING ${cols}`,
   );
   const pendingForEmailIn = db.prepare(`SELECT ${cols} FROM invitations WHERE tenant_id = ? AND email = ? AND status = 'pending'`);
-  const pendingOfTenant = db.prepare(`SELECT ${cols} FROM invitations WHERE tenant_id = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`);
+  const pendingOfTenant = db.prepare(
+    `SELECT ${cols} FROM invitations WHERE tenant_id = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
+  );
   const cancelStmt = db.prepare(
     `UPDATE invitations SET status = 'cancelled', decided_at = ? WHERE tenant_id = ? AND id = ? AND status = 'pending' AND role = ? RETURNING ${cols}`,
   );
   const roleIn = db.prepare('SELECT role FROM memberships WHERE tenant_id = ? AND user_id = ?');
   const byId = db.prepare(`SELECT ${cols} FROM invitations WHERE id = ?`);
-  const pendingFor = db.prepare(`SELECT ${cols} FROM invitations WHERE email = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`);
+  const pendingFor = db.prepare(
+    `SELECT ${cols} FROM invitations WHERE email = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
+  );
   const decide = db.prepare(`UPDATE invitations SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING ${cols}`);
   const isMember = db.prepare('SELECT 1 FROM memberships WHERE tenant_id = ? AND user_id = ?').pluck();
   const addMember = db.prepare('INSERT INTO memberships (tenant_id, user_id, role, is_default, created_at) VALUES (?, ?, ?, 0, ?)');
@@ -71,17 +82,28 @@ export function createEmbeddedInvitationStore(db: EmbeddedDatabase): InvitationS
 
   const inviteTx = db.transaction((tenantId: string, inv: NewInvitation, replaceable: readonly RoleName[]): InviteResult => {
     const email = inv.email.toLowerCase();
-    const row = upsert.get([inv.id, tenantId, email, inv.role, inv.invitedBy, inv.createdAt, inv.expiresAt, JSON.stringify(replaceable)]) as InvitationRow | undefined;
+    const row = upsert.get([
+      inv.id,
+      tenantId,
+      email,
+      inv.role,
+      inv.invitedBy,
+      inv.createdAt,
+      inv.expiresAt,
+      JSON.stringify(replaceable),
+    ]) as InvitationRow | undefined;
     if (row) return { ok: true, invitation: toInvitation(row) };
     return { ok: false, reason: 'not_replaceable', existing: toInvitation(pendingForEmailIn.get([tenantId, email]) as InvitationRow) };
   });
-  const cancelTx = db.transaction((tenantId: string, id: string, change: { expectedRole: RoleName; at: string }): CancelInvitationResult => {
-    const cancelled = cancelStmt.get([change.at, tenantId, id, change.expectedRole]) as InvitationRow | undefined;
-    if (cancelled) return { ok: true, invitation: toInvitation(cancelled) };
-    const row = byId.get([id]) as InvitationRow | undefined;
-    if (!row || row.tenant_id !== tenantId) return { ok: false, reason: 'not_found' };
-    return { ok: false, reason: row.status !== 'pending' ? 'not_pending' : 'role_changed' };
-  });
+  const cancelTx = db.transaction(
+    (tenantId: string, id: string, change: { expectedRole: RoleName; at: string }): CancelInvitationResult => {
+      const cancelled = cancelStmt.get([change.at, tenantId, id, change.expectedRole]) as InvitationRow | undefined;
+      if (cancelled) return { ok: true, invitation: toInvitation(cancelled) };
+      const row = byId.get([id]) as InvitationRow | undefined;
+      if (!row || row.tenant_id !== tenantId) return { ok: false, reason: 'not_found' };
+      return { ok: false, reason: row.status !== 'pending' ? 'not_pending' : 'role_changed' };
+    },
+  );
 
   return {
     async invite(tenantId, inv, replaceable) {

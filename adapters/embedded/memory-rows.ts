@@ -1,4 +1,10 @@
-import type { ContradictionPolicy, MemoryCandidate, MemoryHitRecord, MemoryRecord, MemoryVersionRecord } from '../../server/ports/memories.js';
+import type {
+  ContradictionPolicy,
+  MemoryCandidate,
+  MemoryHitRecord,
+  MemoryRecord,
+  MemoryVersionRecord,
+} from '../../server/ports/memories.js';
 
 /** How the embedded memory store's rows read back as the port's records. */
 
@@ -37,10 +43,35 @@ export interface MemoryRow {
 
 /** A memory row's columns, in this order: every memory read selects them, a create inserts them. */
 const MEMORY_COLUMN_NAMES = [
-  'id', 'tenant_id', 'namespace', 'agent_id', 'type', 'title', 'content', 'tags', 'metadata', 'writer_sensitivity',
-  'sensitivity', 'sensitivity_reasons', 'status', 'head_version', 'committed_version', 'pending_count', 'contradiction_status',
-  'contradiction_policy', 'conflicts_with', 'superseded_by', 'merged_into', 'injection_flagged', 'injection_score',
-  'injection_patterns', 'quality', 'fingerprint', 'size_bytes', 'created_at', 'updated_at',
+  'id',
+  'tenant_id',
+  'namespace',
+  'agent_id',
+  'type',
+  'title',
+  'content',
+  'tags',
+  'metadata',
+  'writer_sensitivity',
+  'sensitivity',
+  'sensitivity_reasons',
+  'status',
+  'head_version',
+  'committed_version',
+  'pending_count',
+  'contradiction_status',
+  'contradiction_policy',
+  'conflicts_with',
+  'superseded_by',
+  'merged_into',
+  'injection_flagged',
+  'injection_score',
+  'injection_patterns',
+  'quality',
+  'fingerprint',
+  'size_bytes',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof MemoryRow)[];
 export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
 /** One `?` per column of MEMORY_COLUMNS, for the INSERT that writes a whole row. */
@@ -51,15 +82,42 @@ export const MEMORY_PLACEHOLDERS = MEMORY_COLUMN_NAMES.map(() => '?').join(', ')
  * property by property; for these 29 columns that was most of a search's hit resolution, an array a
  * fraction of it (figures: docs/performance.md#rows-read-as-arrays).
  */
-type RowOf<Names extends readonly (keyof MemoryRow)[]> = { -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never };
+type RowOf<Names extends readonly (keyof MemoryRow)[]> = {
+  -readonly [I in keyof Names]: Names[I] extends keyof MemoryRow ? MemoryRow[Names[I]] : never;
+};
 export type RawMemoryRow = RowOf<typeof MEMORY_COLUMN_NAMES>;
 
 export function toMemoryRecord(row: unknown[]): MemoryRecord {
   const [
-    id, tenantId, namespace, agentId, type, title, content, tags, metadata, writerSensitivity,
-    sensitivity, sensitivityReasons, status, headVersion, committedVersion, pendingCount, contradictionStatus,
-    contradictionPolicy, conflictsWith, supersededBy, mergedInto, injectionFlagged, injectionScore,
-    injectionPatterns, quality, , sizeBytes, createdAt, updatedAt,
+    id,
+    tenantId,
+    namespace,
+    agentId,
+    type,
+    title,
+    content,
+    tags,
+    metadata,
+    writerSensitivity,
+    sensitivity,
+    sensitivityReasons,
+    status,
+    headVersion,
+    committedVersion,
+    pendingCount,
+    contradictionStatus,
+    contradictionPolicy,
+    conflictsWith,
+    supersededBy,
+    mergedInto,
+    injectionFlagged,
+    injectionScore,
+    injectionPatterns,
+    quality,
+    ,
+    sizeBytes,
+    createdAt,
+    updatedAt,
   ] = row as RawMemoryRow;
   return {
     id,
@@ -101,14 +159,34 @@ export function toMemoryRecord(row: unknown[]): MemoryRecord {
  */
 export const HIT_JSON = `json_array(id, namespace, agent_id, title, content, json(tags), json(metadata), head_version, committed_version, created_at, injection_flagged)`;
 export type HitRow = [
-  MemoryRow['id'], MemoryRow['namespace'], MemoryRow['agent_id'], MemoryRow['title'], MemoryRow['content'], string[],
-  MemoryRecord['metadata'], MemoryRow['head_version'], MemoryRow['committed_version'], MemoryRow['created_at'],
+  MemoryRow['id'],
+  MemoryRow['namespace'],
+  MemoryRow['agent_id'],
+  MemoryRow['title'],
+  MemoryRow['content'],
+  string[],
+  MemoryRecord['metadata'],
+  MemoryRow['head_version'],
+  MemoryRow['committed_version'],
+  MemoryRow['created_at'],
   MemoryRow['injection_flagged'],
 ];
 
 export function toHitRecord(row: HitRow): MemoryHitRecord {
   const [id, namespace, agentId, title, content, tags, metadata, headVersion, committedVersion, createdAt, injectionFlagged] = row;
-  return { id, namespace, agentId, title, content, tags, metadata, version: headVersion, committedVersion, createdAt, injectionFlagged: injectionFlagged === 1 };
+  return {
+    id,
+    namespace,
+    agentId,
+    title,
+    content,
+    tags,
+    metadata,
+    version: headVersion,
+    committedVersion,
+    createdAt,
+    injectionFlagged: injectionFlagged === 1,
+  };
 }
 
 export interface VersionRow {
@@ -127,7 +205,8 @@ export interface VersionRow {
   created_at: string;
 }
 
-export const VERSION_COLUMNS = 'memory_id, version, change, title, content, tags, type, agent_id, metadata, sensitivity, status, rolled_back_to, created_at';
+export const VERSION_COLUMNS =
+  'memory_id, version, change, title, content, tags, type, agent_id, metadata, sensitivity, status, rolled_back_to, created_at';
 
 export function toVersionRecord(row: VersionRow): MemoryVersionRecord {
   return {

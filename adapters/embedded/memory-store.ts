@@ -89,10 +89,12 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   // Candidate lookups return ids and committed versions only; content comes from `candidateCache`
   // or, for the ones it lacks, one read of `candidateRows` (see candidate-cache.ts).
   const bySubject = db
-    .prepare(`SELECT m.id, m.committed_version FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
+    .prepare(
+      `SELECT m.id, m.committed_version FROM memory_subjects s JOIN memories m ON m.id = s.memory_id
     WHERE s.tenant_id = ? AND s.namespace = ? AND s.subject = ?
       AND m.tenant_id = s.tenant_id AND ${IS_CANDIDATE}
-    ORDER BY s.committed_at DESC LIMIT ?`)
+    ORDER BY s.committed_at DESC LIMIT ?`,
+    )
     .raw(true);
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
@@ -113,9 +115,11 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       conflicts_with = ?, superseded_by = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND committed_version = ? AND head_version = committed_version AND pending_count = 0`);
   const byFingerprint = db
-    .prepare(`SELECT id, committed_version FROM memories m
+    .prepare(
+      `SELECT id, committed_version FROM memories m
     WHERE tenant_id = ? AND namespace = ? AND fingerprint = ? AND ${IS_CANDIDATE}
-    ORDER BY committed_at DESC LIMIT ?`)
+    ORDER BY committed_at DESC LIMIT ?`,
+    )
     .raw(true);
   // The same conditions as the lookups: a memory that changed since (a write queued, a delete) is no
   // longer a candidate, and a row read here is always a committed version's content.
@@ -198,7 +202,9 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       op.expectCommittedVersion,
     ]);
     if (updated.changes !== 1) {
-      throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
+      throw new ConsolidationConflictError(
+        `memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`,
+      );
     }
     if (op.snapshot && p.snapshotVersion !== null) insertSnapshot(tenantId, op.memoryId, p.snapshotVersion, op.snapshot);
     if (p.dropSubjects) deleteSubjects.run([op.memoryId]);
@@ -336,7 +342,8 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
         else missing.push(id);
       }
       if (missing.length > 0) {
-        for (const row of candidateRows.all([tenantId, JSON.stringify(missing)]) as CandidateRow[]) found.set(row.id, candidateCache.put(toCandidate(row)));
+        for (const row of candidateRows.all([tenantId, JSON.stringify(missing)]) as CandidateRow[])
+          found.set(row.id, candidateCache.put(toCandidate(row)));
       }
       // In lookup order; a memory that stopped being a candidate between the two reads is left out.
       const out: MemoryCandidate[] = [];

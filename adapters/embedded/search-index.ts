@@ -26,7 +26,14 @@ import {
   type GraphConfig,
   type KeywordConfig,
 } from '../../server/services/search/tuning.js';
-import { SEARCH_MODES, type IndexInfo, type IndexedMemory, type SearchIndex, type SearchQuery, type SearchResult } from '../../server/ports/search-index.js';
+import {
+  SEARCH_MODES,
+  type IndexInfo,
+  type IndexedMemory,
+  type SearchIndex,
+  type SearchQuery,
+  type SearchResult,
+} from '../../server/ports/search-index.js';
 
 export { writeIndexRows, deleteIndexRows, deleteTenantRows, resetIndexForModel, readIndexInfo } from './search/rows.js';
 
@@ -185,7 +192,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
       channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
       const w = query.mode === 'hybrid' ? { ...fusion.weights.hybrid, graph: 0 } : fusion.weights['hybrid+graph'];
-      if (w.keyword > 0) channels.push({ name: 'keyword', weight: w.keyword, hits: keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5) });
+      if (w.keyword > 0)
+        channels.push({
+          name: 'keyword',
+          weight: w.keyword,
+          hits: keywordChannel(this.db, c, query.text, depth, f, this.keyword, tuning.fts5),
+        });
       if (w.dense > 0 && query.vector) {
         channels.push({ name: 'dense', weight: w.dense, hits: this.denseChannel(c, query.vector, depth, f, tuning.exact, tuning.probes) });
       }
@@ -318,6 +330,4 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
     await ivf.whenReady();
   }
-
-
 }

@@ -51,7 +51,9 @@ export function createEmbeddedSessionStore(db: EmbeddedDatabase): SessionStore {
     `INSERT INTO sessions (id, user_id, tenant_id, method, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
   );
-  const insertRefresh = db.prepare('INSERT INTO refresh_tokens (id, session_id, secret_hash, created_at, rotated_at) VALUES (?, ?, ?, ?, NULL)');
+  const insertRefresh = db.prepare(
+    'INSERT INTO refresh_tokens (id, session_id, secret_hash, created_at, rotated_at) VALUES (?, ?, ?, ?, NULL)',
+  );
   const getSession = db.prepare(
     `SELECT id, user_id, tenant_id, method, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason
        FROM sessions WHERE id = ?`,

@@ -30,7 +30,11 @@ export interface SignalledCache<V> {
  * since it can no longer tell the others or hear from them reliably, and their entries expire within
  * `maxAgeMs`. `freeze` makes a remembered row safe to share between requests.
  */
-export function createSignalledCache<V>(signal: ChangeSignal, freeze: (row: V) => V, options: SignalledCacheOptions = {}): SignalledCache<V> {
+export function createSignalledCache<V>(
+  signal: ChangeSignal,
+  freeze: (row: V) => V,
+  options: SignalledCacheOptions = {},
+): SignalledCache<V> {
   const maxAgeMs = options.maxAgeMs ?? 30_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const clock = options.clock ?? Date.now;

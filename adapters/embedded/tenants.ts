@@ -51,12 +51,16 @@ export function createEmbeddedTenantStore(db: EmbeddedDatabase): TenantStore {
       WHERE m.user_id = ?
       ORDER BY m.created_at, m.rowid`,
   );
-  const membership = db.prepare('SELECT tenant_id, user_id, role, is_default, created_at, role_since FROM memberships WHERE tenant_id = ? AND user_id = ?');
+  const membership = db.prepare(
+    'SELECT tenant_id, user_id, role, is_default, created_at, role_since FROM memberships WHERE tenant_id = ? AND user_id = ?',
+  );
   const memberCols = 'm.tenant_id, m.user_id, m.role, m.is_default, m.created_at, m.role_since, u.email, u.name';
   const members = db.prepare(
     `SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? ORDER BY m.created_at, m.rowid`,
   );
-  const member = db.prepare(`SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? AND m.user_id = ?`);
+  const member = db.prepare(
+    `SELECT ${memberCols} FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = ? AND m.user_id = ?`,
+  );
   const owners = db.prepare("SELECT COUNT(*) AS n FROM memberships WHERE tenant_id = ? AND role = 'owner'");
   const setRole = db.prepare('UPDATE memberships SET role = ?, role_since = ? WHERE tenant_id = ? AND user_id = ?');
   const deleteMember = db.prepare('DELETE FROM memberships WHERE tenant_id = ? AND user_id = ?');
@@ -90,7 +94,8 @@ export function createEmbeddedTenantStore(db: EmbeddedDatabase): TenantStore {
     const current = member.get([tenantId, userId]) as Row | undefined;
     if (!current) return { ok: false as const, reason: 'not_found' as const };
     if (current.role !== expectedRole) return { ok: false as const, reason: 'role_changed' as const };
-    if (current.role === 'owner' && (owners.get([tenantId]) as { n: number }).n <= 1) return { ok: false as const, reason: 'last_owner' as const };
+    if (current.role === 'owner' && (owners.get([tenantId]) as { n: number }).n <= 1)
+      return { ok: false as const, reason: 'last_owner' as const };
     deleteMember.run([tenantId, userId]);
     return { ok: true as const, member: toMember(current) };
   });
@@ -110,12 +115,10 @@ export function createEmbeddedTenantStore(db: EmbeddedDatabase): TenantStore {
     },
     async listForUser(userId) {
       const rows = forUser.all([userId]) as Array<TenantRow & MembershipRow & { m_created_at: string }>;
-      return rows.map(
-        (r): UserTenant => ({
-          tenant: toTenant(r),
-          membership: toMembership({ ...r, created_at: r.m_created_at }),
-        }),
-      );
+      return rows.map((r): UserTenant => ({
+        tenant: toTenant(r),
+        membership: toMembership({ ...r, created_at: r.m_created_at }),
+      }));
     },
     async listIds(after, limit) {
       return idsAfter.all([after ?? '', limit]) as string[];

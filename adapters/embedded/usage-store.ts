@@ -8,7 +8,9 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
   const inNamespaces = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size_bytes), 0) AS bytes FROM memories
     WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2)) AND merged_into IS NULL`);
-  const pendingInNamespaces = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2))');
+  const pendingInNamespaces = db.prepare(
+    'SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2))',
+  );
   const consume: Record<UsageCounter, ReturnType<EmbeddedDatabase['prepare']>> = {
     reads: db.prepare(`INSERT INTO usage_periods (tenant_id, period, reads) SELECT ?1, ?2, ?3 WHERE ?4 IS NULL OR ?3 <= ?4
       ON CONFLICT (tenant_id, period) DO UPDATE SET reads = reads + excluded.reads WHERE ?4 IS NULL OR reads + excluded.reads <= ?4
@@ -24,8 +26,15 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
       return row ? row.value : null;
     },
     async snapshot(tenantId, period) {
-      const c = (counters.get([tenantId, period]) as { writes: number; reads: number; searches: number } | undefined) ?? { writes: 0, reads: 0, searches: 0 };
-      const t = (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+      const c = (counters.get([tenantId, period]) as { writes: number; reads: number; searches: number } | undefined) ?? {
+        writes: 0,
+        reads: 0,
+        searches: 0,
+      };
+      const t = (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? {
+        memory_count: 0,
+        storage_bytes: 0,
+      };
       const p = (pending.get([tenantId]) as { n: number }).n;
       return {
         period,

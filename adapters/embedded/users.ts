@@ -17,7 +17,13 @@ interface IdentityRow {
   created_at: string;
 }
 
-const toUser = (r: UserRow): UserRecord => ({ id: r.id, email: r.email, name: r.name, passwordHash: r.password_hash, createdAt: r.created_at });
+const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  passwordHash: r.password_hash,
+  createdAt: r.created_at,
+});
 const toIdentity = (r: IdentityRow): ExternalIdentityRecord => ({
   provider: r.provider,
   subject: r.subject,

@@ -83,14 +83,17 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
   const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
   const adjustTotals = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, ?, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET memory_count = memory_count + excluded.memory_count, storage_bytes = storage_bytes + excluded.storage_bytes`);
-  const head = db.prepare('SELECT namespace, head_version, pending_count, size_bytes, merged_into FROM memories WHERE tenant_id = ? AND id = ?');
+  const head = db.prepare(
+    'SELECT namespace, head_version, pending_count, size_bytes, merged_into FROM memories WHERE tenant_id = ? AND id = ?',
+  );
   const target = db.prepare(`SELECT title, content, tags, type, agent_id, metadata, sensitivity FROM memory_versions
     WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
   const insertMemory = db.prepare(`INSERT INTO memories (${MEMORY_COLUMNS}) VALUES (${MEMORY_PLACEHOLDERS})`);
   const updateHead = db.prepare(`UPDATE memories SET agent_id = ?, type = ?, title = ?, content = ?, tags = ?, metadata = ?,
       writer_sensitivity = ?, sensitivity = ?, head_version = ?, pending_count = pending_count + 1, size_bytes = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? AND head_version = ?`);
-  const insertWrite = db.prepare(`INSERT INTO memory_writes (tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at)
+  const insertWrite =
+    db.prepare(`INSERT INTO memory_writes (tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const peek = db.prepare(`SELECT id, tenant_id, memory_id, namespace, version, kind, content, rolled_back_to, accepted_at
     FROM memory_writes WHERE tenant_id = ? ORDER BY id LIMIT ?`);
@@ -126,7 +129,10 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
     return p.stored + p.added;
   };
   const totalsSoFar = (tenantId: string, t: Tally) => {
-    t.storedTotals ??= (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? { memory_count: 0, storage_bytes: 0 };
+    t.storedTotals ??= (totals.get([tenantId]) as { memory_count: number; storage_bytes: number } | undefined) ?? {
+      memory_count: 0,
+      storage_bytes: 0,
+    };
     return { memoryCount: t.storedTotals.memory_count + t.memories, storageBytes: t.storedTotals.storage_bytes + t.bytes };
   };
   const writeTallies = (tallies: Map<string, Tally>) => {
@@ -140,19 +146,35 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
   const snapshotOf = (tenantId: string, tally: Tally): WriteSnapshot => ({
     idempotency(key) {
       const seen = idem.get([tenantId, key]) as { request_hash: string; response: string; expires_at: string } | undefined;
-      return seen ? { requestHash: seen.request_hash, expiresAt: seen.expires_at, receipt: () => JSON.parse(seen.response) as WriteReceipt } : null;
+      return seen
+        ? { requestHash: seen.request_hash, expiresAt: seen.expires_at, receipt: () => JSON.parse(seen.response) as WriteReceipt }
+        : null;
     },
     writesUsed: (period) => writesSoFar(tenantId, tally, period),
     totals: () => totalsSoFar(tenantId, tally),
     head(memoryId): MemoryHead | null {
       const row = head.get([tenantId, memoryId]) as HeadRow | undefined;
       return row
-        ? { namespace: row.namespace, headVersion: row.head_version, pendingCount: row.pending_count, sizeBytes: row.size_bytes, mergedInto: row.merged_into }
+        ? {
+            namespace: row.namespace,
+            headVersion: row.head_version,
+            pendingCount: row.pending_count,
+            sizeBytes: row.size_bytes,
+            mergedInto: row.merged_into,
+          }
         : null;
     },
     versionContent(memoryId, version): VersionContent | null {
       const t = target.get([tenantId, memoryId, version]) as
-        | { title: string; content: string; tags: string; type: VersionContent['type']; agent_id: string | null; metadata: string; sensitivity: VersionContent['sensitivity'] }
+        | {
+            title: string;
+            content: string;
+            tags: string;
+            type: VersionContent['type'];
+            agent_id: string | null;
+            metadata: string;
+            sensitivity: VersionContent['sensitivity'];
+          }
         | undefined;
       if (!t) return null;
       return {
@@ -193,7 +215,8 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
         w.head.fromVersion,
       ]);
       // Inside the group's transaction the head read above cannot have moved; a miss is a bug, not a race.
-      if (moved.changes !== 1) throw new Error(`memory ${w.queued.memoryId} moved from version ${w.head.fromVersion} inside its own transaction`);
+      if (moved.changes !== 1)
+        throw new Error(`memory ${w.queued.memoryId} moved from version ${w.head.fromVersion} inside its own transaction`);
     }
     const q = w.queued;
     insertWrite.run([tenantId, q.memoryId, q.namespace, q.version, q.kind, JSON.stringify(c), q.rolledBackTo, q.acceptedAt]);
@@ -310,7 +333,9 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
       if (now - lockedOutSince < lockTimeoutMs) return schedule(1);
       // Waited as long as SQLite's busy handler would have: fail these writes as it would.
       lockedOutSince = null;
-      const error = Object.assign(new Error(`database is locked: another connection held the write lock for over ${lockTimeoutMs} ms`), { code: 'SQLITE_BUSY' });
+      const error = Object.assign(new Error(`database is locked: another connection held the write lock for over ${lockTimeoutMs} ms`), {
+        code: 'SQLITE_BUSY',
+      });
       for (const w of waiting.splice(0)) w.reject(error);
       return;
     }
@@ -354,19 +379,17 @@ export function createEmbeddedWriteQueue(db: EmbeddedDatabase, options: Embedded
       });
     },
     async peek(tenantId, limit) {
-      return (peek.all([tenantId, limit]) as WriteRow[]).map(
-        (r): QueuedWrite => ({
-          id: r.id,
-          tenantId: r.tenant_id,
-          memoryId: r.memory_id,
-          namespace: r.namespace,
-          version: r.version,
-          kind: r.kind,
-          content: JSON.parse(r.content) as MemoryContent,
-          rolledBackTo: r.rolled_back_to,
-          acceptedAt: r.accepted_at,
-        }),
-      );
+      return (peek.all([tenantId, limit]) as WriteRow[]).map((r): QueuedWrite => ({
+        id: r.id,
+        tenantId: r.tenant_id,
+        memoryId: r.memory_id,
+        namespace: r.namespace,
+        version: r.version,
+        kind: r.kind,
+        content: JSON.parse(r.content) as MemoryContent,
+        rolledBackTo: r.rolled_back_to,
+        acceptedAt: r.accepted_at,
+      }));
     },
     async tenantsWithPending(limit) {
       return (tenants.all([limit]) as { tenant_id: string }[]).map((r) => r.tenant_id);

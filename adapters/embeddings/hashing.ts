@@ -14,7 +14,8 @@ export class HashingEmbedder implements Embedder {
   readonly dimension: number;
 
   constructor(dimension = 512) {
-    if (!Number.isInteger(dimension) || dimension < 8) throw new Error(`hashing embedder dimension must be an integer >= 8, got ${dimension}`);
+    if (!Number.isInteger(dimension) || dimension < 8)
+      throw new Error(`hashing embedder dimension must be an integer >= 8, got ${dimension}`);
     this.dimension = dimension;
     this.model = `hash-ngram-v1-${dimension}`;
   }
@@ -27,7 +28,11 @@ export class HashingEmbedder implements Embedder {
 
   embedOne(text: string): Float32Array {
     const v = new Float32Array(this.dimension);
-    const words = text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+    const words =
+      text
+        .toLowerCase()
+        .normalize('NFKC')
+        .match(/[\p{L}\p{N}]+/gu) ?? [];
     for (const w of words) {
       add(v, 'w:' + w, 1);
       const padded = `^${w}$`;
@@ -40,7 +45,7 @@ export class HashingEmbedder implements Embedder {
 function add(v: Float32Array, feature: string, weight: number): void {
   const h = fnv1a(feature);
   const bucket = h % v.length;
-  const sign = (h >>> 31) === 0 ? 1 : -1;
+  const sign = h >>> 31 === 0 ? 1 : -1;
   v[bucket] = v[bucket]! + sign * weight;
 }
 

@@ -46,7 +46,7 @@ export function lexicalVectorInto(text: string, out: Float32Array): Float32Array
     const h = fnv1a(stem);
     const bucket = h % out.length;
     const value = 1 + Math.log(tf);
-    out[bucket] = out[bucket]! + ((h >>> 31) === 0 ? value : -value);
+    out[bucket] = out[bucket]! + (h >>> 31 === 0 ? value : -value);
   }
   return l2Normalize(out);
 }

@@ -52,7 +52,8 @@ const flattened = new WeakMap<LibraryTokenizer, FlatTrie>();
 function codePointOf(symbol: string): number {
   const code = symbol.codePointAt(0);
   // Keys are single symbols of `Array.from`, as the text's are; anything else would not match alike.
-  if (code === undefined || String.fromCodePoint(code) !== symbol) throw new Error(`unexpected SentencePiece trie key ${JSON.stringify(symbol)}`);
+  if (code === undefined || String.fromCodePoint(code) !== symbol)
+    throw new Error(`unexpected SentencePiece trie key ${JSON.stringify(symbol)}`);
   return code;
 }
 

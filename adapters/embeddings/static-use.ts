@@ -46,11 +46,13 @@ export function loadStaticUse(): Loaded {
         'rebuild it with `npm run distill:static` (the model name changes with it, so `tenant-memory reindex` follows)',
     );
   }
-  if (table.dimension !== STATIC_USE_DIMENSION) throw new Error(`static embedding table has ${table.dimension} dimensions, expected ${STATIC_USE_DIMENSION}`);
+  if (table.dimension !== STATIC_USE_DIMENSION)
+    throw new Error(`static embedding table has ${table.dimension} dimensions, expected ${STATIC_USE_DIMENSION}`);
   // A few pieces have no score (null: ":", "://", ":)" and the like): taken as log-probability 0, so
   // they fade like the most frequent tokens (":" follows the speaker in every chat turn).
   const weights = Float32Array.from(vocabulary, ([, logProbability]) => SIF_A / (SIF_A + Math.exp(logProbability ?? 0)));
-  const tokenizer = new EmbeddingsModel({ vocabulary: vocabulary as [string, number][], model: null as never }).tokenizer as unknown as LibraryTokenizer;
+  const tokenizer = new EmbeddingsModel({ vocabulary: vocabulary as [string, number][], model: null as never })
+    .tokenizer as unknown as LibraryTokenizer;
   // The table's own hash names the model, so an index built from other rows is refused at start-up.
   const model = `use-lite-static-v1-${table.dimension}-${createHash('sha256').update(bytes).digest('hex').slice(0, 8)}`;
   shared = { model, table, weights, tokenizer };

@@ -24,7 +24,13 @@ export function createOpenIdClient(options: OpenIdClientOptions = {}): OidcClien
 
   function configurationOf(provider: OidcProviderConfig): Promise<oidc.Configuration> {
     // Keyed by everything that shapes the configuration, so two provider entries never share one.
-    const key = JSON.stringify([provider.id, provider.issuer, provider.clientId, provider.clientSecret ?? null, provider.allowInsecureRequests]);
+    const key = JSON.stringify([
+      provider.id,
+      provider.issuer,
+      provider.clientId,
+      provider.clientSecret ?? null,
+      provider.allowInsecureRequests,
+    ]);
     let pending = configurations.get(key);
     if (!pending) {
       pending = discover(provider, timeout);
@@ -115,7 +121,12 @@ function isTrue(value: unknown): boolean {
   return value === true || value === 'true';
 }
 
-const unavailableCodes = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_HTTP_REQUEST_FORBIDDEN', 'OAUTH_REQUEST_PROTOCOL_FORBIDDEN']);
+const unavailableCodes = new Set([
+  'OAUTH_RESPONSE_IS_NOT_CONFORM',
+  'OAUTH_RESPONSE_IS_NOT_JSON',
+  'OAUTH_HTTP_REQUEST_FORBIDDEN',
+  'OAUTH_REQUEST_PROTOCOL_FORBIDDEN',
+]);
 
 /** Classifies whatever openid-client (or fetch) threw. Messages name the provider, never a secret. */
 function toProviderError(err: unknown, provider: OidcProviderConfig): IdentityProviderError {
@@ -133,7 +144,11 @@ function toProviderError(err: unknown, provider: OidcProviderConfig): IdentityPr
   if (err instanceof oidc.WWWAuthenticateChallengeError) {
     // e.g. invalid_client answered with 401 and a WWW-Authenticate challenge.
     const challenge = err.cause.find((c) => typeof c.parameters.error === 'string')?.parameters;
-    const detail = challenge ? (challenge.error_description ? `${challenge.error}: ${challenge.error_description}` : challenge.error) : `HTTP ${err.status}`;
+    const detail = challenge
+      ? challenge.error_description
+        ? `${challenge.error}: ${challenge.error_description}`
+        : challenge.error
+      : `HTTP ${err.status}`;
     return new IdentityProviderError('rejected', `provider '${id}' rejected the request (${detail})`, { cause: err });
   }
   if (err instanceof oidc.ClientError) {

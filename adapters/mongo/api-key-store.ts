@@ -88,14 +88,24 @@ export async function createMongoApiKeyStore(db: Db): Promise<ApiKeyStore> {
     async replaceSecret(tenantId, keyId, secret) {
       const doc = await keys.findOneAndUpdate(
         { _id: keyId, tenantId, status: 'active' },
-        { $set: { secretHash: secret.secretHash, secretPrefix: secret.secretPrefix, rotatedAt: new Date(secret.rotatedAt), secretIssuedTo: secret.issuedTo } },
+        {
+          $set: {
+            secretHash: secret.secretHash,
+            secretPrefix: secret.secretPrefix,
+            rotatedAt: new Date(secret.rotatedAt),
+            secretIssuedTo: secret.issuedTo,
+          },
+        },
         { returnDocument: 'after' },
       );
       return doc ? toRecord(doc) : null;
     },
 
     async revoke(tenantId, keyId, revokedAt) {
-      const res = await keys.updateOne({ _id: keyId, tenantId, status: 'active' }, { $set: { status: 'revoked', revokedAt: new Date(revokedAt) } });
+      const res = await keys.updateOne(
+        { _id: keyId, tenantId, status: 'active' },
+        { $set: { status: 'revoked', revokedAt: new Date(revokedAt) } },
+      );
       const doc = await keys.findOne({ _id: keyId, tenantId });
       return doc ? { key: toRecord(doc), changed: res.modifiedCount > 0 } : null;
     },

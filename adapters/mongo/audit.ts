@@ -53,7 +53,11 @@ export async function createMongoAuditStore(db: Db): Promise<AuditStore> {
   async function currentHead(tenantId: string): Promise<AuditHead | null> {
     const [head, last] = await Promise.all([
       heads.findOne({ _id: tenantId }),
-      events.find({ tenantId }, { projection: { seq: 1, hash: 1 } }).sort({ seq: -1 }).limit(1).next(),
+      events
+        .find({ tenantId }, { projection: { seq: 1, hash: 1 } })
+        .sort({ seq: -1 })
+        .limit(1)
+        .next(),
     ]);
     const candidates = [head, last].filter((x): x is NonNullable<typeof x> => !!x);
     if (candidates.length === 0) return null;
@@ -101,7 +105,13 @@ export async function createMongoAuditStore(db: Db): Promise<AuditStore> {
       return { events: docs.map(toEvent), total };
     },
     async range(tenantId, afterSeq, limit) {
-      return (await events.find({ tenantId, seq: { $gt: afterSeq } }).sort({ seq: 1 }).limit(limit).toArray()).map(toEvent);
+      return (
+        await events
+          .find({ tenantId, seq: { $gt: afterSeq } })
+          .sort({ seq: 1 })
+          .limit(limit)
+          .toArray()
+      ).map(toEvent);
     },
     async head(tenantId) {
       const h = await heads.findOne({ _id: tenantId });

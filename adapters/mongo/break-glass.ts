@@ -69,11 +69,19 @@ export async function createMongoBreakGlassStore(db: Db): Promise<BreakGlassStor
         { returnDocument: 'after' },
       );
       if (updated) return { ok: true, record: toRequest(updated) };
-      return (await requests.countDocuments({ _id: id, tenantId })) ? { ok: false, reason: 'already_decided' } : { ok: false, reason: 'not_found' };
+      return (await requests.countDocuments({ _id: id, tenantId }))
+        ? { ok: false, reason: 'already_decided' }
+        : { ok: false, reason: 'not_found' };
     },
     async activeGrant(tenantId, userId, now, requestedSince) {
       const r = await requests
-        .find({ tenantId, requesterId: userId, status: 'approved', expiresAt: { $gt: new Date(now) }, createdAt: { $gte: new Date(requestedSince) } })
+        .find({
+          tenantId,
+          requesterId: userId,
+          status: 'approved',
+          expiresAt: { $gt: new Date(now) },
+          createdAt: { $gte: new Date(requestedSince) },
+        })
         .sort({ expiresAt: -1 })
         .limit(1)
         .next();
@@ -83,17 +91,28 @@ export async function createMongoBreakGlassStore(db: Db): Promise<BreakGlassStor
       const at = new Date(end.at);
       const ended: EndedRequest[] = [];
       // Each update is conditional on the status read, so a concurrent decision or expiry is never overwritten.
-      for (const r of await requests.find({ tenantId, requesterId, $or: [{ status: 'pending' }, { status: 'approved', expiresAt: { $gt: at } }] }).toArray()) {
+      for (const r of await requests
+        .find({ tenantId, requesterId, $or: [{ status: 'pending' }, { status: 'approved', expiresAt: { $gt: at } }] })
+        .toArray()) {
         if (r.status === 'pending') {
-          const res = await requests.updateOne({ _id: r._id, tenantId, status: 'pending' }, { $set: { status: 'denied', decidedBy: end.by, decidedAt: at } });
-          if (res.modifiedCount === 1) ended.push({ previous: 'pending', record: toRequest({ ...r, status: 'denied', decidedBy: end.by, decidedAt: at }) });
+          const res = await requests.updateOne(
+            { _id: r._id, tenantId, status: 'pending' },
+            { $set: { status: 'denied', decidedBy: end.by, decidedAt: at } },
+          );
+          if (res.modifiedCount === 1)
+            ended.push({ previous: 'pending', record: toRequest({ ...r, status: 'denied', decidedBy: end.by, decidedAt: at }) });
         } else {
-          const res = await requests.updateOne({ _id: r._id, tenantId, status: 'approved' }, { $set: { status: 'expired', expiresAt: at } });
+          const res = await requests.updateOne(
+            { _id: r._id, tenantId, status: 'approved' },
+            { $set: { status: 'expired', expiresAt: at } },
+          );
           if (res.modifiedCount === 1) ended.push({ previous: 'approved', record: toRequest({ ...r, status: 'expired', expiresAt: at }) });
         }
       }
       // A pending request approved between the read and the update above is ended on a second pass.
-      const late = await requests.find({ tenantId, requesterId, status: 'approved', expiresAt: { $gt: at }, _id: { $nin: ended.map((e) => e.record.id) } }).toArray();
+      const late = await requests
+        .find({ tenantId, requesterId, status: 'approved', expiresAt: { $gt: at }, _id: { $nin: ended.map((e) => e.record.id) } })
+        .toArray();
       for (const r of late) {
         const res = await requests.updateOne({ _id: r._id, tenantId, status: 'approved' }, { $set: { status: 'expired', expiresAt: at } });
         if (res.modifiedCount === 1) ended.push({ previous: 'approved', record: toRequest({ ...r, status: 'expired', expiresAt: at }) });

@@ -31,7 +31,13 @@ interface IdentityDoc {
   email: string | null;
   createdAt: Date;
 }
-const toUser = (u: UserDoc): UserRecord => ({ id: u._id, email: u.email, name: u.name, passwordHash: u.passwordHash, createdAt: iso(u.createdAt) });
+const toUser = (u: UserDoc): UserRecord => ({
+  id: u._id,
+  email: u.email,
+  name: u.name,
+  passwordHash: u.passwordHash,
+  createdAt: iso(u.createdAt),
+});
 
 export async function createMongoUserStore(db: Db): Promise<UserStore> {
   const users: Collection<UserDoc> = db.collection<UserDoc>('users');
@@ -87,9 +93,13 @@ export async function createMongoUserStore(db: Db): Promise<UserStore> {
     },
     async listIdentities(userId) {
       const docs = await identities.find({ userId }).sort({ createdAt: 1 }).toArray();
-      return docs.map(
-        (i): ExternalIdentityRecord => ({ provider: i._id.provider, subject: i._id.subject, userId: i.userId, email: i.email, createdAt: iso(i.createdAt) }),
-      );
+      return docs.map((i): ExternalIdentityRecord => ({
+        provider: i._id.provider,
+        subject: i._id.subject,
+        userId: i.userId,
+        email: i.email,
+        createdAt: iso(i.createdAt),
+      }));
     },
   };
 }
@@ -139,7 +149,13 @@ export async function createMongoTenantStore(db: Db): Promise<TenantStore> {
 
   return {
     async create(tenant, owner) {
-      await tenants.insertOne({ _id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, createdAt: d(tenant.createdAt) });
+      await tenants.insertOne({
+        _id: tenant.id,
+        name: tenant.name,
+        plan: tenant.plan,
+        status: tenant.status,
+        createdAt: d(tenant.createdAt),
+      });
       try {
         await memberships.insertOne({
           _id: { tenantId: tenant.id, userId: owner.userId },
@@ -210,11 +226,21 @@ export async function createMongoTenantStore(db: Db): Promise<TenantStore> {
     },
     async changeRole(tenantId, userId, { from, to: role, at }) {
       // The filter on the role read by the caller makes this a compare-and-set in one document update.
-      const before = await memberships.findOneAndUpdate({ _id: { tenantId, userId }, role: from }, { $set: { role, roleSince: d(at) } }, { returnDocument: 'before' });
-      if (!before) return (await memberships.countDocuments({ _id: { tenantId, userId } })) ? { ok: false, reason: 'role_changed' } : { ok: false, reason: 'not_found' };
+      const before = await memberships.findOneAndUpdate(
+        { _id: { tenantId, userId }, role: from },
+        { $set: { role, roleSince: d(at) } },
+        { returnDocument: 'before' },
+      );
+      if (!before)
+        return (await memberships.countDocuments({ _id: { tenantId, userId } }))
+          ? { ok: false, reason: 'role_changed' }
+          : { ok: false, reason: 'not_found' };
       if (before.role === 'owner' && role !== 'owner' && (await memberships.countDocuments({ tenantId, role: 'owner' })) === 0) {
         // Demoted the last owner (possibly racing another demotion): put it back.
-        await memberships.updateOne({ _id: { tenantId, userId } }, { $set: { role: 'owner', roleSince: before.roleSince ?? before.createdAt } });
+        await memberships.updateOne(
+          { _id: { tenantId, userId } },
+          { $set: { role: 'owner', roleSince: before.roleSince ?? before.createdAt } },
+        );
         return { ok: false, reason: 'last_owner' };
       }
       const [member] = await withUsers([{ ...before, role, roleSince: d(at) }]);
@@ -223,7 +249,10 @@ export async function createMongoTenantStore(db: Db): Promise<TenantStore> {
     async removeMember(tenantId, userId, expectedRole) {
       const [current] = await withUsers(await memberships.find({ _id: { tenantId, userId } }).toArray());
       const removed = await memberships.findOneAndDelete({ _id: { tenantId, userId }, role: expectedRole });
-      if (!removed) return (await memberships.countDocuments({ _id: { tenantId, userId } })) ? { ok: false, reason: 'role_changed' } : { ok: false, reason: 'not_found' };
+      if (!removed)
+        return (await memberships.countDocuments({ _id: { tenantId, userId } }))
+          ? { ok: false, reason: 'role_changed' }
+          : { ok: false, reason: 'not_found' };
       if (removed.role === 'owner' && (await memberships.countDocuments({ tenantId, role: 'owner' })) === 0) {
         // Removed the last owner (possibly racing another removal or demotion): put it back.
         await memberships.insertOne(removed);
@@ -304,7 +333,13 @@ export async function createMongoSessionStore(db: Db): Promise<SessionStore> {
     async findRefreshToken(tokenId) {
       const r = await refresh.findOne({ _id: tokenId });
       if (!r) return null;
-      return { id: r._id, sessionId: r.sessionId, secretHash: bytes(r.secretHash), createdAt: iso(r.createdAt), rotatedAt: isoOrNull(r.rotatedAt) };
+      return {
+        id: r._id,
+        sessionId: r.sessionId,
+        secretHash: bytes(r.secretHash),
+        createdAt: iso(r.createdAt),
+        rotatedAt: isoOrNull(r.rotatedAt),
+      };
     },
     async rotateRefreshToken(oldTokenId, rotatedAt, next, sessionExpiresAt) {
       const marked = await refresh.updateOne({ _id: oldTokenId, rotatedAt: null }, { $set: { rotatedAt: d(rotatedAt) } });
@@ -322,7 +357,9 @@ export async function createMongoSessionStore(db: Db): Promise<SessionStore> {
     },
     async purgeEnded(before) {
       const cutoff = d(before);
-      const ended = await sessions.find({ $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $ne: null, $lt: cutoff } }] }, { projection: { _id: 1 } }).toArray();
+      const ended = await sessions
+        .find({ $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $ne: null, $lt: cutoff } }] }, { projection: { _id: 1 } })
+        .toArray();
       if (ended.length === 0) return 0;
       const ids = ended.map((s) => s._id);
       // Tokens first: a crash in between leaves sessions that the next purge removes, never orphan tokens.

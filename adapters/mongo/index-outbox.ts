@@ -15,7 +15,14 @@ export interface IndexOutbox {
 
 export function createIndexOutbox(c: Pick<MemoryCollections, 'memories' | 'outbox'>, index: MongoIndexSink): IndexOutbox {
   const { memories, outbox } = c;
-  const outboxDoc = (tenantId: string, memoryId: string, op: OutboxDoc['op'], doc: IndexedMemory | null, at: string, version = 0): OutboxDoc => ({
+  const outboxDoc = (
+    tenantId: string,
+    memoryId: string,
+    op: OutboxDoc['op'],
+    doc: IndexedMemory | null,
+    at: string,
+    version = 0,
+  ): OutboxDoc => ({
     _id: `${tenantId}:${memoryId}:${op}:${at}:${Math.random().toString(36).slice(2)}`,
     tenantId,
     memoryId,
@@ -65,4 +72,3 @@ export function createIndexOutbox(c: Pick<MemoryCollections, 'memories' | 'outbo
 
   return { entry: outboxDoc, flush: flushOutbox };
 }
-

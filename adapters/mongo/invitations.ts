@@ -38,17 +38,32 @@ const toInvitation = (doc: InvitationDoc): InvitationRecord => ({
 export async function createMongoInvitationStore(db: Db): Promise<InvitationStore> {
   const invitations: Collection<InvitationDoc> = db.collection<InvitationDoc>('invitations');
   const memberships: Collection<MembershipDoc> = db.collection<MembershipDoc>('memberships');
-  await invitations.createIndex({ tenantId: 1, email: 1 }, { unique: true, partialFilterExpression: { status: 'pending' }, name: 'invitations_pending' });
+  await invitations.createIndex(
+    { tenantId: 1, email: 1 },
+    { unique: true, partialFilterExpression: { status: 'pending' }, name: 'invitations_pending' },
+  );
   await invitations.createIndex({ email: 1, status: 1, createdAt: 1 }, { name: 'invitations_email' });
 
   // Matches a pending invitation only if the new inviter may replace it; when one is there that they
   // may not, the upsert's insert meets the unique index (duplicate key) and nothing changes.
   const upsert = (tenantId: string, inv: Parameters<InvitationStore['invite']>[1], replaceable: readonly RoleName[]) =>
     invitations.findOneAndUpdate(
-      { tenantId, email: inv.email.toLowerCase(), status: 'pending', $or: [{ role: { $in: [...replaceable] } }, { expiresAt: { $lte: d(inv.createdAt) } }] },
+      {
+        tenantId,
+        email: inv.email.toLowerCase(),
+        status: 'pending',
+        $or: [{ role: { $in: [...replaceable] } }, { expiresAt: { $lte: d(inv.createdAt) } }],
+      },
       {
         $set: { role: inv.role, invitedBy: inv.invitedBy, expiresAt: d(inv.expiresAt) },
-        $setOnInsert: { _id: inv.id, tenantId, email: inv.email.toLowerCase(), status: 'pending' as const, createdAt: d(inv.createdAt), decidedAt: null },
+        $setOnInsert: {
+          _id: inv.id,
+          tenantId,
+          email: inv.email.toLowerCase(),
+          status: 'pending' as const,
+          createdAt: d(inv.createdAt),
+          decidedAt: null,
+        },
       },
       { upsert: true, returnDocument: 'after' },
     );
@@ -65,14 +80,18 @@ export async function createMongoInvitationStore(db: Db): Promise<InvitationStor
           if (!isDuplicateKey(err)) throw err;
           // A pending invitation is there: one this inviter may not replace, or a concurrent insert (retry once).
           const existing = await invitations.findOne({ tenantId, email, status: 'pending' });
-          const replaceableNow = existing && (replaceable.includes(existing.role) || existing.expiresAt.getTime() <= Date.parse(inv.createdAt));
+          const replaceableNow =
+            existing && (replaceable.includes(existing.role) || existing.expiresAt.getTime() <= Date.parse(inv.createdAt));
           if (existing && !replaceableNow) return { ok: false, reason: 'not_replaceable', existing: toInvitation(existing) };
           if (attempt > 0) throw err;
         }
       }
     },
     async listPendingForTenant(tenantId, at) {
-      const docs = await invitations.find({ tenantId, status: 'pending', expiresAt: { $gt: d(at) } }).sort({ createdAt: 1, _id: 1 }).toArray();
+      const docs = await invitations
+        .find({ tenantId, status: 'pending', expiresAt: { $gt: d(at) } })
+        .sort({ createdAt: 1, _id: 1 })
+        .toArray();
       return docs.map(toInvitation);
     },
     async cancel(tenantId, id, change) {
@@ -87,7 +106,10 @@ export async function createMongoInvitationStore(db: Db): Promise<InvitationStor
       return { ok: false, reason: doc.status !== 'pending' ? 'not_pending' : 'role_changed' };
     },
     async listPendingForEmail(email, at) {
-      const docs = await invitations.find({ email: email.toLowerCase(), status: 'pending', expiresAt: { $gt: d(at) } }).sort({ createdAt: 1, _id: 1 }).toArray();
+      const docs = await invitations
+        .find({ email: email.toLowerCase(), status: 'pending', expiresAt: { $gt: d(at) } })
+        .sort({ createdAt: 1, _id: 1 })
+        .toArray();
       return docs.map(toInvitation);
     },
     async get(id) {
@@ -103,11 +125,16 @@ export async function createMongoInvitationStore(db: Db): Promise<InvitationStor
       const inviter = await memberships.findOne({ _id: { tenantId: doc.tenantId, userId: doc.invitedBy } });
       if (!inviter || !mayAssign(inviter.role, doc.role)) {
         // Without a transaction the inviter could still lose their role after this read; see docs/auth.md.
-        const voided = await invitations.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { status: 'cancelled', decidedAt: d(at) } }, { returnDocument: 'after' });
+        const voided = await invitations.findOneAndUpdate(
+          { _id: id, status: 'pending' },
+          { $set: { status: 'cancelled', decidedAt: d(at) } },
+          { returnDocument: 'after' },
+        );
         if (!voided) return { ok: false, reason: 'not_pending' };
         return { ok: false, reason: 'inviter_lost_authority', invitation: toInvitation(voided) };
       }
-      if (await memberships.findOne({ _id: { tenantId: doc.tenantId, userId: invitee.userId } })) return { ok: false, reason: 'already_member' };
+      if (await memberships.findOne({ _id: { tenantId: doc.tenantId, userId: invitee.userId } }))
+        return { ok: false, reason: 'already_member' };
       const accepted = await invitations.findOneAndUpdate(
         { _id: id, email, status: 'pending', expiresAt: { $gt: d(at) } },
         { $set: { status: 'accepted', decidedAt: d(at) } },
@@ -133,7 +160,11 @@ export async function createMongoInvitationStore(db: Db): Promise<InvitationStor
     async decline(id, email, at) {
       const doc = await invitations.findOne({ _id: id });
       if (!doc || doc.email !== email.toLowerCase()) return { ok: false, reason: 'not_found' };
-      const declined = await invitations.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { status: 'declined', decidedAt: d(at) } }, { returnDocument: 'after' });
+      const declined = await invitations.findOneAndUpdate(
+        { _id: id, status: 'pending' },
+        { $set: { status: 'declined', decidedAt: d(at) } },
+        { returnDocument: 'after' },
+      );
       return declined ? { ok: true, invitation: toInvitation(declined) } : { ok: false, reason: 'not_pending' };
     },
   };

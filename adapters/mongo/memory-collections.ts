@@ -90,7 +90,6 @@ export interface SettingsDoc {
   updatedAt: string;
 }
 
-
 export interface MemoryCollections {
   memories: Collection<MemoryDoc>;
   versions: Collection<VersionDoc>;
@@ -123,7 +122,11 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
 
   await memories.createIndexes([
     { key: { tenantId: 1, createdAt: -1, _id: -1 }, name: 'memories_tenant_created' },
-    { key: { tenantId: 1, namespace: 1, fingerprint: 1 }, name: 'memories_fingerprint', partialFilterExpression: { fingerprint: { $type: 'string' } } },
+    {
+      key: { tenantId: 1, namespace: 1, fingerprint: 1 },
+      name: 'memories_fingerprint',
+      partialFilterExpression: { fingerprint: { $type: 'string' } },
+    },
     { key: { tenantId: 1, namespace: 1, subjects: 1, committedAt: -1 }, name: 'memories_subjects' },
     { key: { tenantId: 1, mergedInto: 1 }, name: 'memories_merged', partialFilterExpression: { mergedInto: { $type: 'string' } } },
   ]);
@@ -141,7 +144,9 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
   await periods.createIndexes([{ key: { tenantId: 1, period: 1 }, name: 'usage_periods_tenant_period', unique: true }]);
 
   const inTransaction = <T>(fn: (session: ClientSession) => Promise<T>): Promise<T> =>
-    client.withSession((session) => session.withTransaction(() => fn(session), { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } }));
+    client.withSession((session) =>
+      session.withTransaction(() => fn(session), { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } }),
+    );
 
   const adjustTotals = (tenantId: string, memoriesDelta: number, bytes: number, session: ClientSession) =>
     totals.updateOne({ _id: tenantId }, { $inc: { memoryCount: memoriesDelta, storageBytes: bytes } }, { upsert: true, session });

@@ -21,7 +21,16 @@ function toRecord(d: MemoryDoc): MemoryRecord {
 
 /** The fields `getHits` reads. */
 const HIT_PROJECTION = {
-  namespace: 1, agentId: 1, title: 1, content: 1, tags: 1, metadata: 1, headVersion: 1, committedVersion: 1, createdAt: 1, injectionFlagged: 1,
+  namespace: 1,
+  agentId: 1,
+  title: 1,
+  content: 1,
+  tags: 1,
+  metadata: 1,
+  headVersion: 1,
+  committedVersion: 1,
+  createdAt: 1,
+  injectionFlagged: 1,
 } as const;
 
 function toVersion(d: VersionDoc): MemoryVersionRecord {
@@ -70,9 +79,7 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
 
     async getHits(tenantId, memoryIds) {
       if (memoryIds.length === 0) return [];
-      const found = await memories
-        .find({ tenantId, _id: { $in: [...memoryIds] } }, { projection: HIT_PROJECTION })
-        .toArray();
+      const found = await memories.find({ tenantId, _id: { $in: [...memoryIds] } }, { projection: HIT_PROJECTION }).toArray();
       return found.map((d) => ({
         id: d._id,
         namespace: d.namespace,
@@ -135,11 +142,34 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
 
     async findCandidates(tenantId, q) {
       const exclude = [...(q.excludeIds ?? [])];
-      const base: Filter<MemoryDoc> = { tenantId, namespace: q.namespace, status: 'active', mergedInto: null, pendingCount: 0, committedVersion: { $gt: 0 } };
+      const base: Filter<MemoryDoc> = {
+        tenantId,
+        namespace: q.namespace,
+        status: 'active',
+        mergedInto: null,
+        pendingCount: 0,
+        committedVersion: { $gt: 0 },
+      };
       if (exclude.length > 0) base._id = { $nin: exclude };
       const found = new Map<string, MemoryCandidate>();
-      const projection = { _id: 1, namespace: 1, title: 1, content: 1, tags: 1, type: 1, agentId: 1, committedVersion: 1, injectionFlagged: 1, fingerprint: 1 };
-      const toCandidate = (d: Pick<MemoryDoc, '_id' | 'namespace' | 'title' | 'content' | 'tags' | 'type' | 'agentId' | 'committedVersion' | 'injectionFlagged' | 'fingerprint'>): MemoryCandidate => ({
+      const projection = {
+        _id: 1,
+        namespace: 1,
+        title: 1,
+        content: 1,
+        tags: 1,
+        type: 1,
+        agentId: 1,
+        committedVersion: 1,
+        injectionFlagged: 1,
+        fingerprint: 1,
+      };
+      const toCandidate = (
+        d: Pick<
+          MemoryDoc,
+          '_id' | 'namespace' | 'title' | 'content' | 'tags' | 'type' | 'agentId' | 'committedVersion' | 'injectionFlagged' | 'fingerprint'
+        >,
+      ): MemoryCandidate => ({
         id: d._id,
         namespace: d.namespace,
         title: d.title,
@@ -152,12 +182,21 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
         fingerprint: d.fingerprint,
       });
       if (q.fingerprint) {
-        for (const d of await memories.find({ ...base, fingerprint: q.fingerprint }, { projection }).sort({ committedAt: -1 }).limit(q.limit).toArray()) found.set(d._id, toCandidate(d));
+        for (const d of await memories
+          .find({ ...base, fingerprint: q.fingerprint }, { projection })
+          .sort({ committedAt: -1 })
+          .limit(q.limit)
+          .toArray())
+          found.set(d._id, toCandidate(d));
       }
       // Keys in the caller's order (most specific first), each a bounded newest-first index scan.
       for (const subject of [...new Set(q.subjects ?? [])].slice(0, 16)) {
         if (found.size >= q.limit) break;
-        for (const d of await memories.find({ ...base, subjects: subject }, { projection }).sort({ committedAt: -1 }).limit(q.limit).toArray()) {
+        for (const d of await memories
+          .find({ ...base, subjects: subject }, { projection })
+          .sort({ committedAt: -1 })
+          .limit(q.limit)
+          .toArray()) {
           if (found.size >= q.limit) break;
           if (!found.has(d._id)) found.set(d._id, toCandidate(d));
         }
@@ -171,9 +210,16 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
           const committed = new Map<string, number>();
           for (const op of plan.ops) {
             if (op.kind === 'apply') {
-              const removed = await writes.deleteOne({ tenantId, memoryId: op.memoryId, version: op.version, seq: op.writeId }, { session });
-              if (removed.deletedCount !== 1) throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
-              const current = await memories.findOne({ _id: op.memoryId, tenantId, committedVersion: op.version - 1, pendingCount: { $gt: 0 } }, { session });
+              const removed = await writes.deleteOne(
+                { tenantId, memoryId: op.memoryId, version: op.version, seq: op.writeId },
+                { session },
+              );
+              if (removed.deletedCount !== 1)
+                throw new ConsolidationConflictError(`write ${op.writeId} of memory ${op.memoryId} is no longer queued`);
+              const current = await memories.findOne(
+                { _id: op.memoryId, tenantId, committedVersion: op.version - 1, pendingCount: { $gt: 0 } },
+                { session },
+              );
               if (!current) throw new ConsolidationConflictError(`memory ${op.memoryId} is not at version ${op.version - 1}`);
               const p = appliedWriteProjection(op, plan.at);
               await memories.updateOne(
@@ -193,12 +239,19 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
               );
               await versions.insertOne(versionDoc(tenantId, op.memoryId, op.version, op.snapshot), { session });
               committed.set(op.memoryId, op.version);
-              if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0)) await adjustTotals(tenantId, op.usage.memories, op.usage.bytes, session);
+              if (op.usage && (op.usage.memories !== 0 || op.usage.bytes !== 0))
+                await adjustTotals(tenantId, op.usage.memories, op.usage.bytes, session);
             } else {
               const p = memoryUpdateProjection(op, plan.at);
               const s = p.set;
               const updated = await memories.updateOne(
-                { _id: op.memoryId, tenantId, committedVersion: op.expectCommittedVersion, headVersion: op.expectCommittedVersion, pendingCount: 0 },
+                {
+                  _id: op.memoryId,
+                  tenantId,
+                  committedVersion: op.expectCommittedVersion,
+                  headVersion: op.expectCommittedVersion,
+                  pendingCount: 0,
+                },
                 {
                   $set: {
                     headVersion: p.version,
@@ -215,15 +268,20 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
                 { session },
               );
               if (updated.matchedCount !== 1) {
-                throw new ConsolidationConflictError(`memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`);
+                throw new ConsolidationConflictError(
+                  `memory ${op.memoryId} changed since consolidation planned (expected version ${op.expectCommittedVersion}, nothing queued)`,
+                );
               }
-              if (op.snapshot && p.snapshotVersion !== null) await versions.insertOne(versionDoc(tenantId, op.memoryId, p.snapshotVersion, op.snapshot), { session });
+              if (op.snapshot && p.snapshotVersion !== null)
+                await versions.insertOne(versionDoc(tenantId, op.memoryId, p.snapshotVersion, op.snapshot), { session });
               committed.set(op.memoryId, p.version);
             }
           }
           const entries = [
             ...plan.indexRemovals.map((id) => indexOutbox.entry(tenantId, id, 'remove', null, plan.at)),
-            ...plan.indexUpserts.map((doc) => indexOutbox.entry(tenantId, doc.memoryId, 'upsert', doc, plan.at, committed.get(doc.memoryId) ?? 0)),
+            ...plan.indexUpserts.map((doc) =>
+              indexOutbox.entry(tenantId, doc.memoryId, 'upsert', doc, plan.at, committed.get(doc.memoryId) ?? 0),
+            ),
           ];
           if (entries.length > 0) await outbox.insertMany(entries, { session });
         });
@@ -240,7 +298,11 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
     },
 
     async putSettings(tenantId, s, at) {
-      await settings.updateOne({ _id: tenantId }, { $set: { contradictionPolicy: s.contradictionPolicy, updatedAt: at } }, { upsert: true });
+      await settings.updateOne(
+        { _id: tenantId },
+        { $set: { contradictionPolicy: s.contradictionPolicy, updatedAt: at } },
+        { upsert: true },
+      );
       return { contradictionPolicy: s.contradictionPolicy, updatedAt: at };
     },
   };

@@ -27,7 +27,11 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
     },
 
     async snapshot(tenantId, period) {
-      const [p, t, pending] = await Promise.all([periods.findOne({ _id: `${tenantId}:${period}` }), totals.findOne({ _id: tenantId }), writes.countDocuments({ tenantId })]);
+      const [p, t, pending] = await Promise.all([
+        periods.findOne({ _id: `${tenantId}:${period}` }),
+        totals.findOne({ _id: tenantId }),
+        writes.countDocuments({ tenantId }),
+      ]);
       return {
         period,
         writes: p?.writes ?? 0,
@@ -43,7 +47,10 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
       const inScope = { tenantId, namespace: { $in: [...namespaces] } };
       const [live, pending] = await Promise.all([
         memories
-          .aggregate<{ n: number; bytes: number }>([{ $match: { ...inScope, mergedInto: null } }, { $group: { _id: null, n: { $sum: 1 }, bytes: { $sum: '$sizeBytes' } } }])
+          .aggregate<{ n: number; bytes: number }>([
+            { $match: { ...inScope, mergedInto: null } },
+            { $group: { _id: null, n: { $sum: 1 }, bytes: { $sum: '$sizeBytes' } } },
+          ])
           .toArray(),
         writes.countDocuments(inScope),
       ]);

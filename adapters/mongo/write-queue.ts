@@ -25,7 +25,11 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
   const { memories, versions, writes, counters, idem, periods, totals, inTransaction, adjustTotals } = c;
 
   const nextSeq = async (session: ClientSession) => {
-    const doc = await counters.findOneAndUpdate({ _id: 'memory_writes' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after', session });
+    const doc = await counters.findOneAndUpdate(
+      { _id: 'memory_writes' },
+      { $inc: { seq: 1 } },
+      { upsert: true, returnDocument: 'after', session },
+    );
     return doc!.seq;
   };
 
@@ -42,10 +46,15 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
         ? ((await totals.findOne({ _id: tenantId }, { session })) ?? { memoryCount: 0, storageBytes: 0 })
         : { memoryCount: 0, storageBytes: 0 };
     const row = req.kind === 'create' ? null : await memories.findOne({ _id: req.memoryId, tenantId }, { session });
-    const target = req.kind === 'rollback' && row ? await versions.findOne({ tenantId, memoryId: req.memoryId, version: req.targetVersion }, { session }) : null;
+    const target =
+      req.kind === 'rollback' && row
+        ? await versions.findOne({ tenantId, memoryId: req.memoryId, version: req.targetVersion }, { session })
+        : null;
     return {
       idempotency: () =>
-        seen ? { requestHash: seen.requestHash, expiresAt: seen.expiresAt.toISOString(), receipt: () => seen.response as WriteReceipt } : null,
+        seen
+          ? { requestHash: seen.requestHash, expiresAt: seen.expiresAt.toISOString(), receipt: () => seen.response as WriteReceipt }
+          : null,
       writesUsed: () => used,
       totals: () => total,
       head: () => row,
@@ -66,7 +75,16 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
         } else {
           await memories.updateOne(
             { _id: q.memoryId, tenantId, headVersion: w.head.fromVersion },
-            { $set: { ...q.content, sensitivity: w.sensitivity, headVersion: q.version, sizeBytes: w.head.sizeBytes, updatedAt: q.acceptedAt }, $inc: { pendingCount: 1 } },
+            {
+              $set: {
+                ...q.content,
+                sensitivity: w.sensitivity,
+                headVersion: q.version,
+                sizeBytes: w.head.sizeBytes,
+                updatedAt: q.acceptedAt,
+              },
+              $inc: { pendingCount: 1 },
+            },
             { session },
           );
         }
@@ -96,7 +114,14 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
         if (i) {
           await idem.replaceOne(
             { _id: `${tenantId}:${i.key}` },
-            { tenantId, key: i.key, requestHash: i.requestHash, response: i.receipt, createdAt: i.createdAt, expiresAt: new Date(i.expiresAt) },
+            {
+              tenantId,
+              key: i.key,
+              requestHash: i.requestHash,
+              response: i.receipt,
+              createdAt: i.createdAt,
+              expiresAt: new Date(i.expiresAt),
+            },
             { upsert: true, session },
           );
         }
@@ -110,7 +135,11 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
 
     async tenantsWithPending(limit) {
       const rows = await writes
-        .aggregate<{ _id: string; first: number }>([{ $group: { _id: '$tenantId', first: { $min: '$seq' } } }, { $sort: { first: 1 } }, { $limit: limit }])
+        .aggregate<{ _id: string; first: number }>([
+          { $group: { _id: '$tenantId', first: { $min: '$seq' } } },
+          { $sort: { first: 1 } },
+          { $limit: limit },
+        ])
         .toArray();
       return rows.map((r) => r._id);
     },

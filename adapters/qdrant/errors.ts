@@ -13,7 +13,10 @@ export function isUnavailable(err: unknown): boolean {
   if (err.name === 'AbortError' || err.name === 'TimeoutError') return true;
   if (err instanceof TypeError && /fetch failed/i.test(err.message)) return true;
   const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_\w+)$/.test(code)) {
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_\w+)$/.test(code)
+  ) {
     return true;
   }
   // ApiError of @qdrant/openapi-typescript-fetch: carries the HTTP status.

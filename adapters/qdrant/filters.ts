@@ -40,7 +40,8 @@ export function tenantFilter(tenantId: string, scope: FilterScope = {}): Filter 
   if (f) {
     if (kind !== 'memory') throw new RangeError('search filters apply to memory points only');
     if (f.namespaces) {
-      if (f.namespaces.length === 0) throw new RangeError('an empty namespace list matches nothing; resolveSearchFilter() answers null for it');
+      if (f.namespaces.length === 0)
+        throw new RangeError('an empty namespace list matches nothing; resolveSearchFilter() answers null for it');
       must.push({ key: 'namespace', match: { any: [...f.namespaces] } });
     }
     if (f.agentId !== null) must.push({ key: 'agent_id', match: { value: f.agentId } });

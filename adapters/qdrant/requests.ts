@@ -158,7 +158,11 @@ export function buildSearchRequest(p: SearchPlanInput): QueryRequest | null {
   }
   return {
     prefetch: channels.map((c) => c.prefetch),
-    query: fusionQuery(p.fusion, channels.map((c) => c.weight), p.capabilities),
+    query: fusionQuery(
+      p.fusion,
+      channels.map((c) => c.weight),
+      p.capabilities,
+    ),
     filter,
     // Every distinct candidate of every channel, so `total` and the soft quality order see them all.
     limit: p.depth * channels.length,

@@ -227,9 +227,7 @@ export class QdrantSearchIndex implements SearchIndex {
   async remove(tenantId: string, memoryId: string): Promise<void> {
     const id = memoryPointId(tenantId, memoryId);
     const before = await this.storedEntityKeys(tenantId, [id]);
-    await guarded('remove', () =>
-      this.client.delete(this.collection, { wait: true, filter: tenantFilter(tenantId, { memoryId }) }),
-    );
+    await guarded('remove', () => this.client.delete(this.collection, { wait: true, filter: tenantFilter(tenantId, { memoryId }) }));
     await this.recountEntities(tenantId, [...(before.get(id) ?? [])]);
   }
 
@@ -306,9 +304,9 @@ export class QdrantSearchIndex implements SearchIndex {
       seeds.forEach((s, i) => {
         neighbors.set(
           s.key,
-          facets[i]!.hits
-            .filter((h): h is { value: string; count: number } => typeof h.value === 'string' && h.value !== s.key)
-            .map((h) => ({ key: h.value, cooccurrences: h.count, df: df.get(h.value) ?? 0 })),
+          facets[i]!.hits.filter((h): h is { value: string; count: number } => typeof h.value === 'string' && h.value !== s.key).map(
+            (h) => ({ key: h.value, cooccurrences: h.count, df: df.get(h.value) ?? 0 }),
+          ),
         );
       });
     }
@@ -417,9 +415,7 @@ async function ensureCollection(client: QdrantClient, name: string, configured: 
   const schema = info.payload_schema ?? {};
   for (const idx of PAYLOAD_INDEXES) {
     if (schema[idx.field]) continue;
-    await guarded('connect', () =>
-      client.createPayloadIndex(name, { field_name: idx.field, field_schema: idx.schema, wait: created }),
-    );
+    await guarded('connect', () => client.createPayloadIndex(name, { field_name: idx.field, field_schema: idx.schema, wait: created }));
   }
 }
 
@@ -428,9 +424,7 @@ interface RecordedMeta extends IndexInfo {
 }
 
 async function readMeta(client: QdrantClient, name: string): Promise<RecordedMeta | null> {
-  const [record] = await guarded('connect', () =>
-    client.retrieve(name, { ids: [META_POINT_ID], with_payload: true, with_vector: false }),
-  );
+  const [record] = await guarded('connect', () => client.retrieve(name, { ids: [META_POINT_ID], with_payload: true, with_vector: false }));
   const p = record?.payload as Partial<MetaPayload> | null | undefined;
   if (p?.kind !== 'meta' || typeof p.embedding_model !== 'string' || typeof p.embedding_dimension !== 'number') return null;
   if (typeof p.layout_version === 'number' && p.layout_version > LAYOUT_VERSION) {
@@ -484,7 +478,8 @@ export function createQdrantSearchIndex(options: QdrantSearchIndexOptions): Prom
 export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
   if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
   const client =
-    options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
+    options.client ??
+    new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
   const exists = await guarded('reset', () => client.collectionExists(options.collection));
   if (exists.exists) {
     if (await readMeta(client, options.collection).catch(() => null)) {

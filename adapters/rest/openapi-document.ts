@@ -3,7 +3,12 @@ import type { AppRouter } from '../../routers/_app.js';
 import type { RouteMeta } from '../../server/trpc.js';
 
 const securitySchemes = {
-  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/login, /auth/signup or /auth/callback' },
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Access token from /auth/login, /auth/signup or /auth/callback',
+  },
   apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key secret (tmk_…) from POST /api-keys' },
 } as const;
 

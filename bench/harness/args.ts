@@ -87,53 +87,57 @@ function nonEmpty(value: string): string {
 
 function buildProgram(name: string): Command {
   const t = DEFAULT_THRESHOLDS;
-  return new Command(name)
-    .description(
-      'Run the LoCoMo question-and-answer retrieval benchmark against a test environment and print ' +
-        'recall@10, MRR and nDCG@10. The API key comes from the SERVICE_API_KEY environment variable.',
-    )
-    .addOption(new Option('--api-url <url>', 'API base URL of the test environment').argParser(httpUrl).makeOptionMandatory())
-    .addOption(new Option('--tenant <id>', 'tenant id holding the test data').argParser(nonEmpty).makeOptionMandatory())
-    .addOption(new Option('--search-mode <mode>', 'search mode').choices(SEARCH_MODES).default('hybrid'))
-    .addOption(new Option('--graph', 'enable graph retrieval context (implied by --search-mode hybrid+graph)'))
-    .addOption(
-      new Option('--k <n>', 'results to retrieve per question; scores are cut at k (keys keep the spec names recall@10/ndcg@10)')
-        .argParser(positiveInt)
-        .default(DEFAULT_K),
-    )
-    .addOption(new Option('--output-format <format>', 'result format on stdout').choices(OUTPUT_FORMATS).default('json'))
-    .addOption(
-      new Option(
-        '--dataset-path <path>',
-        'LoCoMo-format JSON file; when not set the public locomo10.json is downloaded into <harness-dir>/datasets/ ' +
-          '(falling back to synthetic smoke-test data if that fails)',
-      ).argParser(nonEmpty),
-    )
-    .addOption(new Option('--harness-dir <dir>', 'harness directory containing datasets/').argParser(nonEmpty).default(DEFAULT_HARNESS_DIR))
-    .addOption(new Option('-q, --quiet', 'no progress bar on stderr (it is also off when stderr is not a terminal)'))
-    .addOption(new Option('--min-recall <x>', 'passed needs overall recall@10 >= x (0 to 1)').argParser(unitInterval).default(t.recall))
-    .addOption(new Option('--min-mrr <x>', 'passed needs overall MRR >= x (0 to 1)').argParser(unitInterval).default(t.mrr))
-    .addOption(new Option('--min-ndcg <x>', 'passed needs overall nDCG@10 >= x (0 to 1)').argParser(unitInterval).default(t.ndcg))
-    .addOption(new Option('--limit-conversations <n>', 'use only the first n conversations (quick runs)').argParser(positiveInt))
-    .helpOption('-h, --help', 'show this help')
-    .addHelpText(
-      'after',
-      [
-        '',
-        'Output (json): {mode, graph, scores: {recall@10, mrr, ndcg@10},',
-        '  total_queries, passed, k, dataset, per_category, latency_ms, ...}.',
-        '  Scores are computed at --k; the key names stay recall@10 and ndcg@10.',
-        'passed: at least one question scored and all three overall scores at or',
-        '  above the --min-* thresholds.',
-        'Only LoCoMo categories 1-4 are scored; 5 (adversarial) is excluded.',
-        '',
-        'Environment: SERVICE_API_KEY (API key); LOCOMO_URL, LOCOMO_SHA256',
-        '  (override the dataset download address and its expected SHA-256).',
-        `Exit status ${USAGE_EXIT_CODE} on a usage error.`,
-      ].join('\n'),
-    )
-    // Throw CommanderError instead of calling process.exit; output is redirected by the caller.
-    .exitOverride();
+  return (
+    new Command(name)
+      .description(
+        'Run the LoCoMo question-and-answer retrieval benchmark against a test environment and print ' +
+          'recall@10, MRR and nDCG@10. The API key comes from the SERVICE_API_KEY environment variable.',
+      )
+      .addOption(new Option('--api-url <url>', 'API base URL of the test environment').argParser(httpUrl).makeOptionMandatory())
+      .addOption(new Option('--tenant <id>', 'tenant id holding the test data').argParser(nonEmpty).makeOptionMandatory())
+      .addOption(new Option('--search-mode <mode>', 'search mode').choices(SEARCH_MODES).default('hybrid'))
+      .addOption(new Option('--graph', 'enable graph retrieval context (implied by --search-mode hybrid+graph)'))
+      .addOption(
+        new Option('--k <n>', 'results to retrieve per question; scores are cut at k (keys keep the spec names recall@10/ndcg@10)')
+          .argParser(positiveInt)
+          .default(DEFAULT_K),
+      )
+      .addOption(new Option('--output-format <format>', 'result format on stdout').choices(OUTPUT_FORMATS).default('json'))
+      .addOption(
+        new Option(
+          '--dataset-path <path>',
+          'LoCoMo-format JSON file; when not set the public locomo10.json is downloaded into <harness-dir>/datasets/ ' +
+            '(falling back to synthetic smoke-test data if that fails)',
+        ).argParser(nonEmpty),
+      )
+      .addOption(
+        new Option('--harness-dir <dir>', 'harness directory containing datasets/').argParser(nonEmpty).default(DEFAULT_HARNESS_DIR),
+      )
+      .addOption(new Option('-q, --quiet', 'no progress bar on stderr (it is also off when stderr is not a terminal)'))
+      .addOption(new Option('--min-recall <x>', 'passed needs overall recall@10 >= x (0 to 1)').argParser(unitInterval).default(t.recall))
+      .addOption(new Option('--min-mrr <x>', 'passed needs overall MRR >= x (0 to 1)').argParser(unitInterval).default(t.mrr))
+      .addOption(new Option('--min-ndcg <x>', 'passed needs overall nDCG@10 >= x (0 to 1)').argParser(unitInterval).default(t.ndcg))
+      .addOption(new Option('--limit-conversations <n>', 'use only the first n conversations (quick runs)').argParser(positiveInt))
+      .helpOption('-h, --help', 'show this help')
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Output (json): {mode, graph, scores: {recall@10, mrr, ndcg@10},',
+          '  total_queries, passed, k, dataset, per_category, latency_ms, ...}.',
+          '  Scores are computed at --k; the key names stay recall@10 and ndcg@10.',
+          'passed: at least one question scored and all three overall scores at or',
+          '  above the --min-* thresholds.',
+          'Only LoCoMo categories 1-4 are scored; 5 (adversarial) is excluded.',
+          '',
+          'Environment: SERVICE_API_KEY (API key); LOCOMO_URL, LOCOMO_SHA256',
+          '  (override the dataset download address and its expected SHA-256).',
+          `Exit status ${USAGE_EXIT_CODE} on a usage error.`,
+        ].join('\n'),
+      )
+      // Throw CommanderError instead of calling process.exit; output is redirected by the caller.
+      .exitOverride()
+  );
 }
 
 interface RawOpts {

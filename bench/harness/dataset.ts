@@ -240,10 +240,7 @@ export function resolveEvidence(
 // ---------------------------------------------------------------------------------------------------
 // Session dates.
 
-const MONTHS = [
-  'january', 'february', 'march', 'april', 'may', 'june',
-  'july', 'august', 'september', 'october', 'november', 'december',
-];
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /**
  * Parse LoCoMo's `"2:17 pm on 9 May, 2023"` into an ISO timestamp (treated as UTC, since the file has

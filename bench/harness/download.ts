@@ -53,9 +53,7 @@ export interface DownloadOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export type DownloadResult =
-  | { ok: true; path: string; sha256: string; fromCache: boolean }
-  | { ok: false; reason: string };
+export type DownloadResult = { ok: true; path: string; sha256: string; fromCache: boolean } | { ok: false; reason: string };
 
 /** Where the cached dataset lives for a given harness directory. */
 export function cachedDatasetPath(harnessDir: string): string {

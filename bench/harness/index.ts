@@ -22,16 +22,7 @@ export { obtainLocomo, cachedDatasetPath, LOCOMO_URL, LOCOMO_SHA256, DEFAULT_DOW
 export type { DownloadOptions, DownloadResult } from './download.js';
 export { resolveDataset } from './resolve.js';
 export type { ResolveOptions, ResolvedDataset } from './resolve.js';
-export {
-  recallAtK,
-  reciprocalRank,
-  ndcgAtK,
-  scoreQuery,
-  aggregateScores,
-  dedupeRanked,
-  percentile,
-  CATEGORY_NAMES,
-} from './metrics.js';
+export { recallAtK, reciprocalRank, ndcgAtK, scoreQuery, aggregateScores, dedupeRanked, percentile, CATEGORY_NAMES } from './metrics.js';
 export type { ScoredCategory, QueryScore, MeanScores, AggregateScores } from './metrics.js';
 export { scoreRun, renderJson, renderText, DEFAULT_THRESHOLDS } from './report.js';
 export type { BenchResult, QueryOutcome, ScoreRunInput, Thresholds } from './report.js';

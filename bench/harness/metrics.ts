@@ -83,11 +83,7 @@ export function recallAtK(ranked: readonly string[], relevant: ReadonlySet<strin
  * before the first hit does not lower the rank twice.
  * Throws `RangeError` for an empty relevant set or a k that is not a positive integer (Infinity allowed).
  */
-export function reciprocalRank(
-  ranked: readonly string[],
-  relevant: ReadonlySet<string>,
-  k: number = Number.POSITIVE_INFINITY,
-): number {
+export function reciprocalRank(ranked: readonly string[], relevant: ReadonlySet<string>, k: number = Number.POSITIVE_INFINITY): number {
   if (k !== Number.POSITIVE_INFINITY) assertK(k);
   assertRelevant(relevant);
   const list = dedupeRanked(ranked);
@@ -171,9 +167,7 @@ function mean(scores: readonly QueryScore[]): MeanScores {
  * Macro means: every query weighs the same in `overall` (so categories with more questions weigh more,
  * as in published LoCoMo numbers), and each category's mean is over its own queries only.
  */
-export function aggregateScores(
-  scored: readonly (QueryScore & { category: ScoredCategory })[],
-): AggregateScores {
+export function aggregateScores(scored: readonly (QueryScore & { category: ScoredCategory })[]): AggregateScores {
   const byCategory = new Map<ScoredCategory, QueryScore[]>();
   for (const s of scored) {
     const list = byCategory.get(s.category) ?? [];

@@ -14,14 +14,7 @@
  * Scores are rounded to 4 decimals and `passed` is decided on the rounded values, so the printed
  * number and the verdict never disagree (0.49996 prints as 0.5 and passes a 0.5 threshold).
  */
-import {
-  aggregateScores,
-  CATEGORY_NAMES,
-  percentile,
-  scoreQuery,
-  type MeanScores,
-  type ScoredCategory,
-} from './metrics.js';
+import { aggregateScores, CATEGORY_NAMES, percentile, scoreQuery, type MeanScores, type ScoredCategory } from './metrics.js';
 
 /** Minimum overall scores for `passed`. */
 export interface Thresholds {
@@ -138,10 +131,7 @@ export function scoreRun(input: ScoreRunInput): BenchResult {
   const latencies = input.outcomes.map((o) => o.latencyMs);
   const total = input.outcomes.length;
   const passed =
-    total > 0 &&
-    scores['recall@10'] >= thresholds.recall &&
-    scores.mrr >= thresholds.mrr &&
-    scores['ndcg@10'] >= thresholds.ndcg;
+    total > 0 && scores['recall@10'] >= thresholds.recall && scores.mrr >= thresholds.mrr && scores['ndcg@10'] >= thresholds.ndcg;
 
   const result: BenchResult = {
     mode: input.mode,

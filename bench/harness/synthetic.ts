@@ -88,8 +88,22 @@ class Rng {
 // Vocabulary. Fact words are distinctive and never appear in filler, so retrieval has a fair signal.
 
 const NAMES = [
-  'Alice', 'Bruno', 'Chiara', 'Dmitri', 'Esther', 'Farid', 'Greta', 'Hiroshi',
-  'Ines', 'Jonas', 'Kavya', 'Lionel', 'Marisol', 'Nikolai', 'Olufemi', 'Priya',
+  'Alice',
+  'Bruno',
+  'Chiara',
+  'Dmitri',
+  'Esther',
+  'Farid',
+  'Greta',
+  'Hiroshi',
+  'Ines',
+  'Jonas',
+  'Kavya',
+  'Lionel',
+  'Marisol',
+  'Nikolai',
+  'Olufemi',
+  'Priya',
 ];
 const CITIES = ['Lisbon', 'Montreal', 'Osaka', 'Edinburgh', 'Valparaiso', 'Tallinn', 'Ljubljana', 'Hobart', 'Cusco', 'Bergen'];
 const JOBS: readonly { title: string; employer: string }[] = [
@@ -131,7 +145,7 @@ const HOBBIES: readonly { activity: string; statement: string; question: string;
   },
   {
     activity: 'salsa dancing',
-    statement: "I joined a salsa dancing class, we practise the dance steps every Tuesday night.",
+    statement: 'I joined a salsa dancing class, we practise the dance steps every Tuesday night.',
     question: 'Would {name} enjoy going to a salsa dancing night?',
     answer: 'Likely yes; {name} takes salsa dancing classes.',
   },
@@ -146,9 +160,18 @@ const HOBBIES: readonly { activity: string; statement: string; question: string;
 const EVENTS: readonly { statement: string; question: string }[] = [
   { statement: 'Guess what, yesterday I ran my first half marathon and finished it!', question: 'When did {name} run a half marathon?' },
   { statement: 'Yesterday I finally passed my driving test on the second attempt.', question: 'When did {name} pass the driving test?' },
-  { statement: 'Yesterday I went to a jazz concert at the old opera house, the saxophone solo was amazing.', question: 'When did {name} go to the jazz concert?' },
-  { statement: 'Yesterday I volunteered at the food bank, we packed hundreds of grocery boxes.', question: 'When did {name} volunteer at the food bank?' },
-  { statement: 'Yesterday I planted tomatoes and basil in my new vegetable garden.', question: 'When did {name} plant the vegetable garden?' },
+  {
+    statement: 'Yesterday I went to a jazz concert at the old opera house, the saxophone solo was amazing.',
+    question: 'When did {name} go to the jazz concert?',
+  },
+  {
+    statement: 'Yesterday I volunteered at the food bank, we packed hundreds of grocery boxes.',
+    question: 'When did {name} volunteer at the food bank?',
+  },
+  {
+    statement: 'Yesterday I planted tomatoes and basil in my new vegetable garden.',
+    question: 'When did {name} plant the vegetable garden?',
+  },
 ];
 const REACTIONS = [
   'Wow, that is great news, {name}! Tell me more.',
@@ -174,7 +197,11 @@ const FILLER = [
   'I caught a cold last week but I am feeling better now.',
   'My sister called, she says hello by the way.',
 ];
-const GREETINGS = ['Hey {other}! Long time no talk, how are you?', 'Hi {other}, good to hear from you!', 'Hello {other}! How has your week been?'];
+const GREETINGS = [
+  'Hey {other}! Long time no talk, how are you?',
+  'Hi {other}, good to hear from you!',
+  'Hello {other}! How has your week been?',
+];
 const GREETING_REPLIES = ["Hi {other}! I'm good, thanks. Lots to tell you.", 'Hey {other}! Doing well, a lot has happened.'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -323,10 +350,25 @@ export function generateSyntheticLocomo(options: SyntheticOptions = {}): RawLoco
     for (const p of personas) {
       const ev = (kind: FactKind): string => p.factTurn[kind] as string;
       qa.push({ question: `Which city has ${p.name} moved to?`, answer: p.city, evidence: [ev('city')], category: 4 });
-      qa.push({ question: `What new job has ${p.name} started?`, answer: `${p.job.title} at ${p.job.employer}`, evidence: [ev('job')], category: 4 });
+      qa.push({
+        question: `What new job has ${p.name} started?`,
+        answer: `${p.job.title} at ${p.job.employer}`,
+        evidence: [ev('job')],
+        category: 4,
+      });
       qa.push({ question: `What is the name of ${p.name}'s ${p.pet.animal}?`, answer: p.pet.name, evidence: [ev('pet')], category: 4 });
-      qa.push({ question: fill(p.event.question, { name: p.name }), answer: formatDay(p.eventDay as Date), evidence: [ev('event')], category: 2 });
-      qa.push({ question: fill(p.hobby.question, { name: p.name }), answer: fill(p.hobby.answer, { name: p.name }), evidence: [ev('hobby')], category: 3 });
+      qa.push({
+        question: fill(p.event.question, { name: p.name }),
+        answer: formatDay(p.eventDay as Date),
+        evidence: [ev('event')],
+        category: 2,
+      });
+      qa.push({
+        question: fill(p.hobby.question, { name: p.name }),
+        answer: fill(p.hobby.answer, { name: p.name }),
+        evidence: [ev('hobby')],
+        category: 3,
+      });
       // Multi-hop: two turns, written as one evidence entry with `;` the way the public file sometimes does.
       qa.push({
         question: `Which city has ${p.name} moved to, and what new job has ${p.name} started?`,

@@ -66,7 +66,14 @@ function postJson(b: Bench, url: string, body: unknown, headers: Record<string, 
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: b.port, path: url, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } },
+      {
+        host: '127.0.0.1',
+        port: b.port,
+        path: url,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -92,11 +99,19 @@ export interface Tenant {
 
 /** A tenant made through the real sign-up route, with a read-only search key when `withKey`. */
 export async function createTenant(b: Bench, label: string, seed: number, size: number, withKey: boolean): Promise<Tenant> {
-  const su = await postJson(b, '/auth/signup', { email: `bench-${label}-${seed}-${Date.now()}@example.test`, password: `pw-${seed}-bench-search-http-${Math.random()}` });
+  const su = await postJson(b, '/auth/signup', {
+    email: `bench-${label}-${seed}-${Date.now()}@example.test`,
+    password: `pw-${seed}-bench-search-http-${Math.random()}`,
+  });
   if (su.status !== 201) throw new Error(`signup failed: ${su.status} ${JSON.stringify(su.body)}`);
   let key: string | null = null;
   if (withKey) {
-    const k = await postJson(b, '/api-keys', { name: `search-bench-${label}`, scopes: ['memories:read'] }, { authorization: `Bearer ${su.body.access_token}` });
+    const k = await postJson(
+      b,
+      '/api-keys',
+      { name: `search-bench-${label}`, scopes: ['memories:read'] },
+      { authorization: `Bearer ${su.body.access_token}` },
+    );
     if (k.status !== 201) throw new Error(`api key failed: ${k.status} ${JSON.stringify(k.body)}`);
     key = k.body.secret as string;
   }
@@ -131,13 +146,17 @@ export async function load(b: Bench, t: Tenant, loads: LoadRecord[]): Promise<Lo
       const now = performance.now();
       if (now - lastPrint > 15_000) {
         lastPrint = now;
-        process.stdout.write(`    ${t.label}: ${n.toLocaleString('en')}/${t.size.toLocaleString('en')} (${((n / (now - t0)) * 1000).toFixed(0)}/s, load avg ${fmtLa(la())})\n`);
+        process.stdout.write(
+          `    ${t.label}: ${n.toLocaleString('en')}/${t.size.toLocaleString('en')} (${((n / (now - t0)) * 1000).toFixed(0)}/s, load avg ${fmtLa(la())})\n`,
+        );
       }
     },
   });
   const ms = performance.now() - t0;
   const rec = { tenant: t.label, size: t.size, ms, perSecond: t.size / (ms / 1000), bytesAfter: dbBytes(b) };
   loads.push(rec);
-  console.log(`  loaded ${t.label}: ${t.size.toLocaleString('en')} memories in ${f1(ms / 1000)} s (${rec.perSecond.toFixed(0)}/s); database ${(rec.bytesAfter / 1e9).toFixed(2)} GB`);
+  console.log(
+    `  loaded ${t.label}: ${t.size.toLocaleString('en')} memories in ${f1(ms / 1000)} s (${rec.perSecond.toFixed(0)}/s); database ${(rec.bytesAfter / 1e9).toFixed(2)} GB`,
+  );
   return rec;
 }

@@ -102,7 +102,14 @@ async function wrkPass(ctx: RunContext, target: Target, t: Tenant, paths: string
 
 async function measureOn(ctx: RunContext, target: Target, t: Tenant, others: string): Promise<Run> {
   const { settings: s, gen } = ctx;
-  const run: Run = { label: `${t.label} ${others}${target.suffix}`, tenant: t.label, size: t.size, others: `${others}${target.suffix}`, modes: {}, lists: {} };
+  const run: Run = {
+    label: `${t.label} ${others}${target.suffix}`,
+    tenant: t.label,
+    size: t.size,
+    others: `${others}${target.suffix}`,
+    modes: {},
+    lists: {},
+  };
   if (s.client === 'wrk' && s.wrkWarmupSeconds > 0) {
     // Untimed: the warm-up queries (not the timed ones) in every mode, interleaved.
     const paths = ctx.warmupQueries.flatMap((q) => MODES.map((mode) => searchPath(q, mode)));

@@ -23,9 +23,17 @@ export async function approximateRecall(ctx: RunContext, b: Bench, t: Tenant, ke
   ann[`${key}DenseStrategy`] = strategy;
   if (strategy === 'full scan') return;
   const queryVectors = await b.server.services.embedder.embed(ctx.queries.slice(0, ctx.settings.recallQueries));
-  const r = await recallOf(idx, t.tenantId, queryVectors, `served tenant (${strategy}): memory and query vectors of the served model`, t.size);
+  const r = await recallOf(
+    idx,
+    t.tenantId,
+    queryVectors,
+    `served tenant (${strategy}): memory and query vectors of the served model`,
+    t.size,
+  );
   ann[`${key}ServedQueries`] = r;
-  console.log(`  ${strategy} recall (served queries, ${t.size.toLocaleString('en')}): @10 ${r.recallAt10.toFixed(4)}, @100 ${r.recallAt100.toFixed(4)}; approximate p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`);
+  console.log(
+    `  ${strategy} recall (served queries, ${t.size.toLocaleString('en')}): @10 ${r.recallAt10.toFixed(4)}, @100 ${r.recallAt100.toFixed(4)}; approximate p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`,
+  );
 }
 
 export interface Recall {
@@ -38,7 +46,13 @@ export interface Recall {
   exactMs: Latency;
 }
 
-export async function recallOf(index: EmbeddedSearchIndex, tenantId: string, vectors: Float32Array[], distribution: string, docs: number): Promise<Recall> {
+export async function recallOf(
+  index: EmbeddedSearchIndex,
+  tenantId: string,
+  vectors: Float32Array[],
+  distribution: string,
+  docs: number,
+): Promise<Recall> {
   let r10 = 0;
   let r100 = 0;
   const annMs: number[] = [];
@@ -58,7 +72,15 @@ export async function recallOf(index: EmbeddedSearchIndex, tenantId: string, vec
     r10 += exact.slice(0, 10).filter((id) => a10.has(id)).length / Math.max(1, Math.min(10, exact.length));
     r100 += exact.filter((id) => a100.has(id)).length / Math.max(1, exact.length);
   }
-  return { distribution, docs, queries: vectors.length, recallAt10: r10 / vectors.length, recallAt100: r100 / vectors.length, annMs: latency(annMs), exactMs: latency(exactMs) };
+  return {
+    distribution,
+    docs,
+    queries: vectors.length,
+    recallAt10: r10 / vectors.length,
+    recallAt100: r100 / vectors.length,
+    annMs: latency(annMs),
+    exactMs: latency(exactMs),
+  };
 }
 
 /** IVF recall on the clustered set: default index options except the threshold, set so that IVF serves n vectors. */
@@ -91,7 +113,13 @@ export async function clusteredRecall(n: number, recallQueries: number): Promise
   await index.warm('c');
   const ivfBuildMs = performance.now() - t1;
   if (!index.annReady('c')) throw new Error('IVF did not build for the clustered set');
-  const rec = await recallOf(index, 'c', clusteredVectors(recallQueries, 12, SERVED_DIMENSION), 'synthetic clustered (anisotropic two-level topics, see clusteredVectors)', n);
+  const rec = await recallOf(
+    index,
+    'c',
+    clusteredVectors(recallQueries, 12, SERVED_DIMENSION),
+    'synthetic clustered (anisotropic two-level topics, see clusteredVectors)',
+    n,
+  );
   await index.close();
   db.close();
   return { ...rec, buildMs, ivfBuildMs };

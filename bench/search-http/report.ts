@@ -21,8 +21,12 @@ export function printSummary(
   comparisons: Record<string, Record<string, Comparison & { note: string }>>,
   profiles: Record<string, Record<string, StageProfile>>,
 ): Summary {
-  console.log(`\n== GET /memories/search over HTTP: ${s.concurrency} concurrent keep-alive clients, k=${K}, query embedding in every request ==`);
-  console.log('tenant size | others                                 | mode          |   p50 ms |   p95 ms |   p99 ms |  req/s | cpu ms/req | errors | load avg after');
+  console.log(
+    `\n== GET /memories/search over HTTP: ${s.concurrency} concurrent keep-alive clients, k=${K}, query embedding in every request ==`,
+  );
+  console.log(
+    'tenant size | others                                 | mode          |   p50 ms |   p95 ms |   p99 ms |  req/s | cpu ms/req | errors | load avg after',
+  );
   for (const r of runs) {
     for (const mode of MODES) {
       const m = r.modes[mode]!;
@@ -39,12 +43,15 @@ export function printSummary(
     targets.push({ run: r.label, size: r.size, hybridP95Ms: p95, targetMs: target, met: p95 <= target });
   }
   console.log('\ntargets (hybrid p95, embedding included):');
-  for (const t of targets) console.log(`  ${String(t.run).padEnd(40)} ${f1(t.hybridP95Ms as number)} ms vs ≤ ${t.targetMs} ms: ${t.met ? 'met' : 'MISSED'}`);
+  for (const t of targets)
+    console.log(`  ${String(t.run).padEnd(40)} ${f1(t.hybridP95Ms as number)} ms vs ≤ ${t.targetMs} ms: ${t.met ? 'met' : 'MISSED'}`);
 
   console.log('\nresults alone vs beside the other tenants (same query set, k=10):');
   for (const [size, byMode] of Object.entries(comparisons)) {
     for (const [mode, c] of Object.entries(byMode)) {
-      console.log(`  ${Number(size).toLocaleString('en').padStart(7)} ${mode.padEnd(13)} identical lists ${c.identicalLists}/${c.queries}, mean overlap ${c.meanOverlap.toFixed(4)}`);
+      console.log(
+        `  ${Number(size).toLocaleString('en').padStart(7)} ${mode.padEnd(13)} identical lists ${c.identicalLists}/${c.queries}, mean overlap ${c.meanOverlap.toFixed(4)}`,
+      );
     }
   }
 
@@ -65,7 +72,9 @@ export function printSummary(
   }
 
   console.log(`\nwhere the time goes: 1 client, sequential requests (${s.profileRequests - 5} per row), mean ms per request`);
-  console.log('run                        | mode          | client p50 | client mean | cpu ms/req |  auth | usage | embedding |  index | resolve hits | HTTP+framework+rest | load avg');
+  console.log(
+    'run                        | mode          | client p50 | client mean | cpu ms/req |  auth | usage | embedding |  index | resolve hits | HTTP+framework+rest | load avg',
+  );
   for (const [label, byMode] of Object.entries(profiles)) {
     for (const [mode, p] of Object.entries(byMode)) {
       const m = p.meanMs;

@@ -2,7 +2,18 @@
 import { mkdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { closeBench, createTenant, dbBytes, embeddedIndex, load, localModel, startBenchServer, type Bench, type LoadRecord, type Tenant } from './bench-server.js';
+import {
+  closeBench,
+  createTenant,
+  dbBytes,
+  embeddedIndex,
+  load,
+  localModel,
+  startBenchServer,
+  type Bench,
+  type LoadRecord,
+  type Tenant,
+} from './bench-server.js';
 import { MODES, runContext } from './context.js';
 import { compare, f1, fmtLa, la, type Comparison } from './figures.js';
 import { K, LoadGenerator } from './load-generator.js';
@@ -23,14 +34,30 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     loadavgAtStart: la(),
-    options: { client: s.client, ...(s.client === 'wrk' ? { wrkSeconds: s.wrkSeconds, wrkWarmupSeconds: s.wrkWarmupSeconds } : {}), quick: s.quick, requests: s.requests, warmup: s.warmup, concurrency: s.concurrency, k: K, neighbors: s.neighbors, small: s.small, large: s.large, profileRequests: s.profileRequests, logLevel: s.logLevel },
+    options: {
+      client: s.client,
+      ...(s.client === 'wrk' ? { wrkSeconds: s.wrkSeconds, wrkWarmupSeconds: s.wrkWarmupSeconds } : {}),
+      quick: s.quick,
+      requests: s.requests,
+      warmup: s.warmup,
+      concurrency: s.concurrency,
+      k: K,
+      neighbors: s.neighbors,
+      small: s.small,
+      large: s.large,
+      profileRequests: s.profileRequests,
+      logLevel: s.logLevel,
+    },
     corpus:
       'bench/support/corpus.ts: 12-31 Zipf words from a 20k syllable vocabulary, 2-5 synthetic entities, 10% in namespace notes; ' +
       `vectors: the local model's own (${localModel.model}, ${SERVED_DIMENSION} dims); ` +
       'queries: 2-5 words from the 4,000 most frequent words, embedded by the served model in every request',
-    loader: 'bench/support/memory-loader.ts: WriteQueue.enqueue (one transaction per write) + MemoryStore.commitConsolidation (2,000 per transaction, index rows in the same transaction); pipeline analysis skipped',
+    loader:
+      'bench/support/memory-loader.ts: WriteQueue.enqueue (one transaction per write) + MemoryStore.commitConsolidation (2,000 per transaction, index rows in the same transaction); pipeline analysis skipped',
   };
-  console.log(`search over HTTP: ${s.concurrency} clients, ${s.requests} timed requests per mode after ${s.warmup} warm-up, k=${K}; ${cpus().length} cores, load avg ${fmtLa(la())}`);
+  console.log(
+    `search over HTTP: ${s.concurrency} clients, ${s.requests} timed requests per mode after ${s.warmup} warm-up, k=${K}; ${cpus().length} cores, load avg ${fmtLa(la())}`,
+  );
 
   const loads: LoadRecord[] = [];
   const runs: Run[] = [];
@@ -92,18 +119,31 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
     if (annActive) {
       const qs = ctx.queries.slice(0, s.recallQueries);
       const queryVectors = await b.server.services.embedder.embed(qs);
-      const r = await recallOf(idx, large.tenantId, queryVectors, 'served tenant: memory and query vectors of the served model (as in the HTTP run)', s.large);
+      const r = await recallOf(
+        idx,
+        large.tenantId,
+        queryVectors,
+        'served tenant: memory and query vectors of the served model (as in the HTTP run)',
+        s.large,
+      );
       ann.servedQueries = r;
-      console.log(`  ANN recall (served queries): @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`);
+      console.log(
+        `  ANN recall (served queries): @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`,
+      );
     } else {
       await approximateRecall(ctx, b, large, 'large', ann);
-      if (ann.largeDenseStrategy === 'full scan') ann.served = 'the dense channel of the large tenant is the full scan (below the thresholds): recall 1 by construction';
+      if (ann.largeDenseStrategy === 'full scan')
+        ann.served = 'the dense channel of the large tenant is the full scan (below the thresholds): recall 1 by construction';
     }
     if ((annActive && !s.skipClusteredRecall) || s.clusteredRecall) {
-      console.log(`  building a ${s.large.toLocaleString('en')}-vector clustered set for IVF recall${annActive ? '' : ' (not what the service uses at this size)'}…`);
+      console.log(
+        `  building a ${s.large.toLocaleString('en')}-vector clustered set for IVF recall${annActive ? '' : ' (not what the service uses at this size)'}…`,
+      );
       ann.clustered = await clusteredRecall(s.large, s.recallQueries);
       const r = ann.clustered as Recall;
-      console.log(`  IVF recall clustered: @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`);
+      console.log(
+        `  IVF recall clustered: @10 ${r.recallAt10.toFixed(3)}, @100 ${r.recallAt100.toFixed(3)}; IVF p50 ${f1(r.annMs.p50)} ms vs exact p50 ${f1(r.exactMs.p50)} ms`,
+      );
     }
     // The small tenant again, on this database, before the neighbours (same seed: same memories).
     smallB = await createTenant(b, 'small', 1, s.small, true);
@@ -126,7 +166,9 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
   const estimates = { [s.small]: estimate(s.small), [s.large]: estimate(s.large) };
   report.neighborEstimates = { loadRatePerSecond: rate, bytesPerMemory, ...estimates };
   for (const [size, e] of Object.entries(estimates)) {
-    console.log(`\n  estimate: ${s.neighbors} × ${Number(size).toLocaleString('en')} = ${e.memories.toLocaleString('en')} memories ≈ ${e.minutes.toFixed(0)} min at ${rate.toFixed(0)}/s, ≈ ${e.gigabytes.toFixed(1)} GB`);
+    console.log(
+      `\n  estimate: ${s.neighbors} × ${Number(size).toLocaleString('en')} = ${e.memories.toLocaleString('en')} memories ≈ ${e.minutes.toFixed(0)} min at ${rate.toFixed(0)}/s, ≈ ${e.gigabytes.toFixed(1)} GB`,
+    );
   }
   const chosen = estimate(neighborSize);
   const disk = statfsSync(b.dataDir);
@@ -159,7 +201,9 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
   for (const mode of MODES) {
     comparisons[String(s.small)]![mode] = {
       ...compare(smallAlone.lists[mode]!, smallBeside.lists[mode]!),
-      note: s.quick ? 'same database, before and after adding the neighbours' : 'alone: its own fresh database; beside: a second database holding the same memories and the other tenants',
+      note: s.quick
+        ? 'same database, before and after adding the neighbours'
+        : 'alone: its own fresh database; beside: a second database holding the same memories and the other tenants',
     };
   }
   if (large && largeAlone) {
@@ -167,7 +211,10 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
     runs.push(largeBeside, ...largeBesideClustered);
     comparisons[String(s.large)] = {};
     for (const mode of MODES) {
-      comparisons[String(s.large)]![mode] = { ...compare(largeAlone.lists[mode]!, largeBeside.lists[mode]!), note: 'same database, before and after adding the other tenants' };
+      comparisons[String(s.large)]![mode] = {
+        ...compare(largeAlone.lists[mode]!, largeBeside.lists[mode]!),
+        note: 'same database, before and after adding the other tenants',
+      };
     }
   }
   const finalBytes = dbBytes(b);
@@ -177,7 +224,9 @@ export async function runSearchHttpBench(s: SearchHttpSettings): Promise<void> {
   const { targets, acrossProcesses } = printSummary(s, runs, comparisons, profiles);
 
   const elapsedMin = (performance.now() - started) / 60_000;
-  console.log(`\nfinished in ${elapsedMin.toFixed(1)} min; load average ${fmtLa(la())}; final database ${(finalBytes / 1e9).toFixed(2)} GB`);
+  console.log(
+    `\nfinished in ${elapsedMin.toFixed(1)} min; load average ${fmtLa(la())}; final database ${(finalBytes / 1e9).toFixed(2)} GB`,
+  );
   for (const n of notes) console.log(`note: ${n}`);
 
   Object.assign(report, {

@@ -25,7 +25,13 @@ export interface StageProfile {
  */
 export async function profile(ctx: RunContext, b: Bench, t: Tenant, mode: SearchMode): Promise<StageProfile> {
   const s = b.server.services;
-  const stages = { auth: [] as number[], usage: [] as number[], embedding: [] as number[], index: [] as number[], resolveHits: [] as number[] };
+  const stages = {
+    auth: [] as number[],
+    usage: [] as number[],
+    embedding: [] as number[],
+    index: [] as number[],
+    resolveHits: [] as number[],
+  };
   const restore: (() => void)[] = [];
   const wrap = <T extends object>(obj: T, name: keyof T & string, into: number[]) => {
     const own = Object.prototype.hasOwnProperty.call(obj, name);
@@ -79,7 +85,11 @@ export async function profile(ctx: RunContext, b: Bench, t: Tenant, mode: Search
     clientLatency: latency(lat),
     cpuMsPerRequest: cpuMs,
     meanMs: m,
-    p50Ms: { embedding: percentile(keep(stages.embedding), 50), index: percentile(keep(stages.index), 50), resolveHits: percentile(keep(stages.resolveHits), 50) },
+    p50Ms: {
+      embedding: percentile(keep(stages.embedding), 50),
+      index: percentile(keep(stages.index), 50),
+      resolveHits: percentile(keep(stages.resolveHits), 50),
+    },
     loadavg: la(),
   };
 }

@@ -10,7 +10,11 @@ export async function json(url: string, init: RequestInit = {}): Promise<{ statu
 /** Sign-up of a fresh tenant and an API key with `scopes`; returns the key's secret. */
 export async function tenantKey(url: string, scopes: readonly string[]): Promise<string> {
   const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
-  const signup = await json(`${url}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'bench-password-123' }) });
+  const signup = await json(`${url}/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'bench-password-123' }),
+  });
   if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.body)}`);
   const key = await json(`${url}/api-keys`, {
     method: 'POST',

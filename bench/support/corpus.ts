@@ -20,7 +20,28 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'dri', 'pel', 'sun', 'gar', 'fe', 'nox', 'ul', 'bri', 'zen', 'to', 'ca', 'mar', 'li', 'des'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tas',
+  'vo',
+  'dri',
+  'pel',
+  'sun',
+  'gar',
+  'fe',
+  'nox',
+  'ul',
+  'bri',
+  'zen',
+  'to',
+  'ca',
+  'mar',
+  'li',
+  'des',
+];
 const COMMON = ['meeting', 'project', 'garden', 'travel', 'budget', 'doctor', 'family', 'recipe', 'music', 'report', 'school', 'market'];
 
 function vocabulary(size: number): string[] {

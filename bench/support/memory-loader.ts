@@ -49,7 +49,8 @@ export async function loadConsolidatedMemories(
   options: LoadOptions = {},
 ): Promise<number> {
   const batchSize = options.batch ?? 2000;
-  if ((await ports.writeQueue.pendingCount(tenantId)) !== 0) throw new Error(`tenant ${tenantId} has queued writes; the loader needs an idle tenant`);
+  if ((await ports.writeQueue.pendingCount(tenantId)) !== 0)
+    throw new Error(`tenant ${tenantId} has queued writes; the loader needs an idle tenant`);
   let loaded = 0;
   let batch: IndexedMemory[] = [];
   const flush = async () => {

@@ -43,10 +43,26 @@ export interface SpawnedServer {
  * `env` added to this process's environment; resolves once /healthz answers. A `--cpu-prof` flag of
  * this process is passed on (profiles of the server).
  */
-export async function spawnServer(dataDir: string, processes: number, env: Record<string, string>, timeoutMs = 120_000): Promise<SpawnedServer> {
+export async function spawnServer(
+  dataDir: string,
+  processes: number,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<SpawnedServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const args = ['bin/tenant-memory.mjs', 'serve', '--processes', String(processes), '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  const args = [
+    'bin/tenant-memory.mjs',
+    'serve',
+    '--processes',
+    String(processes),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--data-dir',
+    dataDir,
+  ];
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => a.startsWith('--cpu-prof')), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

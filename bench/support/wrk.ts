@@ -112,7 +112,10 @@ export async function runWrk(request: WrkRequest, options: { connections: number
     writeFileSync(scriptPath, script(request));
     const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', scriptPath, request.url];
     const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    ({ stdout: out } = await promisify(execFile)('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], { encoding: 'utf8', maxBuffer: 16 << 20 }));
+    ({ stdout: out } = await promisify(execFile)('sh', ['-c', `wrk ${quoted}; read -r s < /proc/$$/stat; echo "SHELL_STAT $s"`], {
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+    }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

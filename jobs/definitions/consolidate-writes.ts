@@ -26,7 +26,11 @@ export const consolidateWrites = bindJob(consolidateWritesJob, {
       // making progress loses its lock.
       onProgress: () =>
         job.touch().catch((err: unknown) => {
-          if (!job.isCanceled()) job.logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'could not renew the consolidation job lock');
+          if (!job.isCanceled())
+            job.logger.warn(
+              { tenantId, err: err instanceof Error ? err.message : String(err) },
+              'could not renew the consolidation job lock',
+            );
         }),
       shouldStop: () => job.isCanceled(),
     });
@@ -42,7 +46,8 @@ export const consolidationSweep = bindJob(consolidationSweepJob, {
   every: { interval: SWEEP_INTERVAL, payload: {} },
   async handler(_payload, services) {
     const now = services.clock();
-    for (const tenantId of await services.consolidation.tenantsWithPending(10_000)) await services.consolidationTrigger.requestDrain(tenantId, now);
+    for (const tenantId of await services.consolidation.tenantsWithPending(10_000))
+      await services.consolidationTrigger.requestDrain(tenantId, now);
     await services.maintenance.purgeExpiredIdempotencyKeys();
   },
 });

@@ -52,7 +52,7 @@ function dataEquals(path: string, value: unknown, out: SqlFilter): void {
     out.conditions.push('json_extract(data, ?) IS NULL');
     out.params.push(path);
   } else if (typeof value === 'boolean') {
-    out.conditions.push("json_type(data, ?) = ?");
+    out.conditions.push('json_type(data, ?) = ?');
     out.params.push(path, value ? 'true' : 'false');
   } else if (typeof value === 'number' || typeof value === 'string') {
     out.conditions.push('json_extract(data, ?) = ?');

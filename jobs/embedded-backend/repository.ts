@@ -240,7 +240,8 @@ export class EmbeddedJobRepository implements JobRepository {
 
     if (!state) {
       // No state filter: paginate in SQL.
-      const page = limit > 0 ? ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(skip)}` : skip > 0 ? ` LIMIT -1 OFFSET ${Math.trunc(skip)}` : '';
+      const page =
+        limit > 0 ? ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(skip)}` : skip > 0 ? ` LIMIT -1 OFFSET ${Math.trunc(skip)}` : '';
       const rows = this.all(`SELECT * FROM agenda_jobs ${where(f)} ORDER BY ${orderBy(sort)}${page}`, f.params);
       const total = (this.stmt(`SELECT COUNT(*) AS n FROM agenda_jobs ${where(f)}`).get(f.params) as { n: number }).n;
       return { jobs: rows.map(withState), total };

@@ -19,7 +19,10 @@ export const apiKeyIdInput = textIdInput('The key id (key_id)');
  */
 export const createApiKeyInput = z.strictObject({
   name: safeText().trim().min(1).max(API_KEY_NAME_MAX).meta({ description: 'Human-readable label', example: 'ingest worker' }),
-  scopes: z.array(apiKeyScopeSchema).min(1).meta({ description: 'Granted scopes', example: ['memories:read', 'memories:write'] }),
+  scopes: z
+    .array(apiKeyScopeSchema)
+    .min(1)
+    .meta({ description: 'Granted scopes', example: ['memories:read', 'memories:write'] }),
   namespace_restrictions: z
     .array(namespaceSchema)
     .min(1)
@@ -32,7 +35,8 @@ export const createApiKeyInput = z.strictObject({
     .max(API_KEY_LIST_MAX)
     .nullish()
     .meta({
-      description: 'Client addresses or CIDR ranges (IPv4 dotted decimal, IPv6; IPv4-mapped IPv6 counts as IPv4); omit or null for any address',
+      description:
+        'Client addresses or CIDR ranges (IPv4 dotted decimal, IPv6; IPv4-mapped IPv6 counts as IPv4); omit or null for any address',
       example: ['203.0.113.0/24', '2001:db8::/32'],
     }),
 });

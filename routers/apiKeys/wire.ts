@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import type { ApiKeyView, CreateApiKeyInput } from '../../server/services/api-keys.js';
-import type { apiKeySummary, createApiKeyInput, createApiKeyOutput, currentApiKeyOutput, revokeApiKeyOutput, rotateApiKeyOutput } from './schemas.js';
+import type {
+  apiKeySummary,
+  createApiKeyInput,
+  createApiKeyOutput,
+  currentApiKeyOutput,
+  revokeApiKeyOutput,
+  rotateApiKeyOutput,
+} from './schemas.js';
 
 /** The `/api-keys` routes' wire form (snake_case) of what the API key service takes and returns. */
 
@@ -48,6 +55,15 @@ export const toCurrentApiKey = (key: ApiKeyView): z.infer<typeof currentApiKeyOu
 });
 
 /** A rotated key always has `rotatedAt`, a revoked one `revokedAt`: the service just set them. */
-export const toRotatedApiKey = (key: ApiKeyView, secret: string): z.infer<typeof rotateApiKeyOutput> => ({ key_id: key.keyId, secret, prefix: key.prefix, rotated_at: key.rotatedAt! });
+export const toRotatedApiKey = (key: ApiKeyView, secret: string): z.infer<typeof rotateApiKeyOutput> => ({
+  key_id: key.keyId,
+  secret,
+  prefix: key.prefix,
+  rotated_at: key.rotatedAt!,
+});
 
-export const toRevokedApiKey = (key: ApiKeyView): z.infer<typeof revokeApiKeyOutput> => ({ key_id: key.keyId, status: 'revoked', revoked_at: key.revokedAt! });
+export const toRevokedApiKey = (key: ApiKeyView): z.infer<typeof revokeApiKeyOutput> => ({
+  key_id: key.keyId,
+  status: 'revoked',
+  revoked_at: key.revokedAt!,
+});

@@ -34,11 +34,13 @@ export const tokenResponse = z.object({
   tenant_id: z.uuid(),
 });
 
-
 export const revokeOutput = z.object({ revoked: z.literal(true) });
 
 export const stepUpInput = z.object({
-  action: safeText().min(1).max(64).meta({ description: `One of ${stepUpActions.join(', ')}`, example: 'data.export' }),
+  action: safeText()
+    .min(1)
+    .max(64)
+    .meta({ description: `One of ${stepUpActions.join(', ')}`, example: 'data.export' }),
   password: z.string().min(1).max(1024).optional().meta({ description: 'Required for users who have a password' }),
 });
 
@@ -50,7 +52,11 @@ export const stepUpOutput = z.object({
 
 export const breakGlassRequestInput = z.object({
   reason: safeText().trim().min(1).max(2000).meta({ description: 'Why emergency access is needed (recorded in the audit log)' }),
-  duration_minutes: z.number().int().min(1).meta({ description: 'How long the elevated access lasts once approved (at most BREAK_GLASS_MAX_MINUTES)' }),
+  duration_minutes: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: 'How long the elevated access lasts once approved (at most BREAK_GLASS_MAX_MINUTES)' }),
 });
 
 export const breakGlassIdInput = uuidIdInput;

@@ -16,7 +16,10 @@ export const toTokenResponse = (t: SessionTokens) => ({
 
 export const toStepUpResponse = (g: StepUpGrant) => ({ step_up_token: g.stepUpToken, expires_in: g.expiresIn, action: g.action });
 
-export const fromBreakGlassRequestBody = (body: { reason: string; duration_minutes: number }) => ({ reason: body.reason, durationMinutes: body.duration_minutes });
+export const fromBreakGlassRequestBody = (body: { reason: string; duration_minutes: number }) => ({
+  reason: body.reason,
+  durationMinutes: body.duration_minutes,
+});
 
 export const toBreakGlassView = (r: BreakGlassRecord) => ({
   id: r.id,
@@ -46,4 +49,9 @@ export const toAuditEventView = (e: AuditEventRecord) => ({
   hash: e.hash,
 });
 
-export const toAuditVerification = (v: AuditVerification) => ({ ok: v.ok, checked: v.checked, broken_at: v.brokenAt ?? null, reason: v.reason ?? null });
+export const toAuditVerification = (v: AuditVerification) => ({
+  ok: v.ok,
+  checked: v.checked,
+  broken_at: v.brokenAt ?? null,
+  reason: v.reason ?? null,
+});

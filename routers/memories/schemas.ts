@@ -21,14 +21,15 @@ export const MEMORY_TAGS_MAX = 50;
 export const MEMORY_TAG_MAX = 100;
 export const MEMORY_METADATA_KEYS_MAX = 50;
 
-
 const enumOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, { error: (issue) => `unknown ${what} '${String(issue.input)}' (allowed: ${values.join(', ')})` });
 
 export const memoryTypeSchema = enumOf(MEMORY_TYPES, 'type').meta({ description: 'Kind of memory (default episodic)' });
 export const sensitivitySchema = enumOf(SENSITIVITIES, 'sensitivity').meta({ description: 'Sensitivity classification' });
 export const memoryStatusSchema = enumOf(MEMORY_STATUSES, 'status').meta({ description: 'Lifecycle state' });
-export const contradictionStatusSchema = enumOf(CONTRADICTION_STATUSES, 'contradiction status').meta({ description: 'Conflict resolution state' });
+export const contradictionStatusSchema = enumOf(CONTRADICTION_STATUSES, 'contradiction status').meta({
+  description: 'Conflict resolution state',
+});
 export const contradictionPolicySchema = enumOf(CONTRADICTION_POLICIES, 'contradiction policy').meta({
   description: 'NEWER_WINS: an older conflicting memory is superseded; FLAG: both are flagged for review',
 });
@@ -54,7 +55,9 @@ const memoryBody = {
     .check(visibleText)
     .meta({ description: 'Memory body' }),
   tags: z.array(safeText().trim().min(1).max(MEMORY_TAG_MAX)).max(MEMORY_TAGS_MAX).optional().meta({ description: 'Searchable labels' }),
-  sensitivity: sensitivitySchema.optional().meta({ description: 'The writer’s classification; when absent it is detected. Never lowered by detection.' }),
+  sensitivity: sensitivitySchema
+    .optional()
+    .meta({ description: 'The writer’s classification; when absent it is detected. Never lowered by detection.' }),
   type: memoryTypeSchema.optional(),
   namespace: namespaceSchema.optional().meta({ description: 'Namespace (default `default`); a memory never changes namespace' }),
   agent_id: safeText().min(1).max(200).nullable().optional().meta({ description: 'The agent that wrote it (a filter, not an identity)' }),
@@ -82,9 +85,11 @@ export const listMemoriesInput = z.object({
   q: safeText().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive text contained in the title or content' }),
   type: memoryTypeSchema.optional(),
   sensitivity: sensitivitySchema.optional(),
-  status: memoryStatusSchema.optional().meta({ description: 'Lifecycle state; `archived` also lists duplicates merged into another memory' }),
+  status: memoryStatusSchema
+    .optional()
+    .meta({ description: 'Lifecycle state; `archived` also lists duplicates merged into another memory' }),
   contradiction: contradictionStatusSchema.optional(),
-  namespace: namespaceSchema.optional().meta({ description: "Only this namespace (default: every namespace the key may use)" }),
+  namespace: namespaceSchema.optional().meta({ description: 'Only this namespace (default: every namespace the key may use)' }),
   from: rfc3339.optional().meta({ description: 'Created at or after (RFC 3339)' }),
   to: rfc3339.optional().meta({ description: 'Created at or before (RFC 3339)' }),
   limit: z
@@ -111,8 +116,13 @@ export const rollbackOutput = writeReceiptOutput.extend({
 const injectionPattern = z.object({
   id: z.string().meta({ description: 'Stable pattern id, e.g. instruction-override' }),
   category: z.string(),
-  field: z.enum(SCREENED_FIELDS).optional().meta({ description: 'The part of the memory it was found in; `across-fields` when only the parts read together match' }),
-  evidence: z.string().meta({ description: 'Short excerpt of what matched (a tag or metadata finding names it first, e.g. `[metadata.note]`)' }),
+  field: z
+    .enum(SCREENED_FIELDS)
+    .optional()
+    .meta({ description: 'The part of the memory it was found in; `across-fields` when only the parts read together match' }),
+  evidence: z
+    .string()
+    .meta({ description: 'Short excerpt of what matched (a tag or metadata finding names it first, e.g. `[metadata.note]`)' }),
   weight: z.number(),
 });
 
@@ -126,7 +136,9 @@ export const memoryDetailOutput = z.object({
   content: z.string(),
   tags: z.array(z.string()),
   metadata: metadataOutput,
-  sensitivity: sensitivitySchema.meta({ description: 'Effective classification; `high` until a memory without a writer choice is classified' }),
+  sensitivity: sensitivitySchema.meta({
+    description: 'Effective classification; `high` until a memory without a writer choice is classified',
+  }),
   sensitivity_reasons: z.array(z.string()).meta({ description: 'What detection found, e.g. financial:payment-card' }),
   status: memoryStatusSchema,
   version: z.number().int().meta({ description: 'Current version (of the last accepted write)' }),
@@ -134,7 +146,9 @@ export const memoryDetailOutput = z.object({
   dirty: z.boolean().meta({ description: 'Accepted writes are not consolidated yet' }),
   pending_count: z.number().int(),
   contradiction_status: contradictionStatusSchema,
-  contradiction_policy: contradictionPolicySchema.meta({ description: 'The policy that decided the contradiction status (the tenant policy when clear)' }),
+  contradiction_policy: contradictionPolicySchema.meta({
+    description: 'The policy that decided the contradiction status (the tenant policy when clear)',
+  }),
   conflicts_with: z.array(z.string()).meta({ description: 'Memories this one contradicts' }),
   superseded_by: z.string().nullable(),
   merged_into: z.string().nullable().meta({ description: 'Set when this memory was a duplicate merged into another one' }),

@@ -33,8 +33,18 @@ export const searchInput = z.object({
     .max(SEARCH_K_MAX, `k must be at most ${SEARCH_K_MAX}`)
     .default(SEARCH_K_DEFAULT)
     .meta({ description: `Number of results (1-${SEARCH_K_MAX}, default ${SEARCH_K_DEFAULT})` }),
-  offset: z.number().int().min(0).max(SEARCH_OFFSET_MAX).optional().meta({ description: `Results to skip (pagination, at most ${SEARCH_OFFSET_MAX})` }),
-  cursor: safeText().min(1).max(512).optional().meta({ description: 'The next_cursor of the previous page (takes precedence over offset)' }),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .max(SEARCH_OFFSET_MAX)
+    .optional()
+    .meta({ description: `Results to skip (pagination, at most ${SEARCH_OFFSET_MAX})` }),
+  cursor: safeText()
+    .min(1)
+    .max(512)
+    .optional()
+    .meta({ description: 'The next_cursor of the previous page (takes precedence over offset)' }),
   mode: modeSchema.default('hybrid'),
   min_quality: z
     .number()
@@ -42,7 +52,11 @@ export const searchInput = z.object({
     .max(1, 'min_quality must be between 0 and 1')
     .optional()
     .meta({ description: 'Soft quality threshold: results below it are ranked after those that meet it' }),
-  agent_id: safeText().min(1).max(200).optional().meta({ description: "Only this agent's memories (a filter; does not establish identity)" }),
+  agent_id: safeText()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only this agent's memories (a filter; does not establish identity)" }),
   namespace: namespaceSchema.optional().meta({ description: 'Only this namespace (default: every namespace the key may use)' }),
   include_superseded: z.boolean().optional().meta({ description: 'Also return superseded memories' }),
   include_flagged: z.boolean().optional().meta({ description: 'Also return memories flagged as prompt-injection attempts' }),
@@ -58,9 +72,10 @@ export const searchResultSchema = z.object({
   namespace: z.string(),
   agent_id: z.string().nullable(),
   metadata: metadataOutput,
-  injection_flagged: z
-    .boolean()
-    .meta({ description: 'The injection screen flagged this memory (only returned with include_flagged=true); GET /memories/{id} names the patterns and fields' }),
+  injection_flagged: z.boolean().meta({
+    description:
+      'The injection screen flagged this memory (only returned with include_flagged=true); GET /memories/{id} names the patterns and fields',
+  }),
 });
 
 export const searchOutput = z.object({
@@ -68,5 +83,10 @@ export const searchOutput = z.object({
   total: z.number().int().meta({ description: 'Matching results in this response scope' }),
   offset: z.number().int(),
   k: z.number().int(),
-  next_cursor: z.string().nullable().meta({ description: `Pass as \`cursor\` for the next page; null when there is none, or when it would start past offset ${SEARCH_OFFSET_MAX}` }),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta({
+      description: `Pass as \`cursor\` for the next page; null when there is none, or when it would start past offset ${SEARCH_OFFSET_MAX}`,
+    }),
 });

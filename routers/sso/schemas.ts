@@ -24,7 +24,9 @@ export const ssoLoginInput = z.object({
 });
 
 export const ssoLoginOutput = z.object({
-  authorization_url: z.string().meta({ description: "The provider's authorization URL (code flow, PKCE S256, state, nonce): send the user agent there" }),
+  authorization_url: z
+    .string()
+    .meta({ description: "The provider's authorization URL (code flow, PKCE S256, state, nonce): send the user agent there" }),
   state: z.string().meta({ description: 'The state parameter of this sign-in; single use, valid 10 minutes' }),
 });
 

@@ -5,7 +5,6 @@ import { emailSchema, safeText } from '../../server/schemas/safe-text.js';
 
 /** Shapes of `/auth/tenants`, `/auth/gettenant` and `/auth/members`. */
 
-
 export const tenantListItem = z.object({
   tenant_id: z.uuid(),
   name: z.string(),
@@ -38,7 +37,10 @@ export const removeMemberInput = z.object({ user_id: z.uuid() });
 export const removedMember = z.object({
   user_id: z.uuid(),
   removed: z.literal(true),
-  revoked_api_keys: z.array(z.uuid()).meta({ description: 'The API keys of this tenant whose current secret the removed user had received (created and not since rotated by another, or rotated by them), now revoked' }),
+  revoked_api_keys: z.array(z.uuid()).meta({
+    description:
+      'The API keys of this tenant whose current secret the removed user had received (created and not since rotated by another, or rotated by them), now revoked',
+  }),
 });
 
 export const inviteInput = z.object({

@@ -24,7 +24,10 @@ export function createAccessLog(logger: Logger): (req: IncomingMessage, res: Ser
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       // pino-http hands this pino's standard serialization of the error ({type, message, stack, and
       // every enumerable property}): keep the first two.
-      err: (err: { type?: unknown; name?: unknown; message?: unknown }) => ({ type: String(err.type ?? err.name ?? 'Error'), message: String(err.message ?? '') }),
+      err: (err: { type?: unknown; name?: unknown; message?: unknown }) => ({
+        type: String(err.type ?? err.name ?? 'Error'),
+        message: String(err.message ?? ''),
+      }),
     },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
   });

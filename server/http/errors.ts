@@ -24,7 +24,8 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
   // Other client errors the parser reports (e.g. a body that does not decompress) keep their 4xx.
   if (err.status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'request body too large');
   if (err.status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', err.message ?? 'unsupported request body');
-  if (err.status !== undefined && err.status >= 400 && err.status < 500) return new AppError('VALIDATION_FAILED', err.message ?? 'bad request body');
+  if (err.status !== undefined && err.status >= 400 && err.status < 500)
+    return new AppError('VALIDATION_FAILED', err.message ?? 'bad request body');
   return null;
 }
 

@@ -17,7 +17,10 @@ export interface JobSpec<N extends string = string, S extends z.ZodType = z.ZodT
 const job = <const N extends string, S extends z.ZodType>(name: N, payload: S): JobSpec<N, S> => ({ name, payload });
 
 /** Drains a tenant's queued memory writes; `slot` only makes the unique key of one enqueue (jobs of one tenant differ by it). */
-export const consolidateWritesJob = job('memory.consolidate-writes', z.object({ tenantId: z.string().min(1).max(200), slot: z.number().int().min(0).optional() }));
+export const consolidateWritesJob = job(
+  'memory.consolidate-writes',
+  z.object({ tenantId: z.string().min(1).max(200), slot: z.number().int().min(0).optional() }),
+);
 
 /** Re-triggers consolidation of every tenant with queued writes, and purges expired idempotency records. */
 export const consolidationSweepJob = job('memory.consolidation-sweep', z.object({}).optional());

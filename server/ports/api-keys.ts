@@ -72,7 +72,11 @@ export interface ApiKeyStore {
    * recording `issuedTo` as the key's `secretIssuedTo`. Returns the updated key, or null when the
    * tenant has no active key with this id.
    */
-  replaceSecret(tenantId: string, keyId: string, secret: { secretHash: string; secretPrefix: string; rotatedAt: string; issuedTo: string | null }): Promise<ApiKeyRecord | null>;
+  replaceSecret(
+    tenantId: string,
+    keyId: string,
+    secret: { secretHash: string; secretPrefix: string; rotatedAt: string; issuedTo: string | null },
+  ): Promise<ApiKeyRecord | null>;
   /**
    * Marks the key revoked. Returns the key after the call (also when it was already revoked:
    * `revokedAt` then keeps its first value), or null when the tenant has no key with this id.

@@ -39,7 +39,8 @@ export interface NewInvitation {
 }
 
 /** `not_replaceable`: a live pending invitation with a role outside `replaceable` is there; nothing changed. */
-export type InviteResult = { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_replaceable'; existing: InvitationRecord };
+export type InviteResult =
+  { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_replaceable'; existing: InvitationRecord };
 
 /** `inviter_lost_authority`: the invitation was void and is now `cancelled` (as returned); nobody was added. */
 export type AcceptInvitationResult =
@@ -50,7 +51,8 @@ export type AcceptInvitationResult =
 export type DeclineInvitationResult = { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_found' | 'not_pending' };
 
 /** `role_changed`: the pending invitation no longer has the role the caller checked; nothing changed. */
-export type CancelInvitationResult = { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_found' | 'not_pending' | 'role_changed' };
+export type CancelInvitationResult =
+  { ok: true; invitation: InvitationRecord } | { ok: false; reason: 'not_found' | 'not_pending' | 'role_changed' };
 
 export interface InvitationStore {
   /**

@@ -111,7 +111,17 @@ export interface MemoryRecord extends MemoryContent, Omit<DerivedState, 'fingerp
 /** What a search hit needs of a memory: who may see it, which version is committed, what it shows. */
 export type MemoryHitRecord = Pick<
   MemoryRecord,
-  'id' | 'namespace' | 'agentId' | 'title' | 'content' | 'tags' | 'metadata' | 'version' | 'committedVersion' | 'createdAt' | 'injectionFlagged'
+  | 'id'
+  | 'namespace'
+  | 'agentId'
+  | 'title'
+  | 'content'
+  | 'tags'
+  | 'metadata'
+  | 'version'
+  | 'committedVersion'
+  | 'createdAt'
+  | 'injectionFlagged'
 >;
 
 export interface MemoryVersionRecord extends Omit<MemoryContent, 'writerSensitivity'> {
@@ -274,4 +284,3 @@ export interface MemoryStore {
   getSettings(tenantId: string): Promise<MemorySettings>;
   putSettings(tenantId: string, settings: { contradictionPolicy: ContradictionPolicy }, at: string): Promise<MemorySettings>;
 }
-

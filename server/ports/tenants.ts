@@ -41,8 +41,7 @@ export interface MemberRecord extends MembershipRecord {
 
 /** `role_changed`: the member no longer holds the role the caller read (and decided on); nothing changed. */
 export type RoleChangeResult =
-  | { ok: true; previous: RoleName; member: MemberRecord }
-  | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
+  { ok: true; previous: RoleName; member: MemberRecord } | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
 
 export type RemoveMemberResult = { ok: true; member: MemberRecord } | { ok: false; reason: 'not_found' | 'role_changed' | 'last_owner' };
 

@@ -31,5 +31,8 @@ export interface UsageStore {
    * those namespaces only. Read from the memories and queued writes themselves (a scan of the
    * tenant's rows in those namespaces), not from the tenant-wide totals.
    */
-  namespaceTotals(tenantId: string, namespaces: readonly string[]): Promise<Pick<UsageSnapshot, 'memoryCount' | 'storageBytes' | 'pendingWrites'>>;
+  namespaceTotals(
+    tenantId: string,
+    namespaces: readonly string[],
+  ): Promise<Pick<UsageSnapshot, 'memoryCount' | 'storageBytes' | 'pendingWrites'>>;
 }

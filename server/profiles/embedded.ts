@@ -78,7 +78,8 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
 function warnAboutLooseModes(config: Config, logger: Logger): void {
   for (const p of [config.DATA_DIR, jwtSecretFile(config.DATA_DIR), ...embeddedDatabaseFiles(config.DATA_DIR)]) {
     const mode = looseMode(p);
-    if (mode !== null) logger.warn({ path: p, mode: octal(mode) }, 'data directory or file is accessible to group or others; chmod go-rwx it');
+    if (mode !== null)
+      logger.warn({ path: p, mode: octal(mode) }, 'data directory or file is accessible to group or others; chmod go-rwx it');
   }
 }
 

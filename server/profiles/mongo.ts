@@ -4,7 +4,12 @@ import { createMongoApiKeyStore } from '../../adapters/mongo/api-key-store.js';
 import { createMongoAttemptCounters } from '../../adapters/mongo/attempt-counters.js';
 import { createMongoAuditStore } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassStore } from '../../adapters/mongo/break-glass.js';
-import { createMongoSessionStore, createMongoStepUpTokenStore, createMongoTenantStore, createMongoUserStore } from '../../adapters/mongo/identity.js';
+import {
+  createMongoSessionStore,
+  createMongoStepUpTokenStore,
+  createMongoTenantStore,
+  createMongoUserStore,
+} from '../../adapters/mongo/identity.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import type { Config } from '../config.js';
@@ -14,7 +19,11 @@ import { createQdrantSearchIndex, resetQdrantSearchIndex } from '../../adapters/
 import type { Embedder } from '../ports/embedder.js';
 
 /** The server profile: MongoDB documents and jobs; Qdrant for the search index (dense, BM25 sparse, graph). */
-export async function createMongoPorts(config: Config, logger: Logger, embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>): Promise<ProfileStorage> {
+export async function createMongoPorts(
+  config: Config,
+  logger: Logger,
+  embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>,
+): Promise<ProfileStorage> {
   const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
   const db = client.db(config.MONGODB_DB);

@@ -12,7 +12,10 @@ export const DEFAULT_NAMESPACE = 'default';
 export const namespaceSchema = z
   .string()
   .regex(NAMESPACE_PATTERN, 'namespace must be 1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit')
-  .meta({ description: 'Namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)', example: 'default' });
+  .meta({
+    description: 'Namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)',
+    example: 'default',
+  });
 
 export function isValidNamespace(name: string): boolean {
   return NAMESPACE_PATTERN.test(name);

@@ -30,7 +30,10 @@ export function budgetKey(ip: string): string {
   const address = parseClientIp(ip);
   if (!address) return 'unparsed';
   if (address.kind() === 'ipv4') return address.toString();
-  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 export interface AddressBudgetOptions {

@@ -155,7 +155,10 @@ export function apiKeyAuditSink(
 ): ApiKeyAuditSink {
   return async (e) => {
     if (!knownTypes.includes(e.action)) {
-      logger.warn({ audit: e.action, tenantId: e.tenantId, keyId: e.keyId, ip: e.ip, ...e.details }, 'audit event type not registered; logged only');
+      logger.warn(
+        { audit: e.action, tenantId: e.tenantId, keyId: e.keyId, ip: e.ip, ...e.details },
+        'audit event type not registered; logged only',
+      );
       return;
     }
     await audit.record({
@@ -234,11 +237,21 @@ function assertWithinRole(actor: ApiKeyIssuer, scopes: readonly ApiKeyScope[], r
   const allowed = new Set(scopesAllowedFor(role));
   const missing = scopes.filter((s) => !allowed.has(s));
   if (missing.length === 0) return;
-  const fields = requested ? missing.map((s) => ({ field: `scopes.${requested.indexOf(s)}`, message: `role '${role}' lacks permission '${keyScopeRequires[s]}'` })) : undefined;
-  throw new AppError('FORBIDDEN', `role '${role}' may not hold an API key with ${missing.join(', ')}: a key's scopes must be within its holder's own role`, fields ? { fields } : undefined);
+  const fields = requested
+    ? missing.map((s) => ({ field: `scopes.${requested.indexOf(s)}`, message: `role '${role}' lacks permission '${keyScopeRequires[s]}'` }))
+    : undefined;
+  throw new AppError(
+    'FORBIDDEN',
+    `role '${role}' may not hold an API key with ${missing.join(', ')}: a key's scopes must be within its holder's own role`,
+    fields ? { fields } : undefined,
+  );
 }
 
-function validateList(field: string, values: readonly string[] | null | undefined, each: (v: string, i: number) => string): string[] | null {
+function validateList(
+  field: string,
+  values: readonly string[] | null | undefined,
+  each: (v: string, i: number) => string,
+): string[] | null {
   if (values === undefined || values === null) return null;
   if (!Array.isArray(values)) throw validation(field, 'must be an array of strings');
   if (values.length === 0) throw validation(field, 'must not be empty (omit it, or send null, for no restriction)');
@@ -254,9 +267,13 @@ function validateList(field: string, values: readonly string[] | null | undefine
 function validateNamespaces(values: readonly string[] | null | undefined): string[] | null {
   return validateList('namespace_restrictions', values, (v, i) => {
     if (typeof v !== 'string' || !isValidNamespace(v)) {
-      throw new AppError('VALIDATION_FAILED', `namespace_restrictions: '${String(v)}' is not a valid namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)`, {
-        fields: [{ field: `namespace_restrictions.${i}`, message: `invalid namespace '${String(v)}'` }],
-      });
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `namespace_restrictions: '${String(v)}' is not a valid namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)`,
+        {
+          fields: [{ field: `namespace_restrictions.${i}`, message: `invalid namespace '${String(v)}'` }],
+        },
+      );
     }
     return v;
   });
@@ -269,7 +286,9 @@ function validateAllowlist(values: readonly string[] | null | undefined): string
       return normaliseAllowlistEntry(v);
     } catch (err) {
       if (!(err instanceof AllowlistEntryError)) throw err;
-      throw new AppError('VALIDATION_FAILED', `ip_allowlist: ${err.message}`, { fields: [{ field: `ip_allowlist.${i}`, message: err.message }] });
+      throw new AppError('VALIDATION_FAILED', `ip_allowlist: ${err.message}`, {
+        fields: [{ field: `ip_allowlist.${i}`, message: err.message }],
+      });
     }
   });
 }
@@ -303,7 +322,16 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
 
   /** A management action's audit record: who did it, from where, to which key. */
   const auditBy = (actor: ApiKeyActor, action: ApiKeyAuditEvent['action'], keyId: string, details: Record<string, unknown>) =>
-    safeAudit({ tenantId: actor.tenantId, action, actorUserId: actor.userId, keyId, ip: actor.ip ?? null, userAgent: actor.userAgent ?? null, requestId: actor.requestId ?? null, details });
+    safeAudit({
+      tenantId: actor.tenantId,
+      action,
+      actorUserId: actor.userId,
+      keyId,
+      ip: actor.ip ?? null,
+      userAgent: actor.userAgent ?? null,
+      requestId: actor.requestId ?? null,
+      details,
+    });
 
   function matcherFor(entries: readonly string[]): IpMatcher {
     const cacheKey = entries.join(' ');
@@ -387,7 +415,13 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         secretIssuedTo: actor.userId,
         createdAt: now().toISOString(),
       });
-      await auditBy(actor, 'api_key.create', record.id, { name, scopes, namespace_restrictions: namespaceRestrictions, ip_allowlist: ipAllowlist, prefix: secretPrefix });
+      await auditBy(actor, 'api_key.create', record.id, {
+        name,
+        scopes,
+        namespace_restrictions: namespaceRestrictions,
+        ip_allowlist: ipAllowlist,
+        prefix: secretPrefix,
+      });
       return { key: view(record), secret };
     },
 
@@ -404,7 +438,12 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const target = await manageable(actor, keyId);
       assertWithinRole(actor, target.scopes as ApiKeyScope[]);
       const { secret, secretHash, secretPrefix } = newSecret();
-      const record = await store.replaceSecret(actor.tenantId, keyId, { secretHash, secretPrefix, rotatedAt: now().toISOString(), issuedTo: actor.userId });
+      const record = await store.replaceSecret(actor.tenantId, keyId, {
+        secretHash,
+        secretPrefix,
+        rotatedAt: now().toISOString(),
+        issuedTo: actor.userId,
+      });
       if (!record) {
         const current = await existing(actor.tenantId, keyId);
         throw new AppError('CONFLICT', `API key is ${current.status}; only an active key can be rotated`);

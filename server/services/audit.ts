@@ -133,7 +133,10 @@ export function createAuditService(deps: { audit: AuditStore; logger: Logger; cl
     },
 
     recordUnscoped(type, facts) {
-      logger.warn({ audit: { type, ip: facts.ip ?? null, user_agent: facts.userAgent ?? null, ...(facts.details ?? {}) } }, `audit ${type} (no tenant)`);
+      logger.warn(
+        { audit: { type, ip: facts.ip ?? null, user_agent: facts.userAgent ?? null, ...(facts.details ?? {}) } },
+        `audit ${type} (no tenant)`,
+      );
     },
 
     list: (tenantId, page) => audit.list(tenantId, page),

@@ -75,7 +75,10 @@ export interface AuthService extends BearerAuthenticator {
    * tenant (plan free, status active) they own; records `user.signup` and `tenant.create`.
    * Throws CONFLICT when the email is taken.
    */
-  provisionUser(input: { email: string; name?: string | null; passwordHash: string | null }, meta?: RequestMeta): Promise<{ user: UserRecord; tenant: TenantRecord }>;
+  provisionUser(
+    input: { email: string; name?: string | null; passwordHash: string | null },
+    meta?: RequestMeta,
+  ): Promise<{ user: UserRecord; tenant: TenantRecord }>;
   /** Exchanges a refresh token for a new token pair (rotation); reuse of a rotated one revokes the session. */
   refresh(refreshToken: string, meta: RequestMeta): Promise<SessionTokens>;
   /** Ends the session of an access or refresh token: both stop working at once. */
@@ -94,7 +97,10 @@ export interface AuthService extends BearerAuthenticator {
 }
 
 export interface AuthServiceDeps {
-  config: Pick<Config, 'jwtSecret' | 'ACCESS_TOKEN_TTL_SECONDS' | 'SESSION_TTL_SECONDS' | 'STEP_UP_TTL_SECONDS' | 'SIGNUP_ENABLED' | 'PUBLIC_URL'>;
+  config: Pick<
+    Config,
+    'jwtSecret' | 'ACCESS_TOKEN_TTL_SECONDS' | 'SESSION_TTL_SECONDS' | 'STEP_UP_TTL_SECONDS' | 'SIGNUP_ENABLED' | 'PUBLIC_URL'
+  >;
   users: UserStore;
   tenants: TenantStore;
   sessions: SessionStore;
@@ -185,7 +191,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (!user) throw new AppError('CONFLICT', 'an account with this email already exists');
       let tenant: TenantRecord;
       try {
-        const created = await deps.tenantsService.create(user.id, { name: `${name ?? email.split('@')[0]}'s workspace`, isDefault: true }, meta);
+        const created = await deps.tenantsService.create(
+          user.id,
+          { name: `${name ?? email.split('@')[0]}'s workspace`, isDefault: true },
+          meta,
+        );
         tenant = created.tenant;
       } catch (err) {
         await users.delete(user.id); // no half-provisioned user without a tenant
@@ -208,7 +218,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       // Reserved before the password is checked: concurrent guesses each spend a point.
       const attempt = await throttle.reserve(email, ip);
       const user = await users.findByEmail(email);
-      const ok = user?.passwordHash ? await passwords.verify(user.passwordHash, input.password) : await passwords.verifyDummy(input.password);
+      const ok = user?.passwordHash
+        ? await passwords.verify(user.passwordHash, input.password)
+        : await passwords.verifyDummy(input.password);
       const primary = user ? await deps.tenantsService.primary(user.id) : null;
       if (!ok || !user) {
         if (primary) {
@@ -221,7 +233,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
             details: { method: 'password', reason: user?.passwordHash ? 'wrong_password' : 'no_password' },
           });
         } else {
-          audit.recordUnscoped('auth.login_failed', { ...meta, details: { method: 'password', email, reason: user ? 'no_tenant' : 'unknown_email' } });
+          audit.recordUnscoped('auth.login_failed', {
+            ...meta,
+            details: { method: 'password', email, reason: user ? 'no_tenant' : 'unknown_email' },
+          });
         }
         throw invalidCredentials();
       }
@@ -250,7 +265,13 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         revokedAt: null,
         revokeReason: null,
       };
-      await sessions.create(session, { id: refresh.id, sessionId: session.id, secretHash: refresh.secretHash, createdAt: at, rotatedAt: null });
+      await sessions.create(session, {
+        id: refresh.id,
+        sessionId: session.id,
+        secretHash: refresh.secretHash,
+        createdAt: at,
+        rotatedAt: null,
+      });
       await audit.record({
         tenantId,
         type: 'auth.login',
@@ -290,7 +311,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 
       const next = newOpaqueToken(REFRESH_TOKEN_PREFIX);
       const expiresAt = isoAt(nowMs + config.SESSION_TTL_SECONDS * 1000);
-      const result = await sessions.rotateRefreshToken(stored.id, at, { id: next.id, sessionId: session.id, secretHash: next.secretHash, createdAt: at, rotatedAt: null }, expiresAt);
+      const result = await sessions.rotateRefreshToken(
+        stored.id,
+        at,
+        { id: next.id, sessionId: session.id, secretHash: next.secretHash, createdAt: at, rotatedAt: null },
+        expiresAt,
+      );
       if (result === 'already_rotated') throw await reuse();
       return sessionTokens({ ...session, expiresAt }, next.token, nowMs);
     },
@@ -360,7 +386,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       };
       if (user.passwordHash) {
         if (!input.password) {
-          throw new AppError('VALIDATION_FAILED', 'password: required to step up', { fields: [{ field: 'password', message: 'required to step up' }] });
+          throw new AppError('VALIDATION_FAILED', 'password: required to step up', {
+            fields: [{ field: 'password', message: 'required to step up' }],
+          });
         }
         const throttleKey = `step-up:${user.id}`;
         const ip = meta.ip ?? 'unknown';

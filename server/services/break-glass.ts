@@ -29,10 +29,20 @@ export interface BreakGlassService {
    * Ends the user's pending requests and live grants in the tenant because their role changed or they
    * left: each is audited as `break_glass.revoke` (actor: who changed the membership).
    */
-  endFor(tenantId: string, userId: string, cause: { actorId: string; reason: 'role_change' | 'member_removed' }, meta: RequestMeta): Promise<BreakGlassRecord[]>;
+  endFor(
+    tenantId: string,
+    userId: string,
+    cause: { actorId: string; reason: 'role_change' | 'member_removed' },
+    meta: RequestMeta,
+  ): Promise<BreakGlassRecord[]>;
 }
 
-export function createBreakGlassService(deps: { breakGlass: BreakGlassStore; audit: AuditService; maxMinutes: number; clock?: Clock }): BreakGlassService {
+export function createBreakGlassService(deps: {
+  breakGlass: BreakGlassStore;
+  audit: AuditService;
+  maxMinutes: number;
+  clock?: Clock;
+}): BreakGlassService {
   const { breakGlass, audit, maxMinutes } = deps;
   const now = deps.clock ?? systemClock;
 
@@ -59,10 +69,16 @@ export function createBreakGlassService(deps: { breakGlass: BreakGlassStore; aud
     const current = await breakGlass.get(actor.tenantId, id);
     if (!current) throw notFound('break-glass request');
     if (!canApprove(actor)) throw new AppError('FORBIDDEN', 'only an owner or admin of the tenant may decide break-glass requests');
-    if (current.requesterId === actor.userId) throw new AppError('FORBIDDEN', 'a break-glass request must be decided by someone other than its requester');
+    if (current.requesterId === actor.userId)
+      throw new AppError('FORBIDDEN', 'a break-glass request must be decided by someone other than its requester');
     const decidedAtMs = now();
     const expiresAt = status === 'approved' ? isoAt(decidedAtMs + current.durationMinutes * 60_000) : null;
-    const result = await breakGlass.decide(actor.tenantId, id, { status, decidedBy: actor.userId, decidedAt: isoAt(decidedAtMs), expiresAt });
+    const result = await breakGlass.decide(actor.tenantId, id, {
+      status,
+      decidedBy: actor.userId,
+      decidedAt: isoAt(decidedAtMs),
+      expiresAt,
+    });
     if (!result.ok) {
       if (result.reason === 'not_found') throw notFound('break-glass request');
       throw new AppError('CONFLICT', `break-glass request is already ${current.status}`);
@@ -81,7 +97,10 @@ export function createBreakGlassService(deps: { breakGlass: BreakGlassStore; aud
   return {
     async request(actor, input, meta) {
       const reason = input.reason.trim();
-      if (!reason) throw new AppError('VALIDATION_FAILED', 'reason: must not be empty', { fields: [{ field: 'reason', message: 'must not be empty' }] });
+      if (!reason)
+        throw new AppError('VALIDATION_FAILED', 'reason: must not be empty', {
+          fields: [{ field: 'reason', message: 'must not be empty' }],
+        });
       if (!Number.isInteger(input.durationMinutes) || input.durationMinutes < 1 || input.durationMinutes > maxMinutes) {
         const message = `must be an integer from 1 to ${maxMinutes}`;
         throw new AppError('VALIDATION_FAILED', `duration_minutes: ${message}`, { fields: [{ field: 'duration_minutes', message }] });

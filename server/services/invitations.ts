@@ -22,7 +22,12 @@ export interface InvitationsService {
    * pending invitation the actor could not have made is there (an owner invitation, for a non-owner);
    * 429 past the per-user or per-tenant budget.
    */
-  invite(actor: TenantActor, input: { email: string; role: RoleName }, stepUpToken: string | null, meta: RequestMeta): Promise<InvitationRecord>;
+  invite(
+    actor: TenantActor,
+    input: { email: string; role: RoleName },
+    stepUpToken: string | null,
+    meta: RequestMeta,
+  ): Promise<InvitationRecord>;
   /** The tenant's pending, unexpired invitations, oldest first. */
   tenantInvitations(actor: TenantActor): Promise<InvitationRecord[]>;
   /**
@@ -70,17 +75,28 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
       await deps.invitationBudgets.perTenant.consume(actor.tenantId);
       const email = input.email.trim().toLowerCase();
       const existing = await users.findByEmail(email);
-      if (existing && (await tenants.membership(actor.tenantId, existing.id))) throw new AppError('CONFLICT', 'this email belongs to a member of the tenant already');
+      if (existing && (await tenants.membership(actor.tenantId, existing.id)))
+        throw new AppError('CONFLICT', 'this email belongs to a member of the tenant already');
       const nowMs = now();
       // A refresh replaces the pending invitation's role and inviter: only one the actor could have made.
       const replaceable = roleNames.filter((role) => mayAssign(actor.role, role));
       const result = await invitations.invite(
         actor.tenantId,
-        { id: randomUUID(), email, role: input.role, invitedBy: actor.userId, createdAt: isoAt(nowMs), expiresAt: isoAt(nowMs + deps.invitationTtlSeconds * 1000) },
+        {
+          id: randomUUID(),
+          email,
+          role: input.role,
+          invitedBy: actor.userId,
+          createdAt: isoAt(nowMs),
+          expiresAt: isoAt(nowMs + deps.invitationTtlSeconds * 1000),
+        },
         replaceable,
       );
       if (!result.ok) {
-        throw new AppError('FORBIDDEN', `this email has a pending invitation as '${result.existing.role}', which role '${actor.role}' may not change`);
+        throw new AppError(
+          'FORBIDDEN',
+          `this email has a pending invitation as '${result.existing.role}', which role '${actor.role}' may not change`,
+        );
       }
       const { invitation } = result;
       // Never whether the email has an account: readers of the audit log must not learn it either.
@@ -145,9 +161,17 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
               actor: { userId },
               ...meta,
               target: { type: 'invitation', id: invitationId },
-              details: { email: result.invitation.email, role: result.invitation.role, reason: 'inviter_lost_authority', invited_by: result.invitation.invitedBy },
+              details: {
+                email: result.invitation.email,
+                role: result.invitation.role,
+                reason: 'inviter_lost_authority',
+                invited_by: result.invitation.invitedBy,
+              },
             });
-            throw new AppError('CONFLICT', 'this invitation is no longer valid: whoever sent it may no longer grant this role; ask for a new one');
+            throw new AppError(
+              'CONFLICT',
+              'this invitation is no longer valid: whoever sent it may no longer grant this role; ask for a new one',
+            );
           case 'already_member':
             throw new AppError('CONFLICT', 'you are already a member of this tenant');
         }

@@ -97,7 +97,8 @@ export function normaliseAllowlistEntry(raw: string): string {
 export function parseClientIp(ip: string): Addr | null {
   const client = clientAddress(ip);
   if (!client) return null;
-  if (client.v4 !== null) return ipaddr.fromByteArray([client.v4 >>> 24, (client.v4 >>> 16) & 0xff, (client.v4 >>> 8) & 0xff, client.v4 & 0xff]);
+  if (client.v4 !== null)
+    return ipaddr.fromByteArray([client.v4 >>> 24, (client.v4 >>> 16) & 0xff, (client.v4 >>> 8) & 0xff, client.v4 & 0xff]);
   return new ipaddr.IPv6(client.v6!);
 }
 
@@ -192,7 +193,7 @@ export function compileAllowlist(entries: readonly string[]): IpMatcher {
     if (!client) return false;
     if (client.v4 !== null) {
       const a = client.v4;
-      for (const r of v4) if (((a & r.mask) >>> 0) === r.net) return true;
+      for (const r of v4) if ((a & r.mask) >>> 0 === r.net) return true;
       return false;
     }
     const groups = client.v6!;

@@ -23,7 +23,12 @@ export interface MembersService extends InvitationsService {
    * are revoked before the membership ends and swept again after, so a failure part-way can be retried
    * and a key created meanwhile does not survive; asking to remove a non-member (404) sweeps too.
    */
-  remove(actor: TenantActor, userId: string, stepUpToken: string | null, meta: RequestMeta & { requestId?: string }): Promise<{ member: MemberRecord; revokedKeyIds: string[] }>;
+  remove(
+    actor: TenantActor,
+    userId: string,
+    stepUpToken: string | null,
+    meta: RequestMeta & { requestId?: string },
+  ): Promise<{ member: MemberRecord; revokedKeyIds: string[] }>;
 }
 
 export interface MembersServiceDeps extends InvitationsServiceDeps {
@@ -72,10 +77,18 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
 
     async remove(actor, userId, stepUpToken, { requestId, ...meta }) {
       const self = userId === actor.userId;
-      if (!self && !roleHas(actor.role, 'members:manage')) throw new AppError('FORBIDDEN', `role '${actor.role}' may not remove other members`);
+      if (!self && !roleHas(actor.role, 'members:manage'))
+        throw new AppError('FORBIDDEN', `role '${actor.role}' may not remove other members`);
       const revokeKeys = () =>
         deps.apiKeys.revokeHeldBy(
-          { tenantId: actor.tenantId, userId: actor.userId, manageAll: true, ip: meta.ip, userAgent: meta.userAgent, requestId: requestId ?? null },
+          {
+            tenantId: actor.tenantId,
+            userId: actor.userId,
+            manageAll: true,
+            ip: meta.ip,
+            userAgent: meta.userAgent,
+            requestId: requestId ?? null,
+          },
           userId,
         );
       const current = await tenants.getMember(actor.tenantId, userId);
@@ -88,7 +101,8 @@ export function createMembersService(deps: MembersServiceDeps): MembersService {
       if (!self) assertMayAssign(actor.role, current.role);
       await stepUp.verifyStepUp(stepUpToken, { ...actor, action: 'members.remove' });
       // Checked before the keys go, so the last owner trying to leave keeps them; the port rechecks.
-      if (current.role === 'owner' && (await tenants.listMembers(actor.tenantId)).filter((m) => m.role === 'owner').length <= 1) throw lastOwner();
+      if (current.role === 'owner' && (await tenants.listMembers(actor.tenantId)).filter((m) => m.role === 'owner').length <= 1)
+        throw lastOwner();
       // Keys first: while the membership lasts, a failure part-way leaves a removal that can simply be
       // asked for again. (Should the removal below then be refused, the keys stay revoked: the safe side.)
       const revokedKeyIds = await revokeKeys();

@@ -30,7 +30,8 @@ export function checkPasswordPolicy(password: string): void {
   if (password.trim() === '') throw policyError('must not be only whitespace');
 }
 
-const policyError = (message: string) => new AppError('VALIDATION_FAILED', `password: ${message}`, { fields: [{ field: 'password', message }] });
+const policyError = (message: string) =>
+  new AppError('VALIDATION_FAILED', `password: ${message}`, { fields: [{ field: 'password', message }] });
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -51,7 +52,10 @@ export interface Argon2Functions {
   verify(passwordHash: string, password: string): Promise<boolean>;
 }
 
-export function createPasswordHasher(params: Argon2Params = defaultArgon2Params, argon2: Argon2Functions = { hash, verify }): PasswordHasher {
+export function createPasswordHasher(
+  params: Argon2Params = defaultArgon2Params,
+  argon2: Argon2Functions = { hash, verify },
+): PasswordHasher {
   const options = { algorithm: ARGON2ID, ...params };
   let dummy: Promise<string> | undefined;
   return {
@@ -71,7 +75,12 @@ export function createPasswordHasher(params: Argon2Params = defaultArgon2Params,
     needsRehash(passwordHash) {
       try {
         const p = parseOptions(passwordHash);
-        return p.algorithm !== ARGON2ID || p.memoryCost !== params.memoryCost || p.timeCost !== params.timeCost || p.parallelism !== params.parallelism;
+        return (
+          p.algorithm !== ARGON2ID ||
+          p.memoryCost !== params.memoryCost ||
+          p.timeCost !== params.timeCost ||
+          p.parallelism !== params.parallelism
+        );
       } catch {
         return true;
       }

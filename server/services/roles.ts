@@ -39,14 +39,26 @@ export interface RoleDefinition {
   permissions: readonly Permission[];
 }
 
-const readOnly: Permission[] = ['tenant:read', 'members:read', 'roles:read', 'api_keys:read', 'memories:read', 'knowledge:read', 'usage:read'];
+const readOnly: Permission[] = [
+  'tenant:read',
+  'members:read',
+  'roles:read',
+  'api_keys:read',
+  'memories:read',
+  'knowledge:read',
+  'usage:read',
+];
 const member: Permission[] = [...readOnly, 'api_keys:manage', 'memories:write', 'knowledge:write', 'break_glass:request'];
 const admin: Permission[] = permissions.filter((p) => p !== 'tenant:manage');
 
 export const builtInRoles: readonly RoleDefinition[] = [
   { name: 'owner', description: 'Full control of the tenant, including its settings and members', permissions: [...permissions] },
   { name: 'admin', description: 'Manages members, keys, data and audit; cannot change tenant settings', permissions: admin },
-  { name: 'member', description: 'Uses the tenant: reads and writes memories and knowledge, manages the API keys they created', permissions: member },
+  {
+    name: 'member',
+    description: 'Uses the tenant: reads and writes memories and knowledge, manages the API keys they created',
+    permissions: member,
+  },
   { name: 'viewer', description: 'Read-only access to the tenant', permissions: readOnly },
 ];
 
@@ -106,10 +118,18 @@ export const breakGlassRole: RoleName = 'admin';
  * emergency elevation must not become a lasting one (changing roles, managing members, approving
  * grants, minting API keys, which outlive the grant, or taking over other people's keys).
  */
-export const baseRoleOnly: ReadonlySet<Permission> = new Set<Permission>(['tenant:manage', 'members:manage', 'api_keys:manage', 'api_keys:manage_all', 'break_glass:approve']);
+export const baseRoleOnly: ReadonlySet<Permission> = new Set<Permission>([
+  'tenant:manage',
+  'members:manage',
+  'api_keys:manage',
+  'api_keys:manage_all',
+  'break_glass:approve',
+]);
 
 /** The permissions an approved break-glass grant adds to its holder's own. */
-export const breakGlassPermissions: readonly Permission[] = (roleByName(breakGlassRole)?.permissions ?? []).filter((p) => !baseRoleOnly.has(p));
+export const breakGlassPermissions: readonly Permission[] = (roleByName(breakGlassRole)?.permissions ?? []).filter(
+  (p) => !baseRoleOnly.has(p),
+);
 
 /**
  * The role permission each API-key scope stands for. A key acts with its scopes for as long as it

@@ -31,12 +31,18 @@ export interface SsoServiceDeps {
   };
   tenants: { primary(userId: string): Promise<{ tenant: { id: string } } | null> };
   auth: {
-    provisionUser(input: { email: string; name?: string | null; passwordHash: string | null }, meta?: SsoRequestMeta): Promise<{ user: SsoUser; tenant: { id: string } }>;
+    provisionUser(
+      input: { email: string; name?: string | null; passwordHash: string | null },
+      meta?: SsoRequestMeta,
+    ): Promise<{ user: SsoUser; tenant: { id: string } }>;
     /** Starts the session and records `auth.login` (details.method = 'sso'). */
     issueSession(userId: string, tenantId: string, origin: SsoRequestMeta & { method: 'sso' }): Promise<SessionTokens>;
   };
   audit: {
-    recordUnscoped(type: 'auth.login_failed', facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> }): void;
+    recordUnscoped(
+      type: 'auth.login_failed',
+      facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> },
+    ): void;
     record(input: {
       tenantId: string;
       type: 'user.identity_link';
@@ -75,7 +81,11 @@ export interface SsoService {
    * validation error (400, field `provider`); an unreachable one 503; an address past its budget of
    * starts 429.
    */
-  startLogin(providerId: string, requestOrigin: string | null, meta?: SsoRequestMeta): Promise<{ authorization_url: string; state: string }>;
+  startLogin(
+    providerId: string,
+    requestOrigin: string | null,
+    meta?: SsoRequestMeta,
+  ): Promise<{ authorization_url: string; state: string }>;
   /**
    * Completes a sign-in from the provider's redirect. The state is redeemed once (unknown, expired
    * or replayed: 401); the code is exchanged and the ID token validated (any failure: 401; provider
@@ -121,7 +131,11 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
   }
 
   /** The account for a verified identity: linked, else matched by verified email and linked, else new. */
-  async function resolveUser(provider: OidcProviderConfig, identity: OidcIdentity, meta: SsoRequestMeta): Promise<{ userId: string; tenantId: string | null }> {
+  async function resolveUser(
+    provider: OidcProviderConfig,
+    identity: OidcIdentity,
+    meta: SsoRequestMeta,
+  ): Promise<{ userId: string; tenantId: string | null }> {
     const linked = await users.findByIdentity(provider.id, identity.subject);
     if (linked) return { userId: linked.id, tenantId: null };
     const fail = (reason: string, message: string, code: 'UNAUTHENTICATED' | 'CONFLICT' = 'UNAUTHENTICATED') =>
@@ -132,7 +146,11 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       // Linking or claiming an address the provider has not verified would let anyone who can set
       // that address at the provider take over, or squat, the account.
       if (existing) {
-        throw fail('email_unverified', `an account with this email already exists and provider '${provider.id}' has not verified the address`, 'CONFLICT');
+        throw fail(
+          'email_unverified',
+          `an account with this email already exists and provider '${provider.id}' has not verified the address`,
+          'CONFLICT',
+        );
       }
       throw fail('email_unverified', `single sign-on failed: provider '${provider.id}' has not verified the email address`);
     }
@@ -189,7 +207,10 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       const provider = providers.get(providerId);
       if (!provider) {
         const known = [...providers.keys()];
-        throw validation('provider', known.length > 0 ? `unknown provider; configured: ${known.join(', ')}` : 'unknown provider; no SSO providers are configured');
+        throw validation(
+          'provider',
+          known.length > 0 ? `unknown provider; configured: ${known.join(', ')}` : 'unknown provider; no SSO providers are configured',
+        );
       }
       const base = deps.publicUrl ?? requestOrigin;
       if (!base) throw new AppError('DEPENDENCY_UNAVAILABLE', 'the callback URL is unknown: set PUBLIC_URL');
@@ -214,13 +235,22 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
     async completeLogin(input, meta) {
       const pending = await states.consume(hashState(input.state), new Date(now()));
       if (!pending) {
-        throw failed(meta, { reason: 'bad_state' }, unauthenticated('single sign-on failed: the sign-in state is unknown, expired or already used'));
+        throw failed(
+          meta,
+          { reason: 'bad_state' },
+          unauthenticated('single sign-on failed: the sign-in state is unknown, expired or already used'),
+        );
       }
       const provider = providers.get(pending.providerId);
-      if (!provider) throw failed(meta, { reason: 'provider_removed' }, unauthenticated('single sign-on failed: the provider is no longer configured'));
+      if (!provider)
+        throw failed(meta, { reason: 'provider_removed' }, unauthenticated('single sign-on failed: the provider is no longer configured'));
       if (input.error) {
         const detail = input.error_description ? `${clip(input.error, 64)}: ${clip(input.error_description)}` : clip(input.error, 64);
-        throw failed(meta, { provider: provider.id, reason: 'provider_error', error: clip(input.error, 64) }, unauthenticated(`provider '${provider.id}' refused the sign-in (${detail})`));
+        throw failed(
+          meta,
+          { provider: provider.id, reason: 'provider_error', error: clip(input.error, 64) },
+          unauthenticated(`provider '${provider.id}' refused the sign-in (${detail})`),
+        );
       }
       if (!input.code) throw validation('code', 'required when the provider sends no error');
 
@@ -230,7 +260,11 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       if (input.iss !== undefined) callbackUrl.searchParams.set('iss', input.iss);
       let identity: OidcIdentity;
       try {
-        identity = await oidc.exchange(provider, callbackUrl, { state: input.state, nonce: pending.nonce, codeVerifier: pending.codeVerifier });
+        identity = await oidc.exchange(provider, callbackUrl, {
+          state: input.state,
+          nonce: pending.nonce,
+          codeVerifier: pending.codeVerifier,
+        });
       } catch (err) {
         const mapped = fromProviderError(err);
         if (mapped instanceof AppError && mapped.code === 'UNAUTHENTICATED') {

@@ -46,7 +46,8 @@ export function createTenantsService(deps: { tenants: TenantStore; audit: AuditS
 
     async create(userId, input, meta) {
       const name = input.name.trim();
-      if (!name) throw new AppError('VALIDATION_FAILED', 'name: must not be empty', { fields: [{ field: 'name', message: 'must not be empty' }] });
+      if (!name)
+        throw new AppError('VALIDATION_FAILED', 'name: must not be empty', { fields: [{ field: 'name', message: 'must not be empty' }] });
       const createdAt = isoAt(now());
       const tenant = await tenants.create(
         { id: randomUUID(), name, plan: 'free', status: 'active', createdAt },

@@ -77,7 +77,8 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   const cacheMs = deps.planCacheMs ?? 30_000;
   const plans = new Map<string, { plan: string; until: number }>();
 
-  const limitsOf = (plan: string): PlanLimit => deps.limits[plan] ?? deps.limits[FALLBACK_PLAN] ?? { writes: null, reads: null, searches: null, storage_bytes: null, memories: null };
+  const limitsOf = (plan: string): PlanLimit =>
+    deps.limits[plan] ?? deps.limits[FALLBACK_PLAN] ?? { writes: null, reads: null, searches: null, storage_bytes: null, memories: null };
 
   async function planOf(tenantId: string) {
     const now = deps.clock();

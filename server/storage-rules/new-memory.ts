@@ -21,7 +21,14 @@ export interface NewMemory extends MemoryRecord {
  * consolidated" value: active, clear of contradictions, unscreened, quality 0, the writer's
  * provisional sensitivity. Both stores write exactly this.
  */
-export function newMemory(tenantId: string, id: string, namespace: string, content: MemoryContent, sizeBytes: number, at: string): NewMemory {
+export function newMemory(
+  tenantId: string,
+  id: string,
+  namespace: string,
+  content: MemoryContent,
+  sizeBytes: number,
+  at: string,
+): NewMemory {
   return {
     id,
     tenantId,

@@ -6,7 +6,15 @@
  * memory head to insert or move, the queued write, the usage delta and the idempotency record.
  */
 import type { MemoryContent, MemoryVersionRecord, Sensitivity } from '../ports/memories.js';
-import type { EnqueueRequest, EnqueueResult, RollbackRequest, UpdateRequest, WriteKind, WriteQuota, WriteReceipt } from '../ports/write-queue.js';
+import type {
+  EnqueueRequest,
+  EnqueueResult,
+  RollbackRequest,
+  UpdateRequest,
+  WriteKind,
+  WriteQuota,
+  WriteReceipt,
+} from '../ports/write-queue.js';
 import { mayUseNamespace } from '../namespace-access.js';
 import { newMemory, provisionalSensitivity, type NewMemory } from './new-memory.js';
 
@@ -73,7 +81,15 @@ export interface AcceptedWrite {
   /** The head's provisional sensitivity (`provisionalSensitivity` of the content's writer). */
   sensitivity: Sensitivity;
   /** The queued write (its queue position is the store's). */
-  queued: { memoryId: string; namespace: string; version: number; kind: WriteKind; content: MemoryContent; rolledBackTo: number | null; acceptedAt: string };
+  queued: {
+    memoryId: string;
+    namespace: string;
+    version: number;
+    kind: WriteKind;
+    content: MemoryContent;
+    rolledBackTo: number | null;
+    acceptedAt: string;
+  };
   usage: UsageDelta;
   /** The Idempotency-Key record to store with this receipt, or null. */
   idempotency: { key: string; requestHash: string; receipt: WriteReceipt; createdAt: string; expiresAt: string } | null;
@@ -81,8 +97,7 @@ export interface AcceptedWrite {
 
 export type WriteDecision =
   /** Answered without writing anything: a replay or a refusal. */
-  | { kind: 'answer'; result: Exclude<EnqueueResult, { kind: 'accepted' }> }
-  | { kind: 'accept'; write: AcceptedWrite };
+  { kind: 'answer'; result: Exclude<EnqueueResult, { kind: 'accepted' }> } | { kind: 'accept'; write: AcceptedWrite };
 
 /** A request whose Idempotency-Key was seen and has not expired: replayed or refused; null = proceed. */
 export function idempotencyOutcome(req: EnqueueRequest, seen: SeenIdempotency | null): Exclude<EnqueueResult, { kind: 'accepted' }> | null {
@@ -99,7 +114,8 @@ export function headRefusal(
   if (!head || !mayUseNamespace(req.allowedNamespaces, head.namespace)) return { kind: 'not_found' };
   if (head.mergedInto !== null) return { kind: 'merged', mergedInto: head.mergedInto };
   if (req.ifMatch !== null && req.ifMatch !== head.headVersion) return { kind: 'version_mismatch', currentVersion: head.headVersion };
-  if (req.kind === 'update' && req.namespace !== null && req.namespace !== head.namespace) return { kind: 'namespace_mismatch', current: head.namespace };
+  if (req.kind === 'update' && req.namespace !== null && req.namespace !== head.namespace)
+    return { kind: 'namespace_mismatch', current: head.namespace };
   return null;
 }
 
@@ -112,14 +128,24 @@ export function sizeLimitExceeded(
   totals: { memoryCount: number; storageBytes: number },
   added: { memories: number; bytes: number },
 ): Extract<EnqueueResult, { kind: 'quota_exceeded' }> | null {
-  if (added.memories > 0 && quota.memories !== null && totals.memoryCount + added.memories > quota.memories) return { kind: 'quota_exceeded', limit: 'memories' };
-  if (added.bytes > 0 && quota.storageBytes !== null && totals.storageBytes + added.bytes > quota.storageBytes) return { kind: 'quota_exceeded', limit: 'storage' };
+  if (added.memories > 0 && quota.memories !== null && totals.memoryCount + added.memories > quota.memories)
+    return { kind: 'quota_exceeded', limit: 'memories' };
+  if (added.bytes > 0 && quota.storageBytes !== null && totals.storageBytes + added.bytes > quota.storageBytes)
+    return { kind: 'quota_exceeded', limit: 'storage' };
   return null;
 }
 
 /** A rollback writes the target version's content again, its effective sensitivity as the writer's. */
 function rolledBackContent(v: VersionContent): MemoryContent {
-  return { title: v.title, content: v.content, tags: v.tags, type: v.type, agentId: v.agentId, metadata: v.metadata, writerSensitivity: v.sensitivity };
+  return {
+    title: v.title,
+    content: v.content,
+    tags: v.tags,
+    type: v.type,
+    agentId: v.agentId,
+    metadata: v.metadata,
+    writerSensitivity: v.sensitivity,
+  };
 }
 
 /** The acceptance rule: see the file's comment. */
@@ -129,7 +155,8 @@ export function decideWrite(tenantId: string, req: EnqueueRequest, store: WriteS
     if (replay) return { kind: 'answer', result: replay };
   }
   const q = req.quota;
-  if (q.writes !== null && store.writesUsed(q.period) + 1 > q.writes) return { kind: 'answer', result: { kind: 'quota_exceeded', limit: 'writes' } };
+  if (q.writes !== null && store.writesUsed(q.period) + 1 > q.writes)
+    return { kind: 'answer', result: { kind: 'quota_exceeded', limit: 'writes' } };
   // Totals are read only when a limit needs them.
   const overLimit = (added: { memories: number; bytes: number }) =>
     q.memories !== null || q.storageBytes !== null ? sizeLimitExceeded(q, store.totals(), added) : null;
@@ -182,7 +209,13 @@ export function decideWrite(tenantId: string, req: EnqueueRequest, store: WriteS
       queued: { memoryId: req.memoryId, namespace, version, kind: req.kind, content, rolledBackTo, acceptedAt: req.acceptedAt },
       usage: { period: q.period, memories: added.memories, bytes: added.bytes },
       idempotency: req.idempotency
-        ? { key: req.idempotency.key, requestHash: req.idempotency.requestHash, receipt, createdAt: req.acceptedAt, expiresAt: req.idempotency.expiresAt }
+        ? {
+            key: req.idempotency.key,
+            requestHash: req.idempotency.requestHash,
+            receipt,
+            createdAt: req.acceptedAt,
+            expiresAt: req.idempotency.expiresAt,
+          }
         : null,
     },
   };

@@ -16,21 +16,92 @@ export interface ExtractOptions {
 
 const TYPE_PRIORITY: Record<EntityType, number> = { person: 0, organization: 1, place: 2, date: 3, thing: 4 };
 
-const MONTHS = [
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-];
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTH_ABBR: Record<string, string> = {
-  jan: 'january', feb: 'february', mar: 'march', apr: 'april', jun: 'june', jul: 'july', aug: 'august',
-  sep: 'september', sept: 'september', oct: 'october', nov: 'november', dec: 'december',
+  jan: 'january',
+  feb: 'february',
+  mar: 'march',
+  apr: 'april',
+  jun: 'june',
+  jul: 'july',
+  aug: 'august',
+  sep: 'september',
+  sept: 'september',
+  oct: 'october',
+  nov: 'november',
+  dec: 'december',
 };
 
 /** Nouns too generic to identify anything. */
 const GENERIC_NOUNS = new Set([
-  'thing', 'things', 'stuff', 'time', 'times', 'lot', 'lots', 'way', 'ways', 'day', 'days', 'kind', 'sort', 'bit', 'one', 'ones',
-  'people', 'person', 'someone', 'something', 'anything', 'everything', 'nothing', 'everyone', 'anyone', 'part', 'place',
-  'year', 'years', 'week', 'weeks', 'month', 'months', 'moment', 'today', 'tomorrow', 'yesterday', 'tonight', 'morning',
-  'evening', 'night', 'idea', 'point', 'reason', 'fact', 'case', 'guy', 'guys', 'hey', 'hi', 'hello', 'thanks', 'wow', 'yeah',
-  'yes', 'no', 'ok', 'okay', 'lol', 'omg', 'haha', 'oh', 'um', 'uh', 'mr', 'mrs', 'ms', 'dr',
+  'thing',
+  'things',
+  'stuff',
+  'time',
+  'times',
+  'lot',
+  'lots',
+  'way',
+  'ways',
+  'day',
+  'days',
+  'kind',
+  'sort',
+  'bit',
+  'one',
+  'ones',
+  'people',
+  'person',
+  'someone',
+  'something',
+  'anything',
+  'everything',
+  'nothing',
+  'everyone',
+  'anyone',
+  'part',
+  'place',
+  'year',
+  'years',
+  'week',
+  'weeks',
+  'month',
+  'months',
+  'moment',
+  'today',
+  'tomorrow',
+  'yesterday',
+  'tonight',
+  'morning',
+  'evening',
+  'night',
+  'idea',
+  'point',
+  'reason',
+  'fact',
+  'case',
+  'guy',
+  'guys',
+  'hey',
+  'hi',
+  'hello',
+  'thanks',
+  'wow',
+  'yeah',
+  'yes',
+  'no',
+  'ok',
+  'okay',
+  'lol',
+  'omg',
+  'haha',
+  'oh',
+  'um',
+  'uh',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
 ]);
 
 interface Term {
@@ -96,7 +167,8 @@ function regexDates(text: string): string[] {
     const month = MONTHS[Number(m[2]) - 1];
     if (month) out.push(`${Number(m[3])} ${month} ${m[1]}`);
   }
-  const monthRe = '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?';
+  const monthRe =
+    '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?';
   for (const m of lower.matchAll(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${monthRe},?\\s+(\\d{4})\\b`, 'g'))) {
     out.push(`${Number(m[1])} ${MONTH_ABBR[m[2]!] ?? m[2]} ${m[3]}`);
   }
@@ -140,30 +212,36 @@ export function extractEntities(text: string, options: ExtractOptions = {}): Ext
     let i = 0;
     while (i < terms.length) {
       const t = terms[i]!;
-      const kind: EntityType | null = has(t, 'Person') && !has(t, 'Pronoun')
-        ? 'person'
-        : has(t, 'Organization')
-          ? 'organization'
-          : has(t, 'Place')
-            ? 'place'
-            : has(t, 'Date') || (has(t, 'Year'))
-              ? 'date'
-              : null;
+      const kind: EntityType | null =
+        has(t, 'Person') && !has(t, 'Pronoun')
+          ? 'person'
+          : has(t, 'Organization')
+            ? 'organization'
+            : has(t, 'Place')
+              ? 'place'
+              : has(t, 'Date') || has(t, 'Year')
+                ? 'date'
+                : null;
       if (kind) {
         const run: Term[] = [t];
         let j = i + 1;
         while (j < terms.length && !run[run.length - 1]!.breakAfter) {
           const n = terms[j]!;
           const same =
-            kind === 'person' ? has(n, 'Person') && !has(n, 'Pronoun')
-            : kind === 'organization' ? has(n, 'Organization')
-            : kind === 'place' ? has(n, 'Place')
-            : has(n, 'Date') || has(n, 'Value') || n.normal === 'of';
+            kind === 'person'
+              ? has(n, 'Person') && !has(n, 'Pronoun')
+              : kind === 'organization'
+                ? has(n, 'Organization')
+                : kind === 'place'
+                  ? has(n, 'Place')
+                  : has(n, 'Date') || has(n, 'Value') || n.normal === 'of';
           if (!same) break;
           run.push(n);
           j++;
         }
-        const words = normalizeEntityKey(run.map((r) => r.normal).join(' ')).split(' ').filter(Boolean);
+        const words = normalizeEntityKey(run.map((r) => r.normal).join(' '))
+          .split(' ')
+          .filter(Boolean);
         const name = run.map((r) => r.text).join(' ');
         if (kind === 'date') {
           const key = dateKey(words);
@@ -177,7 +255,11 @@ export function extractEntities(text: string, options: ExtractOptions = {}): Ext
       // Other proper nouns and acronyms ("LGBTQ", "Eiffel Tower" when untyped) and common-noun phrases.
       const isNoun = (n: Term) =>
         (has(n, 'Noun') || has(n, 'Acronym')) &&
-        !has(n, 'Pronoun') && !has(n, 'Date') && !has(n, 'Value') && !has(n, 'Possessive') && !has(n, 'Expression');
+        !has(n, 'Pronoun') &&
+        !has(n, 'Date') &&
+        !has(n, 'Value') &&
+        !has(n, 'Possessive') &&
+        !has(n, 'Expression');
       if (isNoun(t)) {
         const run: Term[] = [t];
         let j = i + 1;
@@ -185,7 +267,9 @@ export function extractEntities(text: string, options: ExtractOptions = {}): Ext
           run.push(terms[j]!);
           j++;
         }
-        const words = normalizeEntityKey(run.map((r) => r.normal).join(' ')).split(' ').filter((w) => w.length > 1);
+        const words = normalizeEntityKey(run.map((r) => r.normal).join(' '))
+          .split(' ')
+          .filter((w) => w.length > 1);
         const content = words.filter((w) => !GENERIC_NOUNS.has(w));
         if (content.length) {
           if (words.length > 1 && content.length === words.length) add('thing', run.map((r) => r.text).join(' '), thingKey(words));

@@ -65,7 +65,16 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       };
       expect(created).toEqual(expected);
       expect(await store.get(tenant, input.id)).toEqual(expected);
-      const { name: _n, secretPrefix: _p, createdBy: _c, secretIssuedTo: _i, createdAt: _a, rotatedAt: _r, revokedAt: _v, ...credential } = expected;
+      const {
+        name: _n,
+        secretPrefix: _p,
+        createdBy: _c,
+        secretIssuedTo: _i,
+        createdAt: _a,
+        rotatedAt: _r,
+        revokedAt: _v,
+        ...credential
+      } = expected;
       expect(await store.findBySecretHash(input.secretHash)).toEqual(credential);
     });
 
@@ -75,7 +84,14 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       const key = await store.insert(a, newKey());
       expect(await store.get(b, key.id)).toBeNull();
       expect(await store.list(b)).toEqual([]);
-      expect(await store.replaceSecret(b, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-02T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
+      expect(
+        await store.replaceSecret(b, key.id, {
+          secretHash: hash(),
+          secretPrefix: 'tmk_x',
+          rotatedAt: '2030-01-02T00:00:00.000Z',
+          issuedTo: randomUUID(),
+        }),
+      ).toBeNull();
       expect(await store.revoke(b, key.id, '2030-01-02T00:00:00.000Z')).toBeNull();
       expect((await store.get(a, key.id))?.status).toBe('active');
       expect((await store.get(a, key.id))?.secretHash).toBe(key.secretHash);
@@ -97,8 +113,19 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       const key = await store.insert(tenant, newKey());
       const next = hash();
       const rotator = randomUUID();
-      const rotated = await store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_newprefx', rotatedAt: '2030-01-05T00:00:00.000Z', issuedTo: rotator });
-      expect(rotated).toMatchObject({ id: key.id, secretHash: next, secretPrefix: 'tmk_newprefx', rotatedAt: '2030-01-05T00:00:00.000Z', status: 'active' });
+      const rotated = await store.replaceSecret(tenant, key.id, {
+        secretHash: next,
+        secretPrefix: 'tmk_newprefx',
+        rotatedAt: '2030-01-05T00:00:00.000Z',
+        issuedTo: rotator,
+      });
+      expect(rotated).toMatchObject({
+        id: key.id,
+        secretHash: next,
+        secretPrefix: 'tmk_newprefx',
+        rotatedAt: '2030-01-05T00:00:00.000Z',
+        status: 'active',
+      });
       expect(await store.findBySecretHash(key.secretHash)).toBeNull();
       expect((await store.findBySecretHash(next))?.id).toBe(key.id);
     });
@@ -109,7 +136,12 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       const system = await store.insert(tenant, newKey({ createdBy: null, secretIssuedTo: null }));
       expect([key.secretIssuedTo, system.secretIssuedTo]).toEqual([key.createdBy, null]);
       const rotator = randomUUID();
-      const rotated = await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_rotated1', rotatedAt: '2030-01-05T00:00:00.000Z', issuedTo: rotator });
+      const rotated = await store.replaceSecret(tenant, key.id, {
+        secretHash: hash(),
+        secretPrefix: 'tmk_rotated1',
+        rotatedAt: '2030-01-05T00:00:00.000Z',
+        issuedTo: rotator,
+      });
       expect(rotated).toMatchObject({ createdBy: key.createdBy, secretIssuedTo: rotator });
       expect(await store.get(tenant, key.id)).toMatchObject({ createdBy: key.createdBy, secretIssuedTo: rotator });
       expect((await store.list(tenant)).map((k) => [k.id, k.secretIssuedTo])).toEqual(
@@ -118,11 +150,23 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
           [system.id, null],
         ]),
       );
-      await store.replaceSecret(tenant, system.id, { secretHash: hash(), secretPrefix: 'tmk_rotated2', rotatedAt: '2030-01-06T00:00:00.000Z', issuedTo: null });
+      await store.replaceSecret(tenant, system.id, {
+        secretHash: hash(),
+        secretPrefix: 'tmk_rotated2',
+        rotatedAt: '2030-01-06T00:00:00.000Z',
+        issuedTo: null,
+      });
       expect((await store.get(tenant, system.id))?.secretIssuedTo).toBeNull();
       // A refused rotation (revoked key) changes no holder.
       await store.revoke(tenant, key.id, '2030-01-07T00:00:00.000Z');
-      expect(await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_rotated3', rotatedAt: '2030-01-08T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
+      expect(
+        await store.replaceSecret(tenant, key.id, {
+          secretHash: hash(),
+          secretPrefix: 'tmk_rotated3',
+          rotatedAt: '2030-01-08T00:00:00.000Z',
+          issuedTo: randomUUID(),
+        }),
+      ).toBeNull();
       expect((await store.get(tenant, key.id))?.secretIssuedTo).toBe(rotator);
     });
 
@@ -133,7 +177,14 @@ function contract(name: string, open: () => Promise<{ store: ApiKeyStore; close(
       expect(first).toMatchObject({ changed: true, key: { status: 'revoked', revokedAt: '2030-01-06T00:00:00.000Z' } });
       const second = await store.revoke(tenant, key.id, '2030-01-07T00:00:00.000Z');
       expect(second).toMatchObject({ changed: false, key: { status: 'revoked', revokedAt: '2030-01-06T00:00:00.000Z' } });
-      expect(await store.replaceSecret(tenant, key.id, { secretHash: hash(), secretPrefix: 'tmk_x', rotatedAt: '2030-01-08T00:00:00.000Z', issuedTo: randomUUID() })).toBeNull();
+      expect(
+        await store.replaceSecret(tenant, key.id, {
+          secretHash: hash(),
+          secretPrefix: 'tmk_x',
+          rotatedAt: '2030-01-08T00:00:00.000Z',
+          issuedTo: randomUUID(),
+        }),
+      ).toBeNull();
       // Still found by its hash, so authentication can tell "revoked" from "unknown".
       expect((await store.findBySecretHash(key.secretHash))?.status).toBe('revoked');
       expect(await store.revoke(tenant, randomUUID(), '2030-01-07T00:00:00.000Z')).toBeNull();

@@ -113,7 +113,10 @@ describeAttemptCounters('embedded (libsql)', async () => {
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
   describeAttemptCounters('mongodb', async () => {
-    const clients = [new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 }), new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 })];
+    const clients = [
+      new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 }),
+      new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 }),
+    ];
     await Promise.all(clients.map((c) => c.connect()));
     const name = `tm_contract_${randomUUID().replace(/-/g, '')}`;
     return {

@@ -8,7 +8,12 @@ import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { createMongoAuditStore } from '../../adapters/mongo/audit.js';
 import { createMongoBreakGlassStore } from '../../adapters/mongo/break-glass.js';
-import { createMongoSessionStore, createMongoStepUpTokenStore, createMongoTenantStore, createMongoUserStore } from '../../adapters/mongo/identity.js';
+import {
+  createMongoSessionStore,
+  createMongoStepUpTokenStore,
+  createMongoTenantStore,
+  createMongoUserStore,
+} from '../../adapters/mongo/identity.js';
 import type { AuditEventRecord, AuditStore } from '../../server/ports/audit.js';
 import type { BreakGlassStore, BreakGlassRecord } from '../../server/ports/break-glass.js';
 import type { SessionRecord, SessionStore } from '../../server/ports/sessions.js';
@@ -42,7 +47,8 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       await close?.();
     });
 
-    const newUser = (email = `u-${randomUUID()}@Example.com`, passwordHash: string | null = '$argon2id$x') => createUser(p.users, { email, name: 'N', passwordHash, createdAt: T0 });
+    const newUser = (email = `u-${randomUUID()}@Example.com`, passwordHash: string | null = '$argon2id$x') =>
+      createUser(p.users, { email, name: 'N', passwordHash, createdAt: T0 });
     const newTenant = (ownerId: string, createdAt = T0, isDefault = true) => createTenant(p.tenants, ownerId, createdAt, isDefault);
 
     describe('users', () => {
@@ -51,7 +57,9 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         expect(u.email).toBe('mixed.case@example.com');
         expect(await p.users.findByEmail('MIXED.case@example.com')).toEqual(u);
         expect(await p.users.findById(u.id)).toEqual(u);
-        expect(await p.users.create({ id: randomUUID(), email: 'mixed.CASE@example.com', name: null, passwordHash: null, createdAt: T0 })).toBeNull();
+        expect(
+          await p.users.create({ id: randomUUID(), email: 'mixed.CASE@example.com', name: null, passwordHash: null, createdAt: T0 }),
+        ).toBeNull();
         expect(await p.users.findById(randomUUID())).toBeNull();
       });
 
@@ -103,14 +111,24 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         // The role is set at joining, and again by each change (a break-glass grant requested before it never counts).
         expect(await p.tenants.membership(t.id, other.id)).toMatchObject({ createdAt: at(5), roleSince: at(5) });
         const changed = await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'admin', at: at(10) });
-        expect(changed).toMatchObject({ ok: true, previous: 'viewer', member: { userId: other.id, role: 'admin', createdAt: at(5), roleSince: at(10) } });
+        expect(changed).toMatchObject({
+          ok: true,
+          previous: 'viewer',
+          member: { userId: other.id, role: 'admin', createdAt: at(5), roleSince: at(10) },
+        });
         expect(await p.tenants.getMember(t.id, other.id)).toMatchObject({ role: 'admin', email: other.email, roleSince: at(10) });
         expect(await p.tenants.membership(t.id, other.id)).toMatchObject({ createdAt: at(5), roleSince: at(10) });
         expect((await p.tenants.listForUser(other.id))[0]?.membership).toMatchObject({ roleSince: at(10) });
         // A refused change (role_changed, last_owner) leaves it alone.
-        expect(await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'member', at: at(20) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.changeRole(t.id, other.id, { from: 'viewer', to: 'member', at: at(20) })).toEqual({
+          ok: false,
+          reason: 'role_changed',
+        });
         expect((await p.tenants.membership(t.id, other.id))?.roleSince).toBe(at(10));
-        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(20) })).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(20) })).toEqual({
+          ok: false,
+          reason: 'last_owner',
+        });
         expect((await p.tenants.membership(t.id, owner.id))?.roleSince).toBe(T0);
       });
 
@@ -118,7 +136,7 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         const u = await newUser();
         const made = [await newTenant(u.id), await newTenant(u.id), await newTenant(u.id)].map((t) => t.id);
         const all: string[] = [];
-        for (let after: string | null = null; ; ) {
+        for (let after: string | null = null; ;) {
           const page = await p.tenants.listIds(after, 2);
           all.push(...page);
           if (page.length < 2) break;
@@ -132,12 +150,21 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       it('never demotes the last owner, and reports unknown members', async () => {
         const owner = await newUser();
         const t = await newTenant(owner.id);
-        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'last_owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'admin', at: at(10) })).toEqual({
+          ok: false,
+          reason: 'last_owner',
+        });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
-        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'admin', at: at(10) })).toEqual({
+          ok: false,
+          reason: 'not_found',
+        });
         const second = await newUser();
         await p.tenants.addMember(t.id, { userId: second.id, role: 'owner', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(10) })).toMatchObject({ ok: true, previous: 'owner' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'owner', to: 'member', at: at(10) })).toMatchObject({
+          ok: true,
+          previous: 'owner',
+        });
       });
 
       it('removes members but never the last owner, and reports unknown members', async () => {
@@ -149,7 +176,10 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         const viewer = await newUser();
         await p.tenants.addMember(t.id, { userId: viewer.id, role: 'viewer', isDefault: false, createdAt: at(1) });
         expect(await p.tenants.removeMember(randomUUID(), viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' }); // another tenant
-        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toMatchObject({ ok: true, member: { userId: viewer.id, role: 'viewer', email: viewer.email } });
+        expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toMatchObject({
+          ok: true,
+          member: { userId: viewer.id, role: 'viewer', email: viewer.email },
+        });
         expect(await p.tenants.membership(t.id, viewer.id)).toBeNull();
         expect(await p.tenants.removeMember(t.id, viewer.id, 'viewer')).toEqual({ ok: false, reason: 'not_found' });
         const second = await newUser();
@@ -163,15 +193,24 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         const m = await newUser();
         const t = await newTenant(owner.id);
         await p.tenants.addMember(t.id, { userId: m.id, role: 'member', isDefault: false, createdAt: at(1) });
-        expect(await p.tenants.changeRole(t.id, m.id, { from: 'viewer', to: 'admin', at: at(10) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.changeRole(t.id, m.id, { from: 'viewer', to: 'admin', at: at(10) })).toEqual({
+          ok: false,
+          reason: 'role_changed',
+        });
         expect(await p.tenants.removeMember(t.id, m.id, 'admin')).toEqual({ ok: false, reason: 'role_changed' });
         expect((await p.tenants.membership(t.id, m.id))?.role).toBe('member');
         // A stale owner guard must not let anyone demote or remove an owner: the port rechecks.
-        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'admin', to: 'viewer', at: at(10) })).toEqual({ ok: false, reason: 'role_changed' });
+        expect(await p.tenants.changeRole(t.id, owner.id, { from: 'admin', to: 'viewer', at: at(10) })).toEqual({
+          ok: false,
+          reason: 'role_changed',
+        });
         expect(await p.tenants.removeMember(t.id, owner.id, 'member')).toEqual({ ok: false, reason: 'role_changed' });
         expect((await p.tenants.membership(t.id, owner.id))?.role).toBe('owner');
         // Unknown members stay not_found whatever role is expected.
-        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'viewer', at: at(10) })).toEqual({ ok: false, reason: 'not_found' });
+        expect(await p.tenants.changeRole(t.id, randomUUID(), { from: 'member', to: 'viewer', at: at(10) })).toEqual({
+          ok: false,
+          reason: 'not_found',
+        });
 
         // Two changes read from the same role: exactly one lands, the other is told the role changed.
         const results = await Promise.all([
@@ -255,7 +294,14 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         const first = { id: randomUUID(), sessionId: s.id, secretHash: hash(), createdAt: at(0), rotatedAt: null };
         await p.sessions.create(s, first);
         const results = await Promise.all(
-          [1, 2].map((i) => p.sessions.rotateRefreshToken(first.id, at(i), { id: randomUUID(), sessionId: s.id, secretHash: hash(), createdAt: at(i), rotatedAt: null }, at(60 + i))),
+          [1, 2].map((i) =>
+            p.sessions.rotateRefreshToken(
+              first.id,
+              at(i),
+              { id: randomUUID(), sessionId: s.id, secretHash: hash(), createdAt: at(i), rotatedAt: null },
+              at(60 + i),
+            ),
+          ),
         );
         expect(results.sort()).toEqual(['already_rotated', 'rotated']);
       });
@@ -299,7 +345,16 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
 
     describe('step-up tokens', () => {
       it('are found only within their tenant and can be deleted or purged when expired', async () => {
-        const token = { id: randomUUID(), secretHash: hash(), userId: randomUUID(), tenantId: randomUUID(), sessionId: randomUUID(), action: 'data.export', createdAt: at(0), expiresAt: at(5) };
+        const token = {
+          id: randomUUID(),
+          secretHash: hash(),
+          userId: randomUUID(),
+          tenantId: randomUUID(),
+          sessionId: randomUUID(),
+          action: 'data.export',
+          createdAt: at(0),
+          expiresAt: at(5),
+        };
         await p.stepUp.create(token);
         expect(await p.stepUp.find(token.tenantId, token.id)).toEqual(token);
         expect(await p.stepUp.find(randomUUID(), token.id)).toBeNull();
@@ -334,10 +389,14 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         await p.breakGlass.create(r);
         expect(await p.breakGlass.get(tenant, r.id)).toEqual(r);
         expect(await p.breakGlass.get(randomUUID(), r.id)).toBeNull();
-        expect(await p.breakGlass.decide(randomUUID(), r.id, { status: 'approved', decidedBy: 'x', decidedAt: at(1), expiresAt: at(31) })).toEqual({ ok: false, reason: 'not_found' });
+        expect(
+          await p.breakGlass.decide(randomUUID(), r.id, { status: 'approved', decidedBy: 'x', decidedAt: at(1), expiresAt: at(31) }),
+        ).toEqual({ ok: false, reason: 'not_found' });
         const ok = await p.breakGlass.decide(tenant, r.id, { status: 'approved', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(31) });
         expect(ok).toEqual({ ok: true, record: { ...r, status: 'approved', decidedBy: 'boss', decidedAt: at(1), expiresAt: at(31) } });
-        expect(await p.breakGlass.decide(tenant, r.id, { status: 'denied', decidedBy: 'boss', decidedAt: at(2), expiresAt: null })).toEqual({ ok: false, reason: 'already_decided' });
+        expect(await p.breakGlass.decide(tenant, r.id, { status: 'denied', decidedBy: 'boss', decidedAt: at(2), expiresAt: null })).toEqual(
+          { ok: false, reason: 'already_decided' },
+        );
       });
 
       it('finds a live grant by time and expires due ones once', async () => {
@@ -401,7 +460,11 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
     });
 
     describe('audit log', () => {
-      const event = (tenantId: string, head: { seq: number; hash: string } | null, extra: Partial<AuditEventRecord> = {}): AuditEventRecord => ({
+      const event = (
+        tenantId: string,
+        head: { seq: number; hash: string } | null,
+        extra: Partial<AuditEventRecord> = {},
+      ): AuditEventRecord => ({
         id: randomUUID(),
         tenantId,
         seq: (head?.seq ?? 0) + 1,
@@ -420,7 +483,12 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       it('appends on the head, reads events back intact, pages newest first and ranges oldest first', async () => {
         const tenant = randomUUID();
         const written: AuditEventRecord[] = [];
-        for (let i = 0; i < 5; i++) written.push(await p.audit.append(tenant, (head) => event(tenant, head, i === 2 ? { actor: { keyId: 'k' }, target: null, details: null, ip: null, userAgent: null } : {})));
+        for (let i = 0; i < 5; i++)
+          written.push(
+            await p.audit.append(tenant, (head) =>
+              event(tenant, head, i === 2 ? { actor: { keyId: 'k' }, target: null, details: null, ip: null, userAgent: null } : {}),
+            ),
+          );
         expect(written.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
         expect(written[3]!.prevHash).toBe(written[2]!.hash);
         expect(await p.audit.head(tenant)).toEqual({ seq: 5, hash: written[4]!.hash });

@@ -43,7 +43,11 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
     };
     const everyRole: RoleName[] = ['owner', 'admin', 'member', 'viewer'];
     const tryInvite = (tenantId: string, email: string, role: RoleName, minutes: number, invitedBy: string, replaceable: RoleName[]) =>
-      p.invitations.invite(tenantId, { id: randomUUID(), email, role, invitedBy, createdAt: at(minutes), expiresAt: at(minutes + 60) }, replaceable);
+      p.invitations.invite(
+        tenantId,
+        { id: randomUUID(), email, role, invitedBy, createdAt: at(minutes), expiresAt: at(minutes + 60) },
+        replaceable,
+      );
     const invite = async (tenantId: string, email: string, role: RoleName = 'member', minutes = 0, invitedBy = ownerOf.get(tenantId)!) => {
       const result = await tryInvite(tenantId, email, role, minutes, invitedBy, everyRole);
       if (!result.ok) throw new Error(`invite refused: ${result.reason}`);
@@ -54,7 +58,15 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       const { tenant } = await newTenant();
       const email = `x-${randomUUID()}@example.com`;
       const inv = await invite(tenant.id, email.toUpperCase());
-      expect(inv).toMatchObject({ tenantId: tenant.id, email, role: 'member', status: 'pending', createdAt: at(0), expiresAt: at(60), decidedAt: null });
+      expect(inv).toMatchObject({
+        tenantId: tenant.id,
+        email,
+        role: 'member',
+        status: 'pending',
+        createdAt: at(0),
+        expiresAt: at(60),
+        decidedAt: null,
+      });
       expect(await p.invitations.get(inv.id)).toEqual(inv);
       expect(await p.invitations.listPendingForEmail(email.toUpperCase(), at(59))).toEqual([inv]);
       expect(await p.invitations.listPendingForEmail(email, at(60))).toEqual([]);
@@ -79,16 +91,25 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       const { tenant } = await newTenant();
       const user = await newUser();
       const inv = await invite(tenant.id, user.email, 'viewer');
-      expect(await p.invitations.accept(inv.id, { email: `someone-${user.email}`, userId: user.id }, at(1))).toEqual({ ok: false, reason: 'not_found' });
+      expect(await p.invitations.accept(inv.id, { email: `someone-${user.email}`, userId: user.id }, at(1))).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
       expect(await p.tenants.membership(tenant.id, user.id)).toBeNull();
       const ok = await p.invitations.accept(inv.id, { email: user.email, userId: user.id }, at(1));
       expect(ok).toMatchObject({ ok: true, invitation: { id: inv.id, status: 'accepted', decidedAt: at(1) } });
       expect(await p.tenants.membership(tenant.id, user.id)).toMatchObject({ role: 'viewer', isDefault: false });
-      expect(await p.invitations.accept(inv.id, { email: user.email, userId: user.id }, at(2))).toEqual({ ok: false, reason: 'not_pending' });
+      expect(await p.invitations.accept(inv.id, { email: user.email, userId: user.id }, at(2))).toEqual({
+        ok: false,
+        reason: 'not_pending',
+      });
       expect(await p.invitations.listPendingForEmail(user.email, at(2))).toEqual([]);
       // Once accepted, a new invitation for the same email is a new one.
       expect((await invite(tenant.id, user.email)).id).not.toBe(inv.id);
-      expect(await p.invitations.accept(randomUUID(), { email: user.email, userId: user.id }, at(1))).toEqual({ ok: false, reason: 'not_found' });
+      expect(await p.invitations.accept(randomUUID(), { email: user.email, userId: user.id }, at(1))).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
     });
 
     it('refuses an expired invitation and leaves an existing membership (and the invitation) alone', async () => {
@@ -98,7 +119,10 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       expect(await p.invitations.accept(late.id, { email: user.email, userId: user.id }, at(60))).toEqual({ ok: false, reason: 'expired' });
       expect(await p.tenants.membership(tenant.id, user.id)).toBeNull();
       const mine = await invite(tenant.id, owner.email, 'viewer');
-      expect(await p.invitations.accept(mine.id, { email: owner.email, userId: owner.id }, at(1))).toEqual({ ok: false, reason: 'already_member' });
+      expect(await p.invitations.accept(mine.id, { email: owner.email, userId: owner.id }, at(1))).toEqual({
+        ok: false,
+        reason: 'already_member',
+      });
       expect((await p.tenants.membership(tenant.id, owner.id))?.role).toBe('owner');
       expect((await p.invitations.get(mine.id))?.status).toBe('pending');
     });
@@ -139,13 +163,25 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       const other = await newTenant();
       const email = `x-${randomUUID()}@example.com`;
       const inv = await invite(tenant.id, email, 'member', 0);
-      expect(await p.invitations.cancel(other.tenant.id, inv.id, { expectedRole: 'member', at: at(1) })).toEqual({ ok: false, reason: 'not_found' });
-      expect(await p.invitations.cancel(tenant.id, randomUUID(), { expectedRole: 'member', at: at(1) })).toEqual({ ok: false, reason: 'not_found' });
-      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'viewer', at: at(1) })).toEqual({ ok: false, reason: 'role_changed' });
+      expect(await p.invitations.cancel(other.tenant.id, inv.id, { expectedRole: 'member', at: at(1) })).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await p.invitations.cancel(tenant.id, randomUUID(), { expectedRole: 'member', at: at(1) })).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'viewer', at: at(1) })).toEqual({
+        ok: false,
+        reason: 'role_changed',
+      });
       expect((await p.invitations.get(inv.id))?.status).toBe('pending');
       const done = await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'member', at: at(2) });
       expect(done).toEqual({ ok: true, invitation: { ...inv, status: 'cancelled', decidedAt: at(2) } });
-      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'member', at: at(3) })).toEqual({ ok: false, reason: 'not_pending' });
+      expect(await p.invitations.cancel(tenant.id, inv.id, { expectedRole: 'member', at: at(3) })).toEqual({
+        ok: false,
+        reason: 'not_pending',
+      });
       expect(await p.invitations.listPendingForEmail(email, at(3))).toEqual([]);
       expect(await p.invitations.accept(inv.id, { email, userId: randomUUID() }, at(3))).toEqual({ ok: false, reason: 'not_pending' });
       // The email may be invited again: a new invitation.
@@ -168,7 +204,10 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       expect(await p.tenants.membership(tenant.id, c.id)).toBeNull();
       // Demoted to member: grants nothing any more.
       expect((await p.tenants.changeRole(tenant.id, admin.id, { from: 'admin', to: 'member', at: at(2) })).ok).toBe(true);
-      expect(await p.invitations.accept(asAdmin.id, { email: a.email, userId: a.id }, at(3))).toMatchObject({ ok: false, reason: 'inviter_lost_authority' });
+      expect(await p.invitations.accept(asAdmin.id, { email: a.email, userId: a.id }, at(3))).toMatchObject({
+        ok: false,
+        reason: 'inviter_lost_authority',
+      });
       expect((await p.invitations.get(asAdmin.id))?.status).toBe('cancelled');
       expect(await p.invitations.accept(asAdmin.id, { email: a.email, userId: a.id }, at(4))).toEqual({ ok: false, reason: 'not_pending' });
       // Admin again: may grant viewer, so that invitation still stands.
@@ -182,7 +221,10 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       const email = `x-${randomUUID()}@example.com`;
       const inv = await invite(tenant.id, email);
       expect(await p.invitations.decline(inv.id, `y${email}`, at(1))).toEqual({ ok: false, reason: 'not_found' });
-      expect(await p.invitations.decline(inv.id, email, at(1))).toMatchObject({ ok: true, invitation: { status: 'declined', decidedAt: at(1) } });
+      expect(await p.invitations.decline(inv.id, email, at(1))).toMatchObject({
+        ok: true,
+        invitation: { status: 'declined', decidedAt: at(1) },
+      });
       expect(await p.invitations.decline(inv.id, email, at(2))).toEqual({ ok: false, reason: 'not_pending' });
       expect(await p.invitations.listPendingForEmail(email, at(2))).toEqual([]);
     });
@@ -190,7 +232,15 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
 }
 
 onEmbeddedAndMongo('invitations port contract', contract, {
-  embedded: (db) => ({ invitations: createEmbeddedInvitationStore(db), tenants: createEmbeddedTenantStore(db), users: createEmbeddedUserStore(db) }),
-  mongo: async (db) => ({ invitations: await createMongoInvitationStore(db), tenants: await createMongoTenantStore(db), users: await createMongoUserStore(db) }),
+  embedded: (db) => ({
+    invitations: createEmbeddedInvitationStore(db),
+    tenants: createEmbeddedTenantStore(db),
+    users: createEmbeddedUserStore(db),
+  }),
+  mongo: async (db) => ({
+    invitations: await createMongoInvitationStore(db),
+    tenants: await createMongoTenantStore(db),
+    users: await createMongoUserStore(db),
+  }),
   mongoDbName: 'tm_contract_invitations',
 });

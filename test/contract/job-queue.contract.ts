@@ -28,7 +28,9 @@ import {
 
 export interface JobQueueHarness {
   /** A new, not yet defined or started queue on the shared store, with its own connection where the backend has one. */
-  queue(options: Omit<JobQueueOptions<TestJobContext>, 'logger'> & { logger?: JobQueueOptions<TestJobContext>['logger'] }): AgendaJobQueue<TestJobContext>;
+  queue(
+    options: Omit<JobQueueOptions<TestJobContext>, 'logger'> & { logger?: JobQueueOptions<TestJobContext>['logger'] },
+  ): AgendaJobQueue<TestJobContext>;
   /** Environment that makes `test/support/job-worker.ts` open the same store. */
   childEnv: Record<string, string>;
   close(): Promise<void>;
@@ -114,7 +116,13 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
       // Backoff: the n-th retry waits at least base·2^(n-1) after the previous attempt.
       expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(FAIL_BASE_MS);
       expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(FAIL_BASE_MS * 2);
-      expect(await q.get(job.id)).toMatchObject({ state: 'failed', failCount: 3, failReason: 'failure on attempt 3', nextRunAt: null, lockedAt: null });
+      expect(await q.get(job.id)).toMatchObject({
+        state: 'failed',
+        failCount: 3,
+        failReason: 'failure on attempt 3',
+        nextRunAt: null,
+        lockedAt: null,
+      });
     });
 
     it('recovers from transient failures: retried, then completed', async () => {
@@ -224,7 +232,10 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
       let stopped = false;
       const stopping = a.q.stop(10_000).then((r) => ((stopped = true), r));
       const stateOf = async () => Promise.all(jobs.map(async (j) => [j.id, (await q.get(j.id))?.state] as const));
-      await until(async () => (await stateOf()).filter(([, state]) => state === 'queued').length === 2, 'worker A to hand back the jobs it did not start');
+      await until(
+        async () => (await stateOf()).filter(([, state]) => state === 'queued').length === 2,
+        'worker A to hand back the jobs it did not start',
+      );
       expect(stopped).toBe(false); // still waiting for the running job
       const states = await stateOf();
       for (const [id, state] of states) expect(state).toBe(id === running ? 'running' : 'queued');
@@ -237,7 +248,9 @@ export function describeJobQueueContract(name: string, makeQueue: () => Promise<
       const b = await worker('w-b');
       for (const j of jobs) if (j.id !== running) b.open(j.id);
       await until(() => b.events.filter((e) => e.event === 'finished').length === 2, 'worker B to run the two handed-back jobs');
-      expect(new Set(b.events.filter((e) => e.event === 'finished').map((e) => e.jobId))).toEqual(new Set(jobs.map((j) => j.id).filter((id) => id !== running)));
+      expect(new Set(b.events.filter((e) => e.event === 'finished').map((e) => e.jobId))).toEqual(
+        new Set(jobs.map((j) => j.id).filter((id) => id !== running)),
+      );
     });
 
     it('a worker process stopped with SIGTERM finishes its running job, hands back the rest and exits', async () => {

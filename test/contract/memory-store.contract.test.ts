@@ -25,7 +25,9 @@ describeMemoryStoreContract('embedded (libsql)', async () => {
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
     async indexedIds(tenantId) {
-      return (db.prepare('SELECT memory_id FROM search_docs WHERE tenant_id = ? ORDER BY memory_id').all([tenantId]) as { memory_id: string }[]).map((r) => r.memory_id);
+      return (
+        db.prepare('SELECT memory_id FROM search_docs WHERE tenant_id = ? ORDER BY memory_id').all([tenantId]) as { memory_id: string }[]
+      ).map((r) => r.memory_id);
     },
     async close() {
       db.close();

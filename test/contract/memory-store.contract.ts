@@ -134,7 +134,9 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
     }
 
     it('accepts a create durably: the record is readable at once, dirty, with the writer content', async () => {
-      const r = await create(tenant, 'Alice lives in Paris', { content: content('Alice lives in Paris', { title: 't', tags: ['a'], writerSensitivity: 'low' }) });
+      const r = await create(tenant, 'Alice lives in Paris', {
+        content: content('Alice lives in Paris', { title: 't', tags: ['a'], writerSensitivity: 'low' }),
+      });
       expect(r).toMatchObject({ kind: 'accepted', receipt: { kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null } });
       if (r.kind !== 'accepted') return;
       const m = await f.memories.get(tenant, r.receipt.memoryId);
@@ -154,18 +156,35 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       });
       const queued = await f.queue.peek(tenant, 10);
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ memoryId: r.receipt.memoryId, version: 1, kind: 'create', content: { content: 'Alice lives in Paris' } });
+      expect(queued[0]).toMatchObject({
+        memoryId: r.receipt.memoryId,
+        version: 1,
+        kind: 'create',
+        content: { content: 'Alice lives in Paris' },
+      });
       expect(await f.queue.pendingCount(tenant)).toBe(1);
       const usage = await f.usage.snapshot(tenant, PERIOD);
-      expect(usage).toMatchObject({ writes: 1, memoryCount: 1, pendingWrites: 1, storageBytes: memorySizeBytes(content('Alice lives in Paris', { title: 't', tags: ['a'] })) });
+      expect(usage).toMatchObject({
+        writes: 1,
+        memoryCount: 1,
+        pendingWrites: 1,
+        storageBytes: memorySizeBytes(content('Alice lives in Paris', { title: 't', tags: ['a'] })),
+      });
     });
 
     it('reads search hits as the same fields of the full records, for the ids the tenant has', async () => {
-      const a = await create(tenant, 'kiln firing schedule', { content: content('kiln firing schedule', { title: 'kiln', tags: ['pottery', 'heat'] }) });
+      const a = await create(tenant, 'kiln firing schedule', {
+        content: content('kiln firing schedule', { title: 'kiln', tags: ['pottery', 'heat'] }),
+      });
       // Text and metadata that JSON must escape or nest come back as written.
       const awkward = 'a "quoted" \\ back\nslash, tab\t, emoji 🙂, 中文, \u2028 and \u0001';
       const b = await create(tenant, awkward, {
-        content: content(awkward, { title: '{"not": json}', tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true } }),
+        content: content(awkward, {
+          title: '{"not": json}',
+          tags: ['x"y', '🙂'],
+          agentId: 'agent-1',
+          metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true },
+        }),
       });
       if (a.kind !== 'accepted' || b.kind !== 'accepted') throw new Error('not accepted');
       const ids = [a.receipt.memoryId, b.receipt.memoryId, randomUUID()];
@@ -189,7 +208,12 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
         });
       }
       expect(hits.find((h) => h.id === a.receipt.memoryId)).toMatchObject({ title: 'kiln', tags: ['pottery', 'heat'], version: 1 });
-      expect(hits.find((h) => h.id === b.receipt.memoryId)).toMatchObject({ content: awkward, tags: ['x"y', '🙂'], agentId: 'agent-1', metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true } });
+      expect(hits.find((h) => h.id === b.receipt.memoryId)).toMatchObject({
+        content: awkward,
+        tags: ['x"y', '🙂'],
+        agentId: 'agent-1',
+        metadata: { note: 'say "hi"\\n', ratio: 2.5, none: null, flag: true },
+      });
       expect(await f.memories.getHits(tenant, [])).toEqual([]);
     });
 
@@ -250,7 +274,9 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       // Keys are per tenant.
       expect((await create(randomUUID(), 'once', { idempotency: claim })).kind).toBe('accepted');
       // After expiry the key may be reused.
-      expect((await create(tenant, 'later', { idempotency: { ...claim, requestHash: 'h3' }, acceptedAt: '2030-01-17T00:00:00.000Z' })).kind).toBe('accepted');
+      expect(
+        (await create(tenant, 'later', { idempotency: { ...claim, requestHash: 'h3' }, acceptedAt: '2030-01-17T00:00:00.000Z' })).kind,
+      ).toBe('accepted');
       expect((await f.usage.snapshot(tenant, PERIOD)).writes).toBe(2);
     });
 
@@ -275,7 +301,10 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       if (r.kind !== 'accepted') return;
       // Shrinking is always allowed; growing past the limit is not.
       expect((await update(t3, r.receipt.memoryId, '1', { quota: { ...UNLIMITED, storageBytes: size } })).kind).toBe('accepted');
-      expect(await update(t3, r.receipt.memoryId, '123456', { quota: { ...UNLIMITED, storageBytes: size } })).toEqual({ kind: 'quota_exceeded', limit: 'storage' });
+      expect(await update(t3, r.receipt.memoryId, '123456', { quota: { ...UNLIMITED, storageBytes: size } })).toEqual({
+        kind: 'quota_exceeded',
+        limit: 'storage',
+      });
     });
 
     it('counts concurrent writes exactly against the quotas, however they are grouped', async () => {
@@ -325,9 +354,24 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       if (r.kind !== 'accepted') throw new Error(r.kind);
       const id = r.receipt.memoryId;
       await update(tenant, id, 'second');
-      await consolidateAll(tenant, () => ({ sensitivity: 'medium', injectionFlagged: true, injectionScore: 0.8, injectionPatterns: [{ id: 'x', category: 'y', evidence: 'z', weight: 0.8 }], subjects: ['alice'], fingerprint: 'fp-1' }));
+      await consolidateAll(tenant, () => ({
+        sensitivity: 'medium',
+        injectionFlagged: true,
+        injectionScore: 0.8,
+        injectionPatterns: [{ id: 'x', category: 'y', evidence: 'z', weight: 0.8 }],
+        subjects: ['alice'],
+        fingerprint: 'fp-1',
+      }));
       const m = await f.memories.get(tenant, id);
-      expect(m).toMatchObject({ version: 2, committedVersion: 2, pendingCount: 0, content: 'second', sensitivity: 'medium', injectionFlagged: true, injectionScore: 0.8 });
+      expect(m).toMatchObject({
+        version: 2,
+        committedVersion: 2,
+        pendingCount: 0,
+        content: 'second',
+        sensitivity: 'medium',
+        injectionFlagged: true,
+        injectionScore: 0.8,
+      });
       expect(m?.injectionPatterns).toEqual([{ id: 'x', category: 'y', evidence: 'z', weight: 0.8 }]);
       const versions = await f.memories.listVersions(tenant, id);
       expect(versions.map((v) => [v.version, v.change, v.content])).toEqual([
@@ -341,9 +385,15 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.indexedIds(tenant)).toEqual([id]);
       expect((await f.usage.snapshot(tenant, PERIOD)).pendingWrites).toBe(0);
       // Candidates: by fingerprint and by subject, never itself, never another namespace.
-      expect((await f.memories.findCandidates(tenant, { namespace: 'default', fingerprint: 'fp-1', limit: 5 })).map((c) => c.id)).toEqual([id]);
-      expect((await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice', 'bob'], limit: 5 })).map((c) => c.id)).toEqual([id]);
-      expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], excludeIds: [id], limit: 5 })).toEqual([]);
+      expect((await f.memories.findCandidates(tenant, { namespace: 'default', fingerprint: 'fp-1', limit: 5 })).map((c) => c.id)).toEqual([
+        id,
+      ]);
+      expect(
+        (await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice', 'bob'], limit: 5 })).map((c) => c.id),
+      ).toEqual([id]);
+      expect(await f.memories.findCandidates(tenant, { namespace: 'default', subjects: ['alice'], excludeIds: [id], limit: 5 })).toEqual(
+        [],
+      );
       expect(await f.memories.findCandidates(tenant, { namespace: 'other', subjects: ['alice'], limit: 5 })).toEqual([]);
       // A memory with queued writes is no candidate.
       await update(tenant, id, 'third');
@@ -381,7 +431,16 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
       expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 2, 'Alice lives in Lyon']]);
       // A rollback is a new version too, with the older content.
-      await f.queue.enqueue(tenant, { kind: 'rollback', memoryId: id, targetVersion: 1, ifMatch: null, allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT });
+      await f.queue.enqueue(tenant, {
+        kind: 'rollback',
+        memoryId: id,
+        targetVersion: 1,
+        ifMatch: null,
+        allowedNamespaces: null,
+        idempotency: null,
+        quota: UNLIMITED,
+        acceptedAt: AT,
+      });
       await consolidateAll(tenant, () => ({ subjects: ['alice'] }));
       expect((await lookup()).map((c) => [c.id, c.committedVersion, c.content])).toEqual([[id, 3, 'Alice lives in Paris']]);
       await f.memories.delete(tenant, id);
@@ -404,9 +463,9 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       });
       await f.memories.commitConsolidation(tenant, { ops: [op(0)], indexUpserts: [], indexRemovals: [], at: AT });
       // The same write again, together with a fresh one: the whole plan is refused, nothing of it lands.
-      await expect(f.memories.commitConsolidation(tenant, { ops: [op(1), op(0)], indexUpserts: [], indexRemovals: [], at: AT })).rejects.toBeInstanceOf(
-        ConsolidationConflictError,
-      );
+      await expect(
+        f.memories.commitConsolidation(tenant, { ops: [op(1), op(0)], indexUpserts: [], indexRemovals: [], at: AT }),
+      ).rejects.toBeInstanceOf(ConsolidationConflictError);
       expect(await f.memories.listVersions(tenant, r.receipt.memoryId)).toHaveLength(1);
       expect(await f.memories.listVersions(tenant, r2.receipt.memoryId)).toHaveLength(0);
       expect((await f.memories.get(tenant, r2.receipt.memoryId))?.pendingCount).toBe(1);
@@ -423,18 +482,43 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
         kind: 'update' as const,
         memoryId: a.receipt.memoryId,
         expectCommittedVersion: 1,
-        snapshot: { change: 'supersede' as const, ...content('Alice lives in Paris'), sensitivity: 'low' as const, status: 'superseded' as const, rolledBackTo: null, createdAt: AT },
-        set: { status: 'superseded' as const, contradictionStatus: 'resolved' as const, contradictionPolicy: 'NEWER_WINS' as const, conflictsWith: [b.receipt.memoryId], supersededBy: b.receipt.memoryId },
+        snapshot: {
+          change: 'supersede' as const,
+          ...content('Alice lives in Paris'),
+          sensitivity: 'low' as const,
+          status: 'superseded' as const,
+          rolledBackTo: null,
+          createdAt: AT,
+        },
+        set: {
+          status: 'superseded' as const,
+          contradictionStatus: 'resolved' as const,
+          contradictionPolicy: 'NEWER_WINS' as const,
+          conflictsWith: [b.receipt.memoryId],
+          supersededBy: b.receipt.memoryId,
+        },
       };
       // A write queued for the older memory makes the plan stale.
       await update(tenant, a.receipt.memoryId, 'Alice lives in Paris, France');
-      await expect(f.memories.commitConsolidation(tenant, { ops: [supersede], indexUpserts: [], indexRemovals: [], at: AT })).rejects.toBeInstanceOf(
-        ConsolidationConflictError,
-      );
+      await expect(
+        f.memories.commitConsolidation(tenant, { ops: [supersede], indexUpserts: [], indexRemovals: [], at: AT }),
+      ).rejects.toBeInstanceOf(ConsolidationConflictError);
       await consolidateAll(tenant);
-      await f.memories.commitConsolidation(tenant, { ops: [{ ...supersede, expectCommittedVersion: 2 }], indexUpserts: [], indexRemovals: [], at: AT });
+      await f.memories.commitConsolidation(tenant, {
+        ops: [{ ...supersede, expectCommittedVersion: 2 }],
+        indexUpserts: [],
+        indexRemovals: [],
+        at: AT,
+      });
       const older = await f.memories.get(tenant, a.receipt.memoryId);
-      expect(older).toMatchObject({ status: 'superseded', version: 3, committedVersion: 3, contradictionStatus: 'resolved', supersededBy: b.receipt.memoryId, conflictsWith: [b.receipt.memoryId] });
+      expect(older).toMatchObject({
+        status: 'superseded',
+        version: 3,
+        committedVersion: 3,
+        contradictionStatus: 'resolved',
+        supersededBy: b.receipt.memoryId,
+        conflictsWith: [b.receipt.memoryId],
+      });
       expect((await f.memories.listVersions(tenant, a.receipt.memoryId)).map((v) => v.change)).toEqual(['create', 'update', 'supersede']);
     });
 
@@ -448,16 +532,29 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.queue.enqueue(tenant, { ...base, kind: 'rollback', targetVersion: 9 })).toEqual({ kind: 'target_version_not_found' });
       const rb = await f.queue.enqueue(tenant, { ...base, kind: 'rollback', targetVersion: 1 });
       expect(rb).toMatchObject({ kind: 'accepted', receipt: { kind: 'rollback', version: 3, rolledBackTo: 1 } });
-      expect(await f.memories.get(tenant, id)).toMatchObject({ content: 'original', title: 'T1', tags: ['x'], version: 3, pendingCount: 1 });
+      expect(await f.memories.get(tenant, id)).toMatchObject({
+        content: 'original',
+        title: 'T1',
+        tags: ['x'],
+        version: 3,
+        pendingCount: 1,
+      });
       const [w] = await f.queue.peek(tenant, 10);
-      expect(w).toMatchObject({ kind: 'rollback', version: 3, rolledBackTo: 1, content: { content: 'original', title: 'T1', tags: ['x'] } });
+      expect(w).toMatchObject({
+        kind: 'rollback',
+        version: 3,
+        rolledBackTo: 1,
+        content: { content: 'original', title: 'T1', tags: ['x'] },
+      });
     });
 
     it('deletes for good: row, versions, queued writes, index rows and usage; merged duplicates go with it', async () => {
       const r = await create(tenant, 'secret thing');
       const dup = await create(tenant, 'secret thing!');
       if (r.kind !== 'accepted' || dup.kind !== 'accepted') throw new Error('not accepted');
-      await consolidateAll(tenant, (w) => (w.memoryId === dup.receipt.memoryId ? { status: 'archived', mergedInto: r.receipt.memoryId } : {}));
+      await consolidateAll(tenant, (w) =>
+        w.memoryId === dup.receipt.memoryId ? { status: 'archived', mergedInto: r.receipt.memoryId } : {},
+      );
       await update(tenant, r.receipt.memoryId, 'secret thing, updated');
       expect((await f.usage.snapshot(tenant, PERIOD)).memoryCount).toBe(1);
       expect(await f.memories.delete(tenant, r.receipt.memoryId)).toBe(true);
@@ -483,8 +580,15 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
         if (r.kind !== 'accepted') throw new Error(r.kind);
         ids.push(r.receipt.memoryId);
       }
-      await consolidateAll(tenant, (w) => (w.memoryId === ids[3] ? { status: 'archived', mergedInto: ids[1]! } : w.memoryId === ids[2] ? { sensitivity: 'high', contradictionStatus: 'flagged' } : {}));
-      const list = (q: Partial<Parameters<MemoryStore['list']>[1]>) => f.memories.list(tenant, { namespaces: null, limit: 10, offset: 0, ...q });
+      await consolidateAll(tenant, (w) =>
+        w.memoryId === ids[3]
+          ? { status: 'archived', mergedInto: ids[1]! }
+          : w.memoryId === ids[2]
+            ? { sensitivity: 'high', contradictionStatus: 'flagged' }
+            : {},
+      );
+      const list = (q: Partial<Parameters<MemoryStore['list']>[1]>) =>
+        f.memories.list(tenant, { namespaces: null, limit: 10, offset: 0, ...q });
       const all = await list({});
       expect(all.total).toBe(4);
       expect(all.items.map((m) => m.id)).toEqual([ids[4], ids[2], ids[1], ids[0]]);
@@ -496,7 +600,10 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect((await list({ sensitivity: 'high' })).items.map((m) => m.id)).toEqual([ids[2]]);
       expect((await list({ contradiction: 'flagged' })).items.map((m) => m.id)).toEqual([ids[2]]);
       expect((await list({ status: 'archived', includeMerged: true })).items.map((m) => m.id)).toEqual([ids[3]]);
-      expect((await list({ from: '2030-01-02T00:00:00.000Z', to: '2030-01-03T00:00:00.000Z' })).items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+      expect((await list({ from: '2030-01-02T00:00:00.000Z', to: '2030-01-03T00:00:00.000Z' })).items.map((m) => m.id)).toEqual([
+        ids[2],
+        ids[1],
+      ]);
       const page = await list({ limit: 2, offset: 1 });
       expect(page.total).toBe(4);
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
@@ -510,7 +617,11 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       await create(tenant, 'one in b', { namespace: 'b' });
       if (a1.kind !== 'accepted') throw new Error(a1.kind);
       const bytesOf = (text: string) => memorySizeBytes(content(text));
-      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({ memoryCount: 2, storageBytes: bytesOf('one in a') + bytesOf('two in a'), pendingWrites: 2 });
+      expect(await f.usage.namespaceTotals(tenant, ['a'])).toEqual({
+        memoryCount: 2,
+        storageBytes: bytesOf('one in a') + bytesOf('two in a'),
+        pendingWrites: 2,
+      });
       expect(await f.usage.namespaceTotals(tenant, ['a', 'b'])).toMatchObject({ memoryCount: 3, pendingWrites: 3 });
       expect(await f.usage.namespaceTotals(tenant, ['c'])).toEqual({ memoryCount: 0, storageBytes: 0, pendingWrites: 0 });
       // Consolidated: nothing pending; a merged duplicate no longer counts, as in the tenant totals.

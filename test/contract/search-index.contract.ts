@@ -55,7 +55,11 @@ const TOPICS: Record<string, string[]> = {
 };
 
 /** A memory as consolidation indexes it (quality 0.8, extracted entities); without `vector`, `put` embeds it. */
-function memory(id: string, content: string, extra: Partial<IndexedMemory> = {}): Omit<IndexedMemory, 'vector'> & { vector?: Float32Array | null } {
+function memory(
+  id: string,
+  content: string,
+  extra: Partial<IndexedMemory> = {},
+): Omit<IndexedMemory, 'vector'> & { vector?: Float32Array | null } {
   const { vector: _none, ...doc } = indexedMemory(id, content, { quality: 0.8, entities: extractEntities(content), ...extra });
   return extra.vector === undefined ? doc : { ...doc, vector: extra.vector };
 }
@@ -182,7 +186,10 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
       await index.remove('tenant-a', 'astronomy-0'); // idempotent
       for (const mode of SEARCH_MODES) {
         const res = await find(index, 'tenant-a', q, mode, { includeSuperseded: true, includeFlagged: true }, 50);
-        expect(res.hits.map((h) => h.memoryId), mode).not.toContain('astronomy-0');
+        expect(
+          res.hits.map((h) => h.memoryId),
+          mode,
+        ).not.toContain('astronomy-0');
       }
       await put(index, 'tenant-a', memory('astronomy-0', TOPICS.astronomy![0]!));
       expect(await ids(index, 'tenant-a', q, 'hybrid')).toContain('astronomy-0');
@@ -224,8 +231,16 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
       await put(index, 't', memory('arch', 'Office wifi password was printed on a card.', { status: 'archived' }));
       for (const mode of SEARCH_MODES) {
         expect((await ids(index, 't', 'office wifi password', mode)).sort(), mode).toEqual(['arch', 'cur']);
-        expect((await ids(index, 't', 'office wifi password', mode, { includeSuperseded: true })).sort(), mode).toEqual(['arch', 'cur', 'old']);
-        expect((await ids(index, 't', 'office wifi password', mode, { includeFlagged: true })).sort(), mode).toEqual(['arch', 'bad', 'cur']);
+        expect((await ids(index, 't', 'office wifi password', mode, { includeSuperseded: true })).sort(), mode).toEqual([
+          'arch',
+          'cur',
+          'old',
+        ]);
+        expect((await ids(index, 't', 'office wifi password', mode, { includeFlagged: true })).sort(), mode).toEqual([
+          'arch',
+          'bad',
+          'cur',
+        ]);
       }
       // A status change is an upsert; it takes effect at once.
       await put(index, 't', memory('cur', 'Office wifi password rotates monthly.', { status: 'superseded' }));
@@ -256,7 +271,10 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
           offset: 5,
           filters: { namespaces: null },
         });
-        expect(page2.hits.map((h) => h.memoryId), mode).toEqual(all.hits.slice(5, 10).map((h) => h.memoryId));
+        expect(
+          page2.hits.map((h) => h.memoryId),
+          mode,
+        ).toEqual(all.hits.slice(5, 10).map((h) => h.memoryId));
         expect(page2.total).toBe(all.total);
       }
     });
@@ -266,10 +284,42 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
       await loadCorpus(index, 't');
       await put(index, 't', memory('odd', 'Café naïve résumé — 東京 tower "quoted" (parens) a*b NEAR/3 c-d AND OR NOT'));
       const hostile = [
-        '"', '""', '"unbalanced', "it's", '(', ')', '((pottery', 'pottery)', '*', 'pot*', '-pottery', 'pottery -kiln',
-        'NEAR', 'NEAR(pottery kiln)', 'pottery NEAR/2 kiln', 'AND', 'OR', 'NOT', 'pottery AND', 'AND OR NOT', 'a:b',
-        'content:pottery', 'tenant:k1', '{title}: x', '^pottery', 'pottery + kiln', '\\', "'; DROP TABLE x; --", '😀',
-        '東京', 'cafe', 'CAFÉ', '   ', '\u0000', 'x'.repeat(5000), Array.from({ length: 300 }, (_, i) => `w${i}`).join(' '),
+        '"',
+        '""',
+        '"unbalanced',
+        "it's",
+        '(',
+        ')',
+        '((pottery',
+        'pottery)',
+        '*',
+        'pot*',
+        '-pottery',
+        'pottery -kiln',
+        'NEAR',
+        'NEAR(pottery kiln)',
+        'pottery NEAR/2 kiln',
+        'AND',
+        'OR',
+        'NOT',
+        'pottery AND',
+        'AND OR NOT',
+        'a:b',
+        'content:pottery',
+        'tenant:k1',
+        '{title}: x',
+        '^pottery',
+        'pottery + kiln',
+        '\\',
+        "'; DROP TABLE x; --",
+        '😀',
+        '東京',
+        'cafe',
+        'CAFÉ',
+        '   ',
+        '\u0000',
+        'x'.repeat(5000),
+        Array.from({ length: 300 }, (_, i) => `w${i}`).join(' '),
       ];
       for (const mode of SEARCH_MODES) {
         for (const q of hostile) await expect(find(index, 't', q, mode), `${mode}: ${q.slice(0, 30)}`).resolves.toBeDefined();

@@ -136,8 +136,9 @@ describe('GET /api-keys', () => {
   it('shows last_used_at after a use, moving at most once a minute', async () => {
     const { key_id, secret } = await createOk(owner, { name: 'usage', scopes: ['memories:read'] });
     const lastUsed = async () =>
-      ((await http(server.url, 'GET', '/api-keys', { headers: asA(owner) })).body.keys as { key_id: string; last_used_at: string | null }[]).find((k) => k.key_id === key_id)!
-        .last_used_at;
+      (
+        (await http(server.url, 'GET', '/api-keys', { headers: asA(owner) })).body.keys as { key_id: string; last_used_at: string | null }[]
+      ).find((k) => k.key_id === key_id)!.last_used_at;
     expect(await lastUsed()).toBeNull();
     const first = nowMs;
     expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(secret) })).status).toBe(200);
@@ -156,7 +157,13 @@ describe('GET /api-keys/current and /api-keys/current/check (X-API-Key)', () => 
     const made = await createOk(owner, { name: 'probe', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['default'] });
     const res = await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ key_id: made.key_id, tenant_id: tenantA, name: 'probe', scopes: ['memories:read', 'usage:read'], namespace_restrictions: ['default'] });
+    expect(res.body).toEqual({
+      key_id: made.key_id,
+      tenant_id: tenantA,
+      name: 'probe',
+      scopes: ['memories:read', 'usage:read'],
+      namespace_restrictions: ['default'],
+    });
   });
 
   it('answers 401 without a key, with a malformed or an unknown key, and does not take a bearer token instead', async () => {
@@ -169,7 +176,8 @@ describe('GET /api-keys/current and /api-keys/current/check (X-API-Key)', () => 
 
   it('proves scopes: 200 with the scope, 403 SCOPE_MISSING without it, 400 for an unknown scope', async () => {
     const { key_id, secret } = await createOk(owner, { name: 'reader', scopes: ['memories:read'] });
-    const check = (scope: string) => http(server.url, 'GET', `/api-keys/current/check?scope=${encodeURIComponent(scope)}`, { headers: key(secret) });
+    const check = (scope: string) =>
+      http(server.url, 'GET', `/api-keys/current/check?scope=${encodeURIComponent(scope)}`, { headers: key(secret) });
     const ok = await check('memories:read');
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ key_id, scope: 'memories:read', granted: true });
@@ -190,7 +198,9 @@ describe('GET /api-keys/current and /api-keys/current/check (X-API-Key)', () => 
     expect(made.secret).toMatch(SECRET);
     const agent = createTenantMemoryClient({ url: server.url, apiKey: made.secret });
     await expect(agent.apiKeys.current.query()).resolves.toMatchObject({ key_id: made.key_id, tenant_id: tenantA, scopes: ['usage:read'] });
-    await expect(agent.apiKeys.checkScope.query({ scope: 'memories:write' })).rejects.toMatchObject({ data: { app: { code: 'SCOPE_MISSING' } } });
+    await expect(agent.apiKeys.checkScope.query({ scope: 'memories:write' })).rejects.toMatchObject({
+      data: { app: { code: 'SCOPE_MISSING' } },
+    });
     const listed = await admin.apiKeys.list.query();
     expect(listed.keys.some((k) => k.key_id === made.key_id)).toBe(true);
   });
@@ -203,7 +213,12 @@ describe('POST /api-keys/{id}/rotate', () => {
     const res = await http(server.url, 'POST', `/api-keys/${made.key_id}/rotate`, { headers: asA(owner) });
     expect(res.status).toBe(200);
     secrets.push(res.body.secret);
-    expect(res.body).toEqual({ key_id: made.key_id, secret: expect.stringMatching(SECRET), prefix: res.body.secret.slice(0, 12), rotated_at: expect.any(String) });
+    expect(res.body).toEqual({
+      key_id: made.key_id,
+      secret: expect.stringMatching(SECRET),
+      prefix: res.body.secret.slice(0, 12),
+      rotated_at: expect.any(String),
+    });
     expect(res.body.secret).not.toBe(made.secret);
     expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(made.secret) })).status).toBe(401);
     const current = await http(server.url, 'GET', '/api-keys/current', { headers: key(res.body.secret) });
@@ -213,7 +228,9 @@ describe('POST /api-keys/{id}/rotate', () => {
 
   it('answers 404 for an unknown id, 401 without a token, 403 for a viewer and 409 for a revoked key', async () => {
     const made = await createOk(owner, { name: 'r', scopes: ['memories:read'] });
-    expect((await http(server.url, 'POST', '/api-keys/00000000-0000-4000-8000-000000000000/rotate', { headers: asA(owner) })).status).toBe(404);
+    expect((await http(server.url, 'POST', '/api-keys/00000000-0000-4000-8000-000000000000/rotate', { headers: asA(owner) })).status).toBe(
+      404,
+    );
     expect((await http(server.url, 'POST', '/api-keys/not-a-uuid/rotate', { headers: asA(owner) })).status).toBe(404);
     expect((await http(server.url, 'POST', `/api-keys/${made.key_id}/rotate`)).status).toBe(401);
     expect((await http(server.url, 'POST', `/api-keys/${made.key_id}/rotate`, { headers: asA(viewer) })).status).toBe(403);
@@ -238,7 +255,9 @@ describe('DELETE /api-keys/{id}', () => {
     const again = await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(owner) });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(res.body); // the first revocation time stands
-    const listed = (await http(server.url, 'GET', '/api-keys', { headers: asA(owner) })).body.keys.find((k: { key_id: string }) => k.key_id === made.key_id);
+    const listed = (await http(server.url, 'GET', '/api-keys', { headers: asA(owner) })).body.keys.find(
+      (k: { key_id: string }) => k.key_id === made.key_id,
+    );
     expect(listed).toMatchObject({ status: 'revoked', revoked_at: res.body.revoked_at });
   });
 
@@ -257,20 +276,34 @@ describe('tenant isolation', () => {
     const keyB = await createOk(ownerB, { name: 'B key', scopes: ['memories:read'] }, server.url, bearer(ownerB.accessToken));
     expect(keyB.tenant_id).toBe(ownerB.tenantId);
 
-    const listA = (await http(server.url, 'GET', '/api-keys', { headers: bearer(owner.accessToken) })).body.keys.map((k: { key_id: string }) => k.key_id);
+    const listA = (await http(server.url, 'GET', '/api-keys', { headers: bearer(owner.accessToken) })).body.keys.map(
+      (k: { key_id: string }) => k.key_id,
+    );
     expect(listA).toContain(keyA.key_id);
     expect(listA).not.toContain(keyB.key_id);
-    const listB = (await http(server.url, 'GET', '/api-keys', { headers: bearer(ownerB.accessToken) })).body.keys.map((k: { key_id: string }) => k.key_id);
+    const listB = (await http(server.url, 'GET', '/api-keys', { headers: bearer(ownerB.accessToken) })).body.keys.map(
+      (k: { key_id: string }) => k.key_id,
+    );
     expect(listB).toEqual([keyB.key_id]);
 
     // Naming B's tenant is refused outright (not a member); naming B's key from A is a 404.
     expect((await http(server.url, 'GET', '/api-keys', { headers: bearer(owner.accessToken, ownerB.tenantId) })).status).toBe(403);
-    expect((await http(server.url, 'POST', '/api-keys', { headers: bearer(owner.accessToken, ownerB.tenantId), body: { name: 'x', scopes: ['memories:read'] } })).status).toBe(403);
+    expect(
+      (
+        await http(server.url, 'POST', '/api-keys', {
+          headers: bearer(owner.accessToken, ownerB.tenantId),
+          body: { name: 'x', scopes: ['memories:read'] },
+        })
+      ).status,
+    ).toBe(403);
     expect((await http(server.url, 'POST', `/api-keys/${keyB.key_id}/rotate`, { headers: bearer(owner.accessToken) })).status).toBe(404);
     expect((await http(server.url, 'DELETE', `/api-keys/${keyB.key_id}`, { headers: bearer(owner.accessToken) })).status).toBe(404);
 
     // B's key is untouched and still B's; A's key cannot claim B's tenant.
-    expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(keyB.secret) })).body).toMatchObject({ key_id: keyB.key_id, tenant_id: ownerB.tenantId });
+    expect((await http(server.url, 'GET', '/api-keys/current', { headers: key(keyB.secret) })).body).toMatchObject({
+      key_id: keyB.key_id,
+      tenant_id: ownerB.tenantId,
+    });
     const asB = await http(server.url, 'GET', '/api-keys/current', { headers: key(keyA.secret, { 'x-tenant-id': ownerB.tenantId }) });
     expect(asB.body).toMatchObject({ key_id: keyA.key_id, tenant_id: tenantA });
   });
@@ -311,9 +344,11 @@ describe('IP allowlists over HTTP', () => {
     expect(line).not.toContain(secret.slice(4));
     // …and lands in the tenant's audit log, the key as actor, the chain intact.
     const audit = await http(server.url, 'GET', '/auth/audit?limit=200', { headers: bearer(owner.accessToken) });
-    expect(audit.body.events.filter((e: { type: string; target: { id: string } | null }) => e.type === 'api_key.denied_ip' && e.target?.id === key_id)).toEqual([
-      expect.objectContaining({ actor: { user_id: null, key_id }, ip: '127.0.0.1', target: { type: 'api_key', id: key_id } }),
-    ]);
+    expect(
+      audit.body.events.filter(
+        (e: { type: string; target: { id: string } | null }) => e.type === 'api_key.denied_ip' && e.target?.id === key_id,
+      ),
+    ).toEqual([expect.objectContaining({ actor: { user_id: null, key_id }, ip: '127.0.0.1', target: { type: 'api_key', id: key_id } })]);
     expect(audit.text).not.toContain(secret.slice(4));
     expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(owner.accessToken) })).body).toMatchObject({ ok: true });
   });
@@ -330,8 +365,14 @@ describe('IP allowlists over HTTP', () => {
     });
 
     it('matches the forwarded client address, not the proxy’s, and ignores spoofed addresses further left', async () => {
-      const { secret } = await createOk(user, { name: 'behind proxy', scopes: ['memories:read'], ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'] }, proxied.url, bearer(user.accessToken));
-      const get = (xff?: string) => http(proxied.url, 'GET', '/api-keys/current', { headers: key(secret, xff ? { 'x-forwarded-for': xff } : {}) });
+      const { secret } = await createOk(
+        user,
+        { name: 'behind proxy', scopes: ['memories:read'], ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'] },
+        proxied.url,
+        bearer(user.accessToken),
+      );
+      const get = (xff?: string) =>
+        http(proxied.url, 'GET', '/api-keys/current', { headers: key(secret, xff ? { 'x-forwarded-for': xff } : {}) });
       expect((await get('203.0.113.5')).status).toBe(200);
       expect((await get('2001:db8::7')).status).toBe(200);
       expect((await get('198.51.100.1')).status).toBe(403);
@@ -363,7 +404,9 @@ describe('IP allowlists over HTTP', () => {
         [['::/0'], 200],
       ] as [string[], number][]) {
         const { secret } = await createOk(user, { name: 'v6', scopes: ['memories:read'], ip_allowlist }, v6.url, bearer(user.accessToken));
-        expect((await http(v6.url, 'GET', '/api-keys/current', { headers: key(secret) })).status, JSON.stringify(ip_allowlist)).toBe(status);
+        expect((await http(v6.url, 'GET', '/api-keys/current', { headers: key(secret) })).status, JSON.stringify(ip_allowlist)).toBe(
+          status,
+        );
       }
     });
 
@@ -376,8 +419,15 @@ describe('IP allowlists over HTTP', () => {
         [['::1'], 403],
         [['::/0'], 403],
       ] as [string[], number][]) {
-        const { secret } = await createOk(user, { name: 'dual', scopes: ['memories:read'], ip_allowlist }, dual.url, bearer(user.accessToken));
-        expect((await http(dual.url, 'GET', '/api-keys/current', { headers: key(secret) })).status, JSON.stringify(ip_allowlist)).toBe(status);
+        const { secret } = await createOk(
+          user,
+          { name: 'dual', scopes: ['memories:read'], ip_allowlist },
+          dual.url,
+          bearer(user.accessToken),
+        );
+        expect((await http(dual.url, 'GET', '/api-keys/current', { headers: key(secret) })).status, JSON.stringify(ip_allowlist)).toBe(
+          status,
+        );
       }
     });
   });
@@ -391,7 +441,9 @@ describe('audit and secrecy', () => {
     await http(server.url, 'DELETE', `/api-keys/${made.key_id}`, { headers: asA(owner) });
     const res = await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(owner.accessToken) });
     expect(res.status).toBe(200);
-    const events = (res.body.events as { type: string; target?: { id: string } | null; target_id?: string }[]).filter((e) => JSON.stringify(e).includes(made.key_id));
+    const events = (res.body.events as { type: string; target?: { id: string } | null; target_id?: string }[]).filter((e) =>
+      JSON.stringify(e).includes(made.key_id),
+    );
     expect(events.map((e) => e.type).sort()).toEqual(['api_key.create', 'api_key.revoke', 'api_key.rotate']);
     for (const s of secrets) expect(res.text).not.toContain(s.slice(4));
   });

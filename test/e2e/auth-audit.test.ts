@@ -36,7 +36,13 @@ describe('GET /auth/audit', () => {
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(5);
     expect(all.body.events.map((e: { seq: number }) => e.seq)).toEqual([5, 4, 3, 2, 1]);
-    expect(all.body.events.map((e: { type: string }) => e.type).reverse()).toEqual(['tenant.create', 'user.signup', 'auth.login', 'auth.login', 'auth.login']);
+    expect(all.body.events.map((e: { type: string }) => e.type).reverse()).toEqual([
+      'tenant.create',
+      'user.signup',
+      'auth.login',
+      'auth.login',
+      'auth.login',
+    ]);
     const first = all.body.events[4];
     expect(first).toEqual({
       id: expect.any(String),
@@ -80,7 +86,7 @@ describe('GET /auth/audit/verify detects tampering', () => {
 
   it('editing one event’s details breaks the chain at that event', async () => {
     const u = await userWithEvents(6);
-    const r = sql.prepare("UPDATE audit_events SET details = ? WHERE tenant_id = ? AND seq = 3").run(['{"method":"sso"}', u.tenantId]);
+    const r = sql.prepare('UPDATE audit_events SET details = ? WHERE tenant_id = ? AND seq = 3').run(['{"method":"sso"}', u.tenantId]);
     expect(r.changes).toBe(1);
     const res = (await verify(u)).body;
     expect(res).toMatchObject({ ok: false, broken_at: 3, checked: 2 });
@@ -92,7 +98,9 @@ describe('GET /auth/audit/verify detects tampering', () => {
     const [second] = await server.services.ports.audit.range(u.tenantId, 1, 1);
     const { hash: _old, ...forged } = { ...second!, details: { method: 'sso' } };
     const rehashed = hashAuditEvent(forged);
-    sql.prepare('UPDATE audit_events SET details = ?, hash = ? WHERE tenant_id = ? AND seq = 2').run([JSON.stringify(forged.details), rehashed, u.tenantId]);
+    sql
+      .prepare('UPDATE audit_events SET details = ?, hash = ? WHERE tenant_id = ? AND seq = 2')
+      .run([JSON.stringify(forged.details), rehashed, u.tenantId]);
     // Event 2 is self-consistent now, but event 3 still points at the original hash.
     expect((await verify(u)).body).toMatchObject({ ok: false, broken_at: 3, checked: 2 });
   });

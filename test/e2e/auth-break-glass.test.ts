@@ -9,8 +9,10 @@ let owner: SignedUpUser, admin: SignedUpUser, member: SignedUpUser, viewer: Sign
 let tenantId: string;
 
 const as = (u: SignedUpUser) => bearer(u.accessToken, tenantId);
-const request = (u: SignedUpUser, body: Record<string, unknown>) => http(server.url, 'POST', '/auth/break-glass/request', { headers: as(u), body });
-const decide = (u: SignedUpUser, id: string, verb: 'approve' | 'deny', headers = as(u)) => http(server.url, 'POST', `/auth/break-glass/${id}/${verb}`, { headers });
+const request = (u: SignedUpUser, body: Record<string, unknown>) =>
+  http(server.url, 'POST', '/auth/break-glass/request', { headers: as(u), body });
+const decide = (u: SignedUpUser, id: string, verb: 'approve' | 'deny', headers = as(u)) =>
+  http(server.url, 'POST', `/auth/break-glass/${id}/${verb}`, { headers });
 const list = (u: SignedUpUser) => http(server.url, 'GET', '/auth/break-glass', { headers: as(u) });
 const readAudit = (u: SignedUpUser) => http(server.url, 'GET', '/auth/audit', { headers: as(u) });
 
@@ -98,7 +100,13 @@ describe('break-glass lifecycle', () => {
   });
 
   it('validates the body: reason required, duration 1..BREAK_GLASS_MAX_MINUTES', async () => {
-    for (const body of [{ duration_minutes: 10 }, { reason: '  ', duration_minutes: 10 }, { reason: 'x', duration_minutes: 0 }, { reason: 'x', duration_minutes: 61 }, { reason: 'x', duration_minutes: 1.5 }]) {
+    for (const body of [
+      { duration_minutes: 10 },
+      { reason: '  ', duration_minutes: 10 },
+      { reason: 'x', duration_minutes: 0 },
+      { reason: 'x', duration_minutes: 61 },
+      { reason: 'x', duration_minutes: 1.5 },
+    ]) {
       const res = await request(member, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

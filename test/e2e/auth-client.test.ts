@@ -53,7 +53,8 @@ describe('OpenAPI document', () => {
     for (const [path, method, scheme] of expected) {
       const op = doc.paths[path]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
-      if (scheme === 'none') expect(op.security, path).toEqual([]); // public routes say so (issue #21, OpenAPI lint)
+      if (scheme === 'none')
+        expect(op.security, path).toEqual([]); // public routes say so (issue #21, OpenAPI lint)
       else expect(op.security, path).toEqual([{ [scheme]: [] }]);
     }
   });

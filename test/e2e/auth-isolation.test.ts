@@ -14,7 +14,10 @@ beforeAll(async () => {
   server = await startTestServer();
   [a, b, bMember] = await Promise.all([signUp(server.url), signUp(server.url), signUp(server.url)]);
   await addToTenant(server.url, b, bMember, 'member');
-  const req = await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(bMember.accessToken, b.tenantId), body: { reason: 'b only', duration_minutes: 5 } });
+  const req = await http(server.url, 'POST', '/auth/break-glass/request', {
+    headers: bearer(bMember.accessToken, b.tenantId),
+    body: { reason: 'b only', duration_minutes: 5 },
+  });
   bRequestId = req.body.id;
   await http(server.url, 'POST', '/auth/tenants', { headers: bearer(b.accessToken), body: { name: 'B second' } });
 });
@@ -59,7 +62,10 @@ describe('cross-tenant isolation', () => {
     expect(tenants.map((t: { tenant_id: string }) => t.tenant_id)).toEqual([a.tenantId]);
     const members = (await http(server.url, 'GET', '/auth/members', { headers: asA })).body.members;
     expect(members.map((m: { user_id: string }) => m.user_id)).toEqual([a.userId]);
-    const events = (await http(server.url, 'GET', '/auth/audit?limit=200', { headers: asA })).body.events as Array<{ tenant_id: string; actor: { user_id: string | null } }>;
+    const events = (await http(server.url, 'GET', '/auth/audit?limit=200', { headers: asA })).body.events as Array<{
+      tenant_id: string;
+      actor: { user_id: string | null };
+    }>;
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((e) => e.tenant_id === a.tenantId)).toBe(true);
     expect(events.some((e) => e.actor.user_id === b.userId || e.actor.user_id === bMember.userId)).toBe(false);
@@ -79,8 +85,15 @@ describe('cross-tenant isolation', () => {
   });
 
   it("A's step-up token does not work in B's tenant, and B's member gains nothing in A", async () => {
-    const token = (await http(server.url, 'POST', '/auth/step-up', { headers: bearer(a.accessToken), body: { action: 'data.export', password: a.password } })).body.step_up_token;
-    await expect(server.services.auth.verifyStepUp(token, { userId: a.userId, tenantId: b.tenantId, action: 'data.export' })).rejects.toMatchObject({ code: 'STEP_UP_REQUIRED' });
+    const token = (
+      await http(server.url, 'POST', '/auth/step-up', {
+        headers: bearer(a.accessToken),
+        body: { action: 'data.export', password: a.password },
+      })
+    ).body.step_up_token;
+    await expect(
+      server.services.auth.verifyStepUp(token, { userId: a.userId, tenantId: b.tenantId, action: 'data.export' }),
+    ).rejects.toMatchObject({ code: 'STEP_UP_REQUIRED' });
     expect((await http(server.url, 'GET', '/auth/members', { headers: bearer(bMember.accessToken, a.tenantId) })).status).toBe(403);
   });
 
@@ -89,7 +102,14 @@ describe('cross-tenant isolation', () => {
     const a = await signUp(server.url);
     await addToTenant(server.url, a, bMember, 'viewer');
     // Viewer in A: no members:manage there, even though bMember could request break-glass in B as a member.
-    expect((await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(bMember.accessToken, a.tenantId), body: { reason: 'x', duration_minutes: 5 } })).status).toBe(403);
+    expect(
+      (
+        await http(server.url, 'POST', '/auth/break-glass/request', {
+          headers: bearer(bMember.accessToken, a.tenantId),
+          body: { reason: 'x', duration_minutes: 5 },
+        })
+      ).status,
+    ).toBe(403);
     expect((await http(server.url, 'GET', '/auth/members', { headers: bearer(bMember.accessToken, a.tenantId) })).status).toBe(200);
   });
 });

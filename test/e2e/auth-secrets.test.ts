@@ -33,12 +33,23 @@ describe('secrets never come back', () => {
     secrets.push(login.body.access_token, login.body.refresh_token);
     const refreshed = await http(server.url, 'POST', '/auth/refresh', { headers: bearer(login.body.refresh_token) });
     secrets.push(refreshed.body.access_token, refreshed.body.refresh_token);
-    const stepUp = await http(server.url, 'POST', '/auth/step-up', { headers: bearer(u.accessToken), body: { action: 'data.export', password: u.password } });
+    const stepUp = await http(server.url, 'POST', '/auth/step-up', {
+      headers: bearer(u.accessToken),
+      body: { action: 'data.export', password: u.password },
+    });
     secrets.push(stepUp.body.step_up_token);
     await call('POST', '/auth/break-glass/request', { headers: bearer(u.accessToken), body: { reason: 'check', duration_minutes: 5 } });
 
     // Everything a client can read afterwards.
-    for (const p of ['/auth/tenants', '/auth/gettenant', '/auth/members', '/auth/audit?limit=200', '/auth/audit/verify', '/auth/break-glass', '/roles']) {
+    for (const p of [
+      '/auth/tenants',
+      '/auth/gettenant',
+      '/auth/members',
+      '/auth/audit?limit=200',
+      '/auth/audit/verify',
+      '/auth/break-glass',
+      '/roles',
+    ]) {
       const res = await call('GET', p, { headers: bearer(u.accessToken) });
       expect(res.status, p).toBe(200);
     }

@@ -86,7 +86,9 @@ describe('access tokens', () => {
     const u = await signUp(server.url);
     const [header, payload, signature] = u.accessToken.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode('x'.repeat(48)));
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .sign(new TextEncoder().encode('x'.repeat(48)));
     expect((await tenantsWith(forged)).status).toBe(401);
     const otherUser = Buffer.from(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
     expect((await tenantsWith(`${header}.${otherUser}.${signature}`)).status).toBe(401);

@@ -14,7 +14,9 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /auth/signup', () => {
   it('creates the user and an owned default tenant (plan free, status active) and answers 201 with the token response', async () => {
-    const res = await http(server.url, 'POST', '/auth/signup', { body: { email: 'Ada@Example.com', password: 'correct horse battery', name: 'Ada' } });
+    const res = await http(server.url, 'POST', '/auth/signup', {
+      body: { email: 'Ada@Example.com', password: 'correct horse battery', name: 'Ada' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       access_token: expect.any(String),

@@ -16,7 +16,10 @@ const stepUp = (u: { accessToken: string }, body: Record<string, unknown>, tenan
   http(server.url, 'POST', '/auth/step-up', { headers: bearer(u.accessToken, tenantId), body });
 
 /** Resolves to 'ok' or the AppError code verifyStepUp threw. */
-async function verify(token: string | undefined, expected: { userId: string; tenantId: string; action: 'data.export' | 'data.delete' | 'retention.override' }) {
+async function verify(
+  token: string | undefined,
+  expected: { userId: string; tenantId: string; action: 'data.export' | 'data.delete' | 'retention.override' },
+) {
   try {
     await server.services.auth.verifyStepUp(token, expected);
     return 'ok';
@@ -35,7 +38,11 @@ describe('POST /auth/step-up for a user with a password', () => {
   it('issues a short-lived token bound to the action after re-entering the password', async () => {
     const res = await stepUp(u, { action: 'data.export', password: u.password });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ step_up_token: expect.stringMatching(/^tms_[a-z2-7]{16}\.[a-z2-7]{39}$/), expires_in: 120, action: 'data.export' });
+    expect(res.body).toEqual({
+      step_up_token: expect.stringMatching(/^tms_[a-z2-7]{16}\.[a-z2-7]{39}$/),
+      expires_in: 120,
+      action: 'data.export',
+    });
     expect(await verify(res.body.step_up_token, { userId: u.userId, tenantId: u.tenantId, action: 'data.export' })).toBe('ok');
     const audit = await server.services.audit.list(u.tenantId, { limit: 5, offset: 0 });
     expect(audit.events[0]).toMatchObject({ type: 'auth.step_up', details: { action: 'data.export', method: 'password' } });
@@ -98,7 +105,10 @@ describe('POST /auth/step-up for a user with a password', () => {
 describe('POST /auth/step-up for an SSO-only user (no password)', () => {
   it('accepts a sign-in from the last 5 minutes and refuses an older one', async () => {
     const meta = { ip: '127.0.0.1', userAgent: 'test' };
-    const { user, tenant } = await server.services.auth.provisionUser({ email: `sso-${Date.now()}@example.com`, name: 'Sso', passwordHash: null }, meta);
+    const { user, tenant } = await server.services.auth.provisionUser(
+      { email: `sso-${Date.now()}@example.com`, name: 'Sso', passwordHash: null },
+      meta,
+    );
     const tokens = await server.services.auth.issueSession(user.id, tenant.id, { ...meta, method: 'sso' });
     const sso = { accessToken: tokens.accessToken };
     const fresh = await stepUp(sso, { action: 'data.export' });

@@ -19,7 +19,9 @@ describe('tenants', () => {
     const u = await signUp(server.url, { name: 'Grace' });
     const before = await get('/auth/tenants', bearer(u.accessToken));
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ tenants: [{ tenant_id: u.tenantId, name: "Grace's workspace", created_at: expect.any(String), is_default: true }] });
+    expect(before.body).toEqual({
+      tenants: [{ tenant_id: u.tenantId, name: "Grace's workspace", created_at: expect.any(String), is_default: true }],
+    });
 
     const created = await post('/auth/tenants', bearer(u.accessToken), { name: '  Research  ' });
     expect(created.status).toBe(201);

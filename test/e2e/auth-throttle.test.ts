@@ -64,7 +64,8 @@ describe('step-up password throttling', () => {
     const fresh = await startTestServer();
     try {
       const u = await signUp(fresh.url);
-      const stepUp = (password: string) => http(fresh.url, 'POST', '/auth/step-up', { headers: bearer(u.accessToken), body: { action: 'data.export', password } });
+      const stepUp = (password: string) =>
+        http(fresh.url, 'POST', '/auth/step-up', { headers: bearer(u.accessToken), body: { action: 'data.export', password } });
       for (let i = 0; i < 5; i++) expect((await stepUp('not my password')).status).toBe(401);
       const blocked = await stepUp(u.password);
       expect(blocked.status).toBe(429);

@@ -27,7 +27,11 @@ async function runInProcess(args: string[], env: Record<string, string>) {
   let stdout = '';
   let stderr = '';
   const sink = (append: (s: string) => void) => new Writable({ write: (c: Buffer, _e, cb) => (append(c.toString()), cb()) });
-  const code = await runBench(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { ...process.env, ...env } });
+  const code = await runBench(args, {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: { ...process.env, ...env },
+  });
   return { code, stdout, stderr };
 }
 
@@ -49,7 +53,18 @@ afterAll(async () => {
 
 describe('tenant-memory bench (end to end on the synthetic dataset)', () => {
   it('ingests, waits for consolidation, scores and prints the spec JSON', async () => {
-    const args = ['bin/tenant-memory.mjs', 'bench', '--api-url', server.url, '--tenant', tenant.user.tenantId, '--harness-dir', harnessDir, '--search-mode', 'hybrid+graph'];
+    const args = [
+      'bin/tenant-memory.mjs',
+      'bench',
+      '--api-url',
+      server.url,
+      '--tenant',
+      tenant.user.tenantId,
+      '--harness-dir',
+      harnessDir,
+      '--search-mode',
+      'hybrid+graph',
+    ];
     const res = await run(process.execPath, args, { SERVICE_API_KEY: tenant.key, ...offline });
     expect(res.stderr).toContain('synthetic');
     const out = JSON.parse(res.stdout);
@@ -72,10 +87,16 @@ describe('tenant-memory bench (end to end on the synthetic dataset)', () => {
 
   it('exits 2 on usage errors, a foreign tenant and an unreachable service', async () => {
     expect((await runInProcess(['--tenant', 'x'], {})).code).toBe(2);
-    const foreign = await runInProcess(['--api-url', server.url, '--tenant', '00000000-0000-4000-8000-000000000000', '--harness-dir', harnessDir], { SERVICE_API_KEY: tenant.key, ...offline });
+    const foreign = await runInProcess(
+      ['--api-url', server.url, '--tenant', '00000000-0000-4000-8000-000000000000', '--harness-dir', harnessDir],
+      { SERVICE_API_KEY: tenant.key, ...offline },
+    );
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toContain('belongs to tenant');
-    const down = await runInProcess(['--api-url', 'http://127.0.0.1:9', '--tenant', 't', '--harness-dir', harnessDir], { SERVICE_API_KEY: 'tmk_x', ...offline });
+    const down = await runInProcess(['--api-url', 'http://127.0.0.1:9', '--tenant', 't', '--harness-dir', harnessDir], {
+      SERVICE_API_KEY: 'tmk_x',
+      ...offline,
+    });
     expect(down.code).toBe(2);
     expect(down.stderr).toContain('cannot reach the service');
   }, 120_000);

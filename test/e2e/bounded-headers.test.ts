@@ -23,9 +23,15 @@ describe('a huge User-Agent', () => {
   it('is accepted, and sessions and audit events store at most USER_AGENT_MAX characters of it', async () => {
     const userAgent = `agent/1.0 ${'x'.repeat(15_000)}`;
     const email = `ua-${Date.now()}@example.test`;
-    const signup = await http(server.url, 'POST', '/auth/signup', { headers: { 'user-agent': userAgent }, body: { email, password: 'correct horse battery' } });
+    const signup = await http(server.url, 'POST', '/auth/signup', {
+      headers: { 'user-agent': userAgent },
+      body: { email, password: 'correct horse battery' },
+    });
     expect(signup.status).toBe(201);
-    const login = await http(server.url, 'POST', '/auth/login', { headers: { 'user-agent': userAgent }, body: { email, password: 'correct horse battery' } });
+    const login = await http(server.url, 'POST', '/auth/login', {
+      headers: { 'user-agent': userAgent },
+      body: { email, password: 'correct horse battery' },
+    });
     expect(login.status).toBe(200);
 
     const audit = await http(server.url, 'GET', '/auth/audit', { headers: bearer(login.body.access_token) });
@@ -36,7 +42,9 @@ describe('a huge User-Agent', () => {
 
     const db = new Database(path.join(server.dataDir, 'tenant-memory.db'), { readonly: true });
     try {
-      const row = db.prepare('SELECT count(*) AS n, max(length(user_agent)) AS longest FROM sessions WHERE user_id = ?').get(login.body.user_id) as { n: number; longest: number };
+      const row = db
+        .prepare('SELECT count(*) AS n, max(length(user_agent)) AS longest FROM sessions WHERE user_id = ?')
+        .get(login.body.user_id) as { n: number; longest: number };
       expect(row).toMatchObject({ n: 2, longest: USER_AGENT_MAX });
     } finally {
       db.close();
@@ -54,7 +62,10 @@ describe('an X-Forwarded-For entry that is not an address', () => {
       expect(signup.status).toBe(201);
       const audit = await http(trusting.url, 'GET', '/auth/audit', { headers: bearer(signup.body.access_token) });
       expect([...new Set(audit.body.events.map((e: { ip: string }) => e.ip))]).toEqual(['127.0.0.1']);
-      const plain = await http(trusting.url, 'POST', '/auth/login', { headers: { 'x-forwarded-for': '198.51.100.7' }, body: { email, password: 'correct horse battery' } });
+      const plain = await http(trusting.url, 'POST', '/auth/login', {
+        headers: { 'x-forwarded-for': '198.51.100.7' },
+        body: { email, password: 'correct horse battery' },
+      });
       expect(plain.status).toBe(200);
       const after = await http(trusting.url, 'GET', '/auth/audit', { headers: bearer(plain.body.access_token) });
       expect(after.body.events[0]).toMatchObject({ type: 'auth.login', ip: '198.51.100.7' });

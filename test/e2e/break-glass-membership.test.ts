@@ -20,10 +20,20 @@ afterAll(async () => {
 const up = () => signUp(server.url);
 const call = (u: SignedUpUser, method: string, url: string, tenantId: string, body?: unknown, extra: Record<string, string> = {}) =>
   http(server.url, method, url, { headers: { ...bearer(u.accessToken, tenantId), ...extra }, body });
-const writeKey = (u: SignedUpUser, tenantId: string) => call(u, 'POST', '/api-keys', tenantId, { name: 'after the grant', scopes: ['memories:write'] });
+const writeKey = (u: SignedUpUser, tenantId: string) =>
+  call(u, 'POST', '/api-keys', tenantId, { name: 'after the grant', scopes: ['memories:write'] });
 const requestsOf = async (owner: SignedUpUser) =>
-  (await call(owner, 'GET', '/auth/break-glass', owner.tenantId)).body.requests as Array<{ id: string; status: string; expires_at: string | null; decided_by: string | null }>;
-const auditTypes = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/audit?limit=50', owner.tenantId)).body.events as Array<{ type: string; details: Record<string, unknown> }>;
+  (await call(owner, 'GET', '/auth/break-glass', owner.tenantId)).body.requests as Array<{
+    id: string;
+    status: string;
+    expires_at: string | null;
+    decided_by: string | null;
+  }>;
+const auditTypes = async (owner: SignedUpUser) =>
+  (await call(owner, 'GET', '/auth/audit?limit=50', owner.tenantId)).body.events as Array<{
+    type: string;
+    details: Record<string, unknown>;
+  }>;
 
 /** A tenant with a member who holds an approved 4-hour grant and has a second request pending. */
 async function holderWithGrant() {
@@ -81,7 +91,11 @@ describe('a break-glass grant ends with the membership it was requested under', 
   it('a grant requested before the membership’s current role was set never counts, even when nothing ended it', async () => {
     const { owner, holder } = await holderWithGrant();
     // The port alone, as if ending the grants had failed after the role change was written.
-    const changed = await server.services.ports.tenants.changeRole(owner.tenantId, holder.userId, { from: 'member', to: 'viewer', at: new Date(nowMs).toISOString() });
+    const changed = await server.services.ports.tenants.changeRole(owner.tenantId, holder.userId, {
+      from: 'member',
+      to: 'viewer',
+      at: new Date(nowMs).toISOString(),
+    });
     expect(changed.ok).toBe(true);
     expect((await call(holder, 'GET', '/auth/audit', owner.tenantId)).status).toBe(403);
     expect((await writeKey(holder, owner.tenantId)).status).toBe(403);

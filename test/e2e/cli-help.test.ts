@@ -34,21 +34,33 @@ const benchScripts = Object.keys(scripts).filter((name) => name.startsWith('benc
 // Each case is a child process that mostly waits on module loading: a few at once keep the file short.
 describe.concurrent('--help', () => {
   it('finds the commands and scripts it checks', () => {
-    expect(cliCommands.map((c) => c.join(' '))).toEqual(expect.arrayContaining(['', 'serve', 'worker', 'reindex', 'tenant suspend', 'bench']));
-    expect(benchScripts).toEqual(expect.arrayContaining(['bench:search-http', 'bench:memory-writes', 'bench:consolidation', 'bench:locomo']));
+    expect(cliCommands.map((c) => c.join(' '))).toEqual(
+      expect.arrayContaining(['', 'serve', 'worker', 'reindex', 'tenant suspend', 'bench']),
+    );
+    expect(benchScripts).toEqual(
+      expect.arrayContaining(['bench:search-http', 'bench:memory-writes', 'bench:consolidation', 'bench:locomo']),
+    );
   });
 
-  it.each(cliCommands.map((c) => [c.join(' ') || '(no command)', c] as const))('tenant-memory %s --help prints its usage and exits 0', async (_label, args) => {
-    const r = await run(process.execPath, [bin, ...args, '--help']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^Usage: tenant-memory${args.map((a) => ` ${a}`).join('')} `, 'm'));
-  }, 60_000);
+  it.each(cliCommands.map((c) => [c.join(' ') || '(no command)', c] as const))(
+    'tenant-memory %s --help prints its usage and exits 0',
+    async (_label, args) => {
+      const r = await run(process.execPath, [bin, ...args, '--help']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: tenant-memory${args.map((a) => ` ${a}`).join('')} `, 'm'));
+    },
+    60_000,
+  );
 
-  it.each(benchScripts)('npm run %s -- --help prints its usage and exits 0', async (name) => {
-    const r = await run('npm', ['run', '--silent', name, '--', '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^usage: /im);
-    expect(r.stdout).toMatch(/--help\b|Options:/);
-  }, 60_000);
+  it.each(benchScripts)(
+    'npm run %s -- --help prints its usage and exits 0',
+    async (name) => {
+      const r = await run('npm', ['run', '--silent', name, '--', '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^usage: /im);
+      expect(r.stdout).toMatch(/--help\b|Options:/);
+    },
+    60_000,
+  );
 });

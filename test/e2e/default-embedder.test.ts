@@ -39,7 +39,10 @@ describe('default embedder (local) end to end', () => {
     }
     await waitConsolidated(server.url, key, 60_000);
     for (const mode of ['vector-only', 'hybrid', 'hybrid+graph']) {
-      const res = await call('GET', `/memories/search?q=${encodeURIComponent('cello lessons with a teacher')}&mode=${encodeURIComponent(mode)}`);
+      const res = await call(
+        'GET',
+        `/memories/search?q=${encodeURIComponent('cello lessons with a teacher')}&mode=${encodeURIComponent(mode)}`,
+      );
       expect(res.status, mode).toBe(200);
       expect(res.body.results[0]?.memory_id, mode).toBe(ids[0]);
     }

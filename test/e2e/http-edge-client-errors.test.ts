@@ -84,7 +84,9 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('answers a bad request after a good one on the same connection without corrupting the first', async () => {
-    const [first, second] = responses(await exchange('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`));
+    const [first, second] = responses(
+      await exchange('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`),
+    );
     expect(first).toMatchObject({ status: 200, body: { status: 'ok' } });
     expect(second?.status).toBe(431);
     expectErrorBody(second!, 'HEADERS_TOO_LARGE');

@@ -50,7 +50,11 @@ describe('BODY_LIMIT_BYTES', () => {
     for (const path of ['/memories', '/trpc/memories.create']) {
       const over = await http(server.url, 'POST', path, { headers, raw: bodyOf(LIMIT + 1) });
       expect(over.status, path).toBe(413);
-      expect(over.body, path).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: expect.any(String), request_id: over.headers.get('x-request-id') });
+      expect(over.body, path).toEqual({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: expect.any(String),
+        request_id: over.headers.get('x-request-id'),
+      });
     }
     const chunked = await postChunked('/memories', bodyOf(LIMIT + 1), { 'x-api-key': key });
     expect(chunked).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
@@ -59,7 +63,9 @@ describe('BODY_LIMIT_BYTES', () => {
 
 describe('CORS_ORIGINS', () => {
   const preflight = (origin: string) =>
-    http(server.url, 'OPTIONS', '/memories', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' } });
+    http(server.url, 'OPTIONS', '/memories', {
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+    });
 
   it('gives an allowed origin the CORS headers on a preflight and on a request', async () => {
     const pre = await preflight(allowed);
@@ -82,7 +88,10 @@ describe('CORS_ORIGINS', () => {
       const pre = await preflight(origin);
       const res = await http(server.url, 'GET', '/memories', { headers: { origin, 'x-api-key': key } });
       for (const answer of [pre, res]) {
-        expect([...answer.headers.keys()].filter((h) => h.startsWith('access-control-')), origin).toEqual([]);
+        expect(
+          [...answer.headers.keys()].filter((h) => h.startsWith('access-control-')),
+          origin,
+        ).toEqual([]);
         expect(answer.headers.get('vary'), origin).toContain('Origin');
       }
       expect(res.status).toBe(200);
@@ -91,7 +100,8 @@ describe('CORS_ORIGINS', () => {
 });
 
 describe('tRPC batches', () => {
-  const batch = (calls: number) => `/trpc/${Array(calls).fill('system.info').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`;
+  const batch = (calls: number) =>
+    `/trpc/${Array(calls).fill('system.info').join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`;
 
   it('serves a batch of 100 calls and refuses 101 with 400 and the error body', async () => {
     const ok = await http(server.url, 'GET', batch(100));

@@ -40,7 +40,10 @@ describe('logs on the request path', () => {
       await http(server.url, 'GET', `/trpc/search.memories?input=${q(JSON.stringify({ json: { q: explode } }))}`, { headers: k }),
       await http(server.url, 'POST', '/trpc/memories.create', { headers: k, body: { json: { content: marker, [marker]: 1 } } }),
       await http(server.url, 'POST', '/memories', { headers: k, body: { content: 'x', [marker]: marker } }),
-      await http(server.url, 'POST', '/memories', { headers: { ...k, 'content-type': 'application/json' }, raw: `{"content": "${marker}"` }),
+      await http(server.url, 'POST', '/memories', {
+        headers: { ...k, 'content-type': 'application/json' },
+        raw: `{"content": "${marker}"`,
+      }),
       await http(server.url, 'POST', '/memories', { headers: { ...k, 'content-type': 'text/plain' }, raw: marker }),
       // The attempted email is an audit field of a failed login (not this test's concern); the password is body.
       await http(server.url, 'POST', '/auth/login', { body: { email: 'nobody@example.test', password: marker } }),
@@ -55,7 +58,9 @@ describe('logs on the request path', () => {
     await waitConsolidated(server.url, key);
     // Both failures were logged, by path.
     expect(server.logs.some((l) => l.includes('unhandled error in REST procedure') && l.includes('"path":"/memories/search"'))).toBe(true);
-    expect(server.logs.some((l) => l.includes('unhandled error in tRPC procedure') && l.includes('"path":"/trpc/search.memories"'))).toBe(true);
+    expect(server.logs.some((l) => l.includes('unhandled error in tRPC procedure') && l.includes('"path":"/trpc/search.memories"'))).toBe(
+      true,
+    );
     expect(server.logs.filter((l) => l.includes(marker))).toEqual([]);
   });
 });

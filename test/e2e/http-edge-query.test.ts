@@ -20,11 +20,17 @@ let credentials: Record<Route['scheme'], Record<string, string>>;
 beforeAll(async () => {
   server = await startTestServer();
   // Every GET and DELETE operation the service publishes, so a new route cannot escape this suite.
-  const doc = (await http(server.url, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> };
+  const doc = (await http(server.url, 'GET', '/openapi.json')).body as {
+    paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+  };
   routes = Object.entries(doc.paths).flatMap(([template, ops]) =>
     (['get', 'delete'] as const)
       .filter((m) => ops[m])
-      .map((m) => ({ method: m.toUpperCase() as Route['method'], template, scheme: (Object.keys(ops[m]!.security?.[0] ?? {})[0] ?? 'none') as Route['scheme'] })),
+      .map((m) => ({
+        method: m.toUpperCase() as Route['method'],
+        template,
+        scheme: (Object.keys(ops[m]!.security?.[0] ?? {})[0] ?? 'none') as Route['scheme'],
+      })),
   );
   const user = await signUp(server.url);
   const key = await createApiKey(server.url, user);
@@ -42,7 +48,9 @@ function concrete(template: string): string {
 function expectHandled(res: { status: number; body: any; text: string }, what: string): void {
   expect(res.status, `${what}: ${res.text}`).toBeLessThan(500);
   if (res.status >= 400) {
-    expect(res.body, what).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String), request_id: expect.any(String) }));
+    expect(res.body, what).toEqual(
+      expect.objectContaining({ code: expect.any(String), message: expect.any(String), request_id: expect.any(String) }),
+    );
   }
 }
 
@@ -61,7 +69,10 @@ describe('REST query strings with keys named like Object.prototype members', () 
       const answers = await Promise.all(
         urls.flatMap((url) => [
           http(server.url, route.method, url).then((res) => ({ res, what: `${route.method} ${url} anonymous` })),
-          http(server.url, route.method, url, { headers: credentials[route.scheme] }).then((res) => ({ res, what: `${route.method} ${url} authenticated` })),
+          http(server.url, route.method, url, { headers: credentials[route.scheme] }).then((res) => ({
+            res,
+            what: `${route.method} ${url} authenticated`,
+          })),
         ]),
       );
       for (const { res, what } of answers) expectHandled(res, what);

@@ -88,7 +88,10 @@ describe.each(BAD)('an account or tenant field carrying %s', (_name, bad) => {
   });
 
   it('break-glass reason → 400, no request recorded (an approver can never read a shorter reason than the audited one)', async () => {
-    const res = await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(owner.accessToken), body: { reason: `restore ${bad}`, duration_minutes: 5 } });
+    const res = await http(server.url, 'POST', '/auth/break-glass/request', {
+      headers: bearer(owner.accessToken),
+      body: { reason: `restore ${bad}`, duration_minutes: 5 },
+    });
     expect(res.status).toBe(400);
     expect(res.body.fields[0].field).toBe('reason');
     const list = await http(server.url, 'GET', '/auth/break-glass', { headers: bearer(owner.accessToken) });
@@ -97,7 +100,10 @@ describe.each(BAD)('an account or tenant field carrying %s', (_name, bad) => {
 
   it('API key name → 400, no key made', async () => {
     const before = await http(server.url, 'GET', '/api-keys', { headers: bearer(owner.accessToken) });
-    const res = await http(server.url, 'POST', '/api-keys', { headers: bearer(owner.accessToken), body: { name: bad, scopes: ['memories:read'] } });
+    const res = await http(server.url, 'POST', '/api-keys', {
+      headers: bearer(owner.accessToken),
+      body: { name: bad, scopes: ['memories:read'] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.fields[0].field).toBe('name');
     const after = await http(server.url, 'GET', '/api-keys', { headers: bearer(owner.accessToken) });
@@ -107,11 +113,24 @@ describe.each(BAD)('an account or tenant field carrying %s', (_name, bad) => {
 
 describe('legitimate text', () => {
   it('tabs, line breaks and non-ASCII text in every memory field are stored and read back byte for byte', async () => {
-    const body = { content: RICH, title: `title ${RICH}`, tags: ['tag\tone', 'Zürich 東京'], agent_id: 'agent Zürich', namespace: 'rich', metadata: { 'clé\tkey': RICH, n: 1 } };
+    const body = {
+      content: RICH,
+      title: `title ${RICH}`,
+      tags: ['tag\tone', 'Zürich 東京'],
+      agent_id: 'agent Zürich',
+      namespace: 'rich',
+      metadata: { 'clé\tkey': RICH, n: 1 },
+    };
     const created = await api('POST', '/memories', { body });
     expect(created.status).toBe(202);
     const read = await api('GET', `/memories/${created.body.memory_id}`);
-    expect(read.body).toMatchObject({ content: RICH, title: `title ${RICH}`, tags: body.tags, agent_id: body.agent_id, metadata: body.metadata });
+    expect(read.body).toMatchObject({
+      content: RICH,
+      title: `title ${RICH}`,
+      tags: body.tags,
+      agent_id: body.agent_id,
+      metadata: body.metadata,
+    });
     expect(Buffer.from(read.body.content, 'utf8').equals(Buffer.from(RICH, 'utf8'))).toBe(true);
     expect((await api('DELETE', `/memories/${created.body.memory_id}`)).status).toBe(200);
   });
@@ -127,7 +146,10 @@ describe('legitimate text', () => {
     expect(tenants.body.tenants.map((t: { name: string }) => t.name)).toContain(`Team ${RICH}`);
 
     const reason = `incident: ${RICH}`;
-    const requested = await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(user.accessToken), body: { reason, duration_minutes: 5 } });
+    const requested = await http(server.url, 'POST', '/auth/break-glass/request', {
+      headers: bearer(user.accessToken),
+      body: { reason, duration_minutes: 5 },
+    });
     expect(requested.status).toBe(201);
     const list = await http(server.url, 'GET', '/auth/break-glass', { headers: bearer(user.accessToken) });
     expect(list.body.requests.map((r: { reason: string }) => r.reason)).toContain(reason);

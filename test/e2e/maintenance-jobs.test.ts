@@ -35,13 +35,22 @@ describe('maintenance.purge-ended', () => {
       revokeReason: null,
     };
     const token = randomUUID();
-    await services.ports.sessions.create(stale, { id: token, sessionId: stale.id, secretHash: new Uint8Array(32), createdAt: iso(long), rotatedAt: null });
+    await services.ports.sessions.create(stale, {
+      id: token,
+      sessionId: stale.id,
+      secretHash: new Uint8Array(32),
+      createdAt: iso(long),
+      rotatedAt: null,
+    });
 
     await services.jobs.now(purgeEnded, {});
     await until(async () => (await services.ports.sessions.get(stale.id)) === null, 'the stale session to be purged', 20_000);
     expect(await services.ports.sessions.findRefreshToken(token)).toBeNull();
     // The user's own, live session from sign-up is untouched: its refresh still works.
-    const refreshed = await fetch(`${server.url}/auth/refresh`, { method: 'POST', headers: { authorization: `Bearer ${user.refreshToken}` } });
+    const refreshed = await fetch(`${server.url}/auth/refresh`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.refreshToken}` },
+    });
     expect(refreshed.status).toBe(200);
   });
 });

@@ -18,9 +18,22 @@ const call = (u: SignedUpUser, method: string, url: string, tenantId: string, bo
   http(server.url, method, url, { headers: { ...bearer(u.accessToken, tenantId), ...extra }, body });
 const promote = (u: SignedUpUser, tenantId: string) => server.stepUpHeader(u, 'members.promote', tenantId);
 const invite = async (inviter: SignedUpUser, tenantId: string, email: string, role: string) =>
-  call(inviter, 'POST', '/auth/members', tenantId, { email, role }, role === 'owner' || role === 'admin' ? await promote(inviter, tenantId) : {});
-const listed = async (u: SignedUpUser, tenantId: string) => (await call(u, 'GET', '/auth/members/invitations', tenantId)).body.invitations as Array<Record<string, unknown>>;
-const events = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/audit?limit=20', owner.tenantId)).body.events as Array<{ type: string; actor: Record<string, unknown>; details: Record<string, unknown> }>;
+  call(
+    inviter,
+    'POST',
+    '/auth/members',
+    tenantId,
+    { email, role },
+    role === 'owner' || role === 'admin' ? await promote(inviter, tenantId) : {},
+  );
+const listed = async (u: SignedUpUser, tenantId: string) =>
+  (await call(u, 'GET', '/auth/members/invitations', tenantId)).body.invitations as Array<Record<string, unknown>>;
+const events = async (owner: SignedUpUser) =>
+  (await call(owner, 'GET', '/auth/audit?limit=20', owner.tenantId)).body.events as Array<{
+    type: string;
+    actor: Record<string, unknown>;
+    details: Record<string, unknown>;
+  }>;
 
 describe('GET /auth/members/invitations and DELETE /auth/members/invitations/{invitation_id}', () => {
   it('lists the tenant’s pending, unexpired invitations (oldest first) to owners and admins, not to members', async () => {
@@ -82,7 +95,10 @@ describe('GET /auth/members/invitations and DELETE /auth/members/invitations/{in
     expect((await del(owner, foreign.body.invitation_id)).status).toBe(404);
     expect((await del(owner, randomUUID())).status).toBe(404);
     expect((await del(owner, 'not-an-id')).status).toBe(400);
-    expect((await listed(owner, owner.tenantId)).map((i) => i.invitation_id)).toEqual([ownerInvite.body.invitation_id, plain.body.invitation_id]);
+    expect((await listed(owner, owner.tenantId)).map((i) => i.invitation_id)).toEqual([
+      ownerInvite.body.invitation_id,
+      plain.body.invitation_id,
+    ]);
     expect((await listed(stranger, stranger.tenantId)).map((i) => i.invitation_id)).toEqual([foreign.body.invitation_id]);
     expect((await del(admin, plain.body.invitation_id)).status).toBe(200);
     expect((await del(owner, ownerInvite.body.invitation_id)).status).toBe(200);
@@ -118,12 +134,21 @@ describe('an invitation carries its inviter’s authority', () => {
     const asViewer = await invite(admin, owner.tenantId, viewerInvitee.email, 'viewer');
     const asAdmin = await invite(admin, owner.tenantId, adminInvitee.email, 'admin');
     expect((await call(owner, 'PUT', `/auth/members/${admin.userId}`, owner.tenantId, { role: 'member' })).status).toBe(200);
-    expect((await call(adminInvitee, 'POST', `/auth/invitations/${asAdmin.body.invitation_id}/accept`, adminInvitee.tenantId)).status).toBe(409);
-    expect((await call(viewerInvitee, 'POST', `/auth/invitations/${asViewer.body.invitation_id}/accept`, viewerInvitee.tenantId)).status).toBe(409); // a member grants nothing
+    expect((await call(adminInvitee, 'POST', `/auth/invitations/${asAdmin.body.invitation_id}/accept`, adminInvitee.tenantId)).status).toBe(
+      409,
+    );
+    expect(
+      (await call(viewerInvitee, 'POST', `/auth/invitations/${asViewer.body.invitation_id}/accept`, viewerInvitee.tenantId)).status,
+    ).toBe(409); // a member grants nothing
     // Re-promoted, the same admin's new invitations work again.
-    expect((await call(owner, 'PUT', `/auth/members/${admin.userId}`, owner.tenantId, { role: 'admin' }, await promote(owner, owner.tenantId))).status).toBe(200);
+    expect(
+      (await call(owner, 'PUT', `/auth/members/${admin.userId}`, owner.tenantId, { role: 'admin' }, await promote(owner, owner.tenantId)))
+        .status,
+    ).toBe(200);
     const again = await invite(admin, owner.tenantId, viewerInvitee.email, 'viewer');
-    expect((await call(viewerInvitee, 'POST', `/auth/invitations/${again.body.invitation_id}/accept`, viewerInvitee.tenantId)).body).toEqual({ tenant_id: owner.tenantId, role: 'viewer' });
+    expect(
+      (await call(viewerInvitee, 'POST', `/auth/invitations/${again.body.invitation_id}/accept`, viewerInvitee.tenantId)).body,
+    ).toEqual({ tenant_id: owner.tenantId, role: 'viewer' });
   });
 
   it('a non-owner cannot overwrite a pending owner invitation with a lesser role (403, unchanged); an owner can', async () => {
@@ -137,13 +162,18 @@ describe('an invitation carries its inviter’s authority', () => {
       expect(res.status, role).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
     }
-    expect(await listed(owner, owner.tenantId)).toEqual([expect.objectContaining({ invitation_id: sent.body.invitation_id, role: 'owner', invited_by: owner.userId })]);
+    expect(await listed(owner, owner.tenantId)).toEqual([
+      expect.objectContaining({ invitation_id: sent.body.invitation_id, role: 'owner', invited_by: owner.userId }),
+    ]);
     // Once it has expired it is dead, and anyone who may invite replaces it.
     nowMs += TTL_SECONDS * 1000;
     const replaced = await invite(admin, owner.tenantId, email, 'member');
     expect(replaced.status).toBe(202);
     expect(replaced.body).toMatchObject({ invitation_id: sent.body.invitation_id, role: 'member' });
     // The owner may change it either way.
-    expect((await invite(owner, owner.tenantId, email, 'viewer')).body).toMatchObject({ invitation_id: sent.body.invitation_id, role: 'viewer' });
+    expect((await invite(owner, owner.tenantId, email, 'viewer')).body).toMatchObject({
+      invitation_id: sent.body.invitation_id,
+      role: 'viewer',
+    });
   });
 });

@@ -11,10 +11,14 @@ const server = membershipServer(() => nowMs, TTL_SECONDS);
 
 const call = (u: SignedUpUser, method: string, url: string, body?: unknown, extra: Record<string, string> = {}, tenantId?: string) =>
   http(server.url, method, url, { headers: { ...bearer(u.accessToken, tenantId), ...extra }, body });
-const invite = (inviter: SignedUpUser, email: string, role: string, extra: Record<string, string> = {}) => call(inviter, 'POST', '/auth/members', { email, role }, extra);
-const pending = async (u: SignedUpUser) => (await call(u, 'GET', '/auth/invitations')).body.invitations as Array<{ invitation_id: string; tenant_id: string; role: string }>;
-const tenantsOf = async (u: SignedUpUser) => (await call(u, 'GET', '/auth/tenants')).body.tenants.map((t: { tenant_id: string }) => t.tenant_id);
-const memberIds = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/members')).body.members.map((m: { user_id: string }) => m.user_id);
+const invite = (inviter: SignedUpUser, email: string, role: string, extra: Record<string, string> = {}) =>
+  call(inviter, 'POST', '/auth/members', { email, role }, extra);
+const pending = async (u: SignedUpUser) =>
+  (await call(u, 'GET', '/auth/invitations')).body.invitations as Array<{ invitation_id: string; tenant_id: string; role: string }>;
+const tenantsOf = async (u: SignedUpUser) =>
+  (await call(u, 'GET', '/auth/tenants')).body.tenants.map((t: { tenant_id: string }) => t.tenant_id);
+const memberIds = async (owner: SignedUpUser) =>
+  (await call(owner, 'GET', '/auth/members')).body.members.map((m: { user_id: string }) => m.user_id);
 const lastEvent = async (owner: SignedUpUser) => (await call(owner, 'GET', '/auth/audit?limit=1')).body.events[0];
 const promote = (u: SignedUpUser, tenantId?: string) => server.stepUpHeader(u, 'members.promote', tenantId);
 const removal = (u: SignedUpUser, tenantId?: string) => server.stepUpHeader(u, 'members.remove', tenantId);
@@ -52,7 +56,11 @@ describe('invitations', () => {
     expect(accepted.body).toEqual({ tenant_id: owner.tenantId, role: 'viewer' });
     expect(await tenantsOf(invitee)).toEqual([invitee.tenantId, owner.tenantId]);
     expect((await call(invitee, 'GET', '/auth/members', undefined, {}, owner.tenantId)).status).toBe(200);
-    expect(await lastEvent(owner)).toMatchObject({ type: 'member.invite_accept', actor: { user_id: invitee.userId }, target: { type: 'invitation', id: sent.body.invitation_id } });
+    expect(await lastEvent(owner)).toMatchObject({
+      type: 'member.invite_accept',
+      actor: { user_id: invitee.userId },
+      target: { type: 'invitation', id: sent.body.invitation_id },
+    });
     const again = await call(invitee, 'POST', `/auth/invitations/${sent.body.invitation_id}/accept`);
     expect(again.status).toBe(409);
     expect(await pending(invitee)).toEqual([]);
@@ -90,7 +98,11 @@ describe('invitations', () => {
     const first = await invite(owner, invitee.email, 'member');
     nowMs += 60_000;
     const second = await invite(owner, invitee.email, 'viewer');
-    expect(second.body).toMatchObject({ invitation_id: first.body.invitation_id, role: 'viewer', expires_at: new Date(nowMs + TTL_SECONDS * 1000).toISOString() });
+    expect(second.body).toMatchObject({
+      invitation_id: first.body.invitation_id,
+      role: 'viewer',
+      expires_at: new Date(nowMs + TTL_SECONDS * 1000).toISOString(),
+    });
     expect((await pending(invitee)).map((i) => [i.invitation_id, i.role])).toEqual([[first.body.invitation_id, 'viewer']]);
     nowMs += TTL_SECONDS * 1000;
     expect(await pending(invitee)).toEqual([]);
@@ -122,8 +134,12 @@ describe('invitations', () => {
     expect((await invite(owner, invitee.email, 'admin', someoneElses)).body.code).toBe('STEP_UP_REQUIRED');
     expect((await invite(owner, invitee.email, 'admin', await promote(owner))).status).toBe(202);
     const asAdmin = { ...bearer(admin.accessToken, owner.tenantId), ...someoneElses };
-    expect((await http(server.url, 'POST', '/auth/members', { headers: asAdmin, body: { email: invitee.email, role: 'owner' } })).status).toBe(403);
-    expect((await http(server.url, 'POST', '/auth/members', { headers: asAdmin, body: { email: invitee.email, role: 'admin' } })).status).toBe(202);
+    expect(
+      (await http(server.url, 'POST', '/auth/members', { headers: asAdmin, body: { email: invitee.email, role: 'owner' } })).status,
+    ).toBe(403);
+    expect(
+      (await http(server.url, 'POST', '/auth/members', { headers: asAdmin, body: { email: invitee.email, role: 'admin' } })).status,
+    ).toBe(202);
   });
 });
 
@@ -142,7 +158,10 @@ describe('invitation budgets', () => {
     const burst = (u: SignedUpUser, n: number) =>
       Promise.all(
         Array.from({ length: n }, () =>
-          http(limited.url, 'POST', '/auth/members', { headers: bearer(u.accessToken, owner.tenantId), body: { email: `x-${randomUUID()}@example.test`, role: 'viewer' } }),
+          http(limited.url, 'POST', '/auth/members', {
+            headers: bearer(u.accessToken, owner.tenantId),
+            body: { email: `x-${randomUUID()}@example.test`, role: 'viewer' },
+          }),
         ),
       );
     const fromOwner = await burst(owner, 8);
@@ -173,12 +192,18 @@ describe('role changes', () => {
       expect(bare.status).toBe(403);
       expect(bare.body.code).toBe('STEP_UP_REQUIRED');
     }
-    expect((await put(owner, member, 'admin', { 'x-step-up-token': await stepUpToken(server.url, owner, 'members.remove') })).status).toBe(403);
+    expect((await put(owner, member, 'admin', { 'x-step-up-token': await stepUpToken(server.url, owner, 'members.remove') })).status).toBe(
+      403,
+    );
     expect((await put(owner, member, 'admin', await promote(admin, owner.tenantId))).status).toBe(403);
     const promoted = await put(owner, member, 'admin', await promote(owner));
     expect(promoted.status).toBe(200);
     expect(promoted.body).toMatchObject({ user_id: member.userId, role: 'admin' });
-    expect(await lastEvent(owner)).toMatchObject({ type: 'member.role_change', actor: { user_id: owner.userId }, details: { from: 'member', to: 'admin' } });
+    expect(await lastEvent(owner)).toMatchObject({
+      type: 'member.role_change',
+      actor: { user_id: owner.userId },
+      details: { from: 'member', to: 'admin' },
+    });
     expect((await put(owner, member, 'member')).status).toBe(200);
   });
 

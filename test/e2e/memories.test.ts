@@ -26,7 +26,16 @@ async function create(body: Record<string, unknown>, headers: Record<string, str
 
 describe('memory routes', () => {
   it('queues a memory (202), then consolidates it; the detail carries every field', async () => {
-    const res = await api('POST', '/memories', { body: { title: 'Home', content: 'Dana lives in Lisbon', tags: ['person'], metadata: { source: 'chat' }, agent_id: 'agent-7', type: 'semantic' } });
+    const res = await api('POST', '/memories', {
+      body: {
+        title: 'Home',
+        content: 'Dana lives in Lisbon',
+        tags: ['person'],
+        metadata: { source: 'chat' },
+        agent_id: 'agent-7',
+        type: 'semantic',
+      },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ memory_id: expect.any(String), status: 'queued', version: 1, pending_count: 1 });
     expect(res.headers.get('location')).toBe(`/memories/${res.body.memory_id}`);
@@ -84,7 +93,19 @@ describe('memory routes', () => {
   });
 
   it('validates list filters: bad dates, negative or too large limit, unknown enums answer 400', async () => {
-    for (const q of ['from=yesterday', 'to=2025-13-01T00:00:00Z', 'limit=-1', 'limit=101', 'limit=abc', 'offset=-3', 'status=deleted', 'sensitivity=secret', 'type=dream', 'contradiction=maybe', 'namespace=%20']) {
+    for (const q of [
+      'from=yesterday',
+      'to=2025-13-01T00:00:00Z',
+      'limit=-1',
+      'limit=101',
+      'limit=abc',
+      'offset=-3',
+      'status=deleted',
+      'sensitivity=secret',
+      'type=dream',
+      'contradiction=maybe',
+      'namespace=%20',
+    ]) {
       const res = await api('GET', `/memories?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.code, q).toBe('VALIDATION_FAILED');
@@ -99,7 +120,13 @@ describe('memory routes', () => {
     const call = withKey(server.url, t.key);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await call('POST', '/memories', { body: { content: `Checklist item ${i} for the ${i % 2 ? 'garden' : 'kitchen'}`, type: i === 0 ? 'procedural' : 'episodic', namespace: i === 4 ? 'other' : 'default' } });
+      const r = await call('POST', '/memories', {
+        body: {
+          content: `Checklist item ${i} for the ${i % 2 ? 'garden' : 'kitchen'}`,
+          type: i === 0 ? 'procedural' : 'episodic',
+          namespace: i === 4 ? 'other' : 'default',
+        },
+      });
       ids.push(r.body.memory_id);
     }
     await waitConsolidated(server.url, t.key);
@@ -123,7 +150,11 @@ describe('memory routes', () => {
     await waitConsolidated(server.url, key);
     const older = (await api('GET', `/memories/${paris}`)).body;
     expect(older).toMatchObject({ status: 'superseded', contradiction_status: 'resolved', superseded_by: berlin, version: 2 });
-    expect((await api('GET', `/memories/${berlin}`)).body).toMatchObject({ status: 'active', contradiction_status: 'resolved', conflicts_with: [paris] });
+    expect((await api('GET', `/memories/${berlin}`)).body).toMatchObject({
+      status: 'active',
+      contradiction_status: 'resolved',
+      conflicts_with: [paris],
+    });
     // Default search leaves the superseded memory out and finds the newer one.
     const found = (await api('GET', '/memories/search?q=Alice%20lives')).body.results.map((r: { memory_id: string }) => r.memory_id);
     expect(found).toContain(berlin);
@@ -141,16 +172,26 @@ describe('memory routes', () => {
     const m = (await api('GET', `/memories/${id}`)).body;
     expect(m.injection_flagged).toBe(true);
     expect(m.injection_score).toBeGreaterThanOrEqual(0.5);
-    expect(m.injection_patterns.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining(['instruction-override', 'system-prompt-exfiltration']));
+    expect(m.injection_patterns.map((p: { id: string }) => p.id)).toEqual(
+      expect.arrayContaining(['instruction-override', 'system-prompt-exfiltration']),
+    );
     expect(m.status).toBe('active');
     // Kept and marked, but left out of default search results.
-    const found = (await api('GET', '/memories/search?q=reveal%20system%20prompt%20instructions')).body.results.map((r: { memory_id: string }) => r.memory_id);
+    const found = (await api('GET', '/memories/search?q=reveal%20system%20prompt%20instructions')).body.results.map(
+      (r: { memory_id: string }) => r.memory_id,
+    );
     expect(found).not.toContain(id);
   });
 
   it('replays an Idempotency-Key retry and refuses the key for another body (409)', async () => {
-    const first = await api('POST', '/memories', { body: { content: 'Pay the rent on the 1st' }, headers: { 'idempotency-key': 'rent-2025-01' } });
-    const retry = await api('POST', '/memories', { body: { content: 'Pay the rent on the 1st' }, headers: { 'idempotency-key': 'rent-2025-01' } });
+    const first = await api('POST', '/memories', {
+      body: { content: 'Pay the rent on the 1st' },
+      headers: { 'idempotency-key': 'rent-2025-01' },
+    });
+    const retry = await api('POST', '/memories', {
+      body: { content: 'Pay the rent on the 1st' },
+      headers: { 'idempotency-key': 'rent-2025-01' },
+    });
     expect(first.status).toBe(202);
     expect(retry.status).toBe(202);
     expect(retry.body).toEqual(first.body);
@@ -158,12 +199,17 @@ describe('memory routes', () => {
     const other = await api('POST', '/memories', { body: { content: 'Something else' }, headers: { 'idempotency-key': 'rent-2025-01' } });
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('CONFLICT');
-    expect((await api('POST', '/memories', { body: { content: 'x' }, headers: { 'idempotency-key': 'bad key with spaces' } })).status).toBe(400);
+    expect((await api('POST', '/memories', { body: { content: 'x' }, headers: { 'idempotency-key': 'bad key with spaces' } })).status).toBe(
+      400,
+    );
   });
 
   it('updates against the current version: If-Match stale → 412, matching → 202, malformed → 400', async () => {
     const id = await create({ content: 'Meeting room is B12' });
-    const ok = await api('PUT', `/memories/${id}`, { body: { content: 'Meeting room is B14', tags: ['office'] }, headers: { 'if-match': '"1"' } });
+    const ok = await api('PUT', `/memories/${id}`, {
+      body: { content: 'Meeting room is B14', tags: ['office'] },
+      headers: { 'if-match': '"1"' },
+    });
     expect(ok.status).toBe(202);
     expect(ok.body).toEqual({ memory_id: id, status: 'queued', version: 2, pending_count: expect.any(Number) });
     const stale = await api('PUT', `/memories/${id}`, { body: { content: 'Meeting room is B16' }, headers: { 'if-match': '1' } });
@@ -174,7 +220,12 @@ describe('memory routes', () => {
     expect((await api('PUT', `/memories/${id}`, { body: { content: 'y'.repeat(2049) } })).status).toBe(413);
     expect((await api('PUT', `/memories/${id}`, { body: { content: 'x', namespace: 'elsewhere' } })).status).toBe(400);
     await waitConsolidated(server.url, key);
-    expect((await api('GET', `/memories/${id}`)).body).toMatchObject({ content: 'Meeting room is B14', tags: ['office'], version: 2, dirty: false });
+    expect((await api('GET', `/memories/${id}`)).body).toMatchObject({
+      content: 'Meeting room is B14',
+      tags: ['office'],
+      version: 2,
+      dirty: false,
+    });
   });
 
   it('serves versions and rolls back by appending a version equal to the target', async () => {
@@ -183,7 +234,14 @@ describe('memory routes', () => {
     await waitConsolidated(server.url, key);
     const v1 = await api('GET', `/memories/${id}/versions/1`);
     expect(v1.status).toBe(200);
-    expect(v1.body).toMatchObject({ memory_id: id, version: 1, change: 'create', content: 'Preferred editor: vim', title: 'editor', status: 'active' });
+    expect(v1.body).toMatchObject({
+      memory_id: id,
+      version: 1,
+      change: 'create',
+      content: 'Preferred editor: vim',
+      title: 'editor',
+      status: 'active',
+    });
     expect((await api('GET', `/memories/${id}/versions/9`)).status).toBe(404);
     expect((await api('GET', `/memories/${id}/versions/abc`)).status).toBe(400);
     const rb = await api('POST', `/memories/${id}/rollback`, { body: { target_version: 1 } });
@@ -206,7 +264,10 @@ describe('memory routes', () => {
     const id = await create({ content: 'Temporary door code 4451 for the warehouse annex' });
     await waitConsolidated(server.url, key);
     const search = async (mode: string) => {
-      const res = await api('GET', `/memories/search?q=${encodeURIComponent('warehouse annex door code')}&mode=${encodeURIComponent(mode)}`);
+      const res = await api(
+        'GET',
+        `/memories/search?q=${encodeURIComponent('warehouse annex door code')}&mode=${encodeURIComponent(mode)}`,
+      );
       expect(res.status, res.text).toBe(200);
       return res.body.results.map((r: { memory_id: string }) => r.memory_id) as string[];
     };
@@ -222,8 +283,12 @@ describe('memory routes', () => {
 
     // The deletion is in the tenant's audit log: which memory, by which key; never its content.
     const audit = await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(owner.accessToken) });
-    const deletions = (audit.body.events as { type: string; target: { id: string } | null; actor: { key_id: string | null } }[]).filter((e) => e.type === 'memory.delete');
-    expect(deletions).toEqual([expect.objectContaining({ target: { type: 'memory', id }, actor: expect.objectContaining({ key_id: expect.any(String) }) })]);
+    const deletions = (audit.body.events as { type: string; target: { id: string } | null; actor: { key_id: string | null } }[]).filter(
+      (e) => e.type === 'memory.delete',
+    );
+    expect(deletions).toEqual([
+      expect.objectContaining({ target: { type: 'memory', id }, actor: expect.objectContaining({ key_id: expect.any(String) }) }),
+    ]);
     expect(audit.text).not.toContain('door code');
     expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(owner.accessToken) })).body).toMatchObject({ ok: true });
   });
@@ -254,14 +319,25 @@ describe('usage for a namespace-restricted key', () => {
   it('counts only its namespaces and withholds the tenant-wide period counters', async () => {
     const t = await tenantWithKey(server.url);
     const full = withKey(server.url, t.key);
-    for (const [namespace, content] of [['a', 'Alpha one'], ['a', 'Alpha two, a little longer'], ['b', 'Beta one'], ['b', 'Beta two'], ['b', 'Beta three is the longest note of all']]) {
+    for (const [namespace, content] of [
+      ['a', 'Alpha one'],
+      ['a', 'Alpha two, a little longer'],
+      ['b', 'Beta one'],
+      ['b', 'Beta two'],
+      ['b', 'Beta three is the longest note of all'],
+    ]) {
       expect((await full('POST', '/memories', { body: { content, namespace } })).status).toBe(202);
     }
     const whole = await waitConsolidated(server.url, t.key);
     expect(whole).toMatchObject({ memory_count: 5, namespaces: null, writes_current_period: 5, pending_writes: 0 });
 
     const onlyA = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read', 'memories:read'], ['a']));
-    const listed = (await onlyA('GET', '/memories')).body.memories as { title: string; content: string; tags: string[]; metadata: object }[];
+    const listed = (await onlyA('GET', '/memories')).body.memories as {
+      title: string;
+      content: string;
+      tags: string[];
+      metadata: object;
+    }[];
     const scoped = await onlyA('GET', '/usage');
     expect(scoped.status).toBe(200);
     expect(scoped.body).toEqual({
@@ -279,7 +355,12 @@ describe('usage for a namespace-restricted key', () => {
     expect(scoped.body.storage_used_bytes).toBeGreaterThan(0);
     expect(scoped.body.storage_used_bytes).toBeLessThan(whole.storage_used_bytes as number);
     const onlyNone = withKey(server.url, await createApiKey(server.url, t.user, ['usage:read'], ['empty']));
-    expect((await onlyNone('GET', '/usage')).body).toMatchObject({ namespaces: ['empty'], memory_count: 0, storage_used_bytes: 0, pending_writes: 0 });
+    expect((await onlyNone('GET', '/usage')).body).toMatchObject({
+      namespaces: ['empty'],
+      memory_count: 0,
+      storage_used_bytes: 0,
+      pending_writes: 0,
+    });
   });
 });
 
@@ -337,25 +418,44 @@ describe('memory access control', () => {
   it('lets owners choose the contradiction policy at /settings/memory (bearer)', async () => {
     const user = await signUp(server.url);
     const call = withKey(server.url, await createApiKey(server.url, user));
-    expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body).toEqual({ contradiction_policy: 'NEWER_WINS', updated_at: null });
+    expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body).toEqual({
+      contradiction_policy: 'NEWER_WINS',
+      updated_at: null,
+    });
     // A tenant-wide setting: the owner re-authenticates for it (step-up action settings.memory).
-    const unconfirmed = await http(server.url, 'PUT', '/settings/memory', { headers: bearer(user.accessToken), body: { contradiction_policy: 'FLAG' } });
+    const unconfirmed = await http(server.url, 'PUT', '/settings/memory', {
+      headers: bearer(user.accessToken),
+      body: { contradiction_policy: 'FLAG' },
+    });
     expect(unconfirmed.status).toBe(403);
     expect(unconfirmed.body.code).toBe('STEP_UP_REQUIRED');
     const stepUp = async (action: string) =>
-      (await http(server.url, 'POST', '/auth/step-up', { headers: bearer(user.accessToken), body: { action, password: user.password } })).body.step_up_token as string;
-    const otherAction = await http(server.url, 'PUT', '/settings/memory', { headers: { ...bearer(user.accessToken), 'x-step-up-token': await stepUp('data.export') }, body: { contradiction_policy: 'FLAG' } });
+      (await http(server.url, 'POST', '/auth/step-up', { headers: bearer(user.accessToken), body: { action, password: user.password } }))
+        .body.step_up_token as string;
+    const otherAction = await http(server.url, 'PUT', '/settings/memory', {
+      headers: { ...bearer(user.accessToken), 'x-step-up-token': await stepUp('data.export') },
+      body: { contradiction_policy: 'FLAG' },
+    });
     expect(otherAction.body.code).toBe('STEP_UP_REQUIRED');
-    expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body.contradiction_policy).toBe('NEWER_WINS');
+    expect((await http(server.url, 'GET', '/settings/memory', { headers: bearer(user.accessToken) })).body.contradiction_policy).toBe(
+      'NEWER_WINS',
+    );
     const confirmed = { ...bearer(user.accessToken), 'x-step-up-token': await stepUp('settings.memory') };
-    expect((await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'MAYBE' } })).status).toBe(400);
+    expect(
+      (await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'MAYBE' } })).status,
+    ).toBe(400);
     const put = await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'FLAG' } });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ contradiction_policy: 'FLAG' });
     expect((await http(server.url, 'GET', '/settings/memory', { headers: { 'x-api-key': 'tmk_x' } })).status).toBe(401);
     // A change of policy is audited (setting the same policy again is not a change).
     await http(server.url, 'PUT', '/settings/memory', { headers: confirmed, body: { contradiction_policy: 'FLAG' } });
-    const audit = (await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(user.accessToken) })).body.events as { type: string; details: unknown; actor: { user_id: string | null }; target: unknown }[];
+    const audit = (await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(user.accessToken) })).body.events as {
+      type: string;
+      details: unknown;
+      actor: { user_id: string | null };
+      target: unknown;
+    }[];
     expect(audit.filter((e) => e.type === 'memory.settings_change')).toEqual([
       expect.objectContaining({
         details: { old: { contradiction_policy: 'NEWER_WINS' }, new: { contradiction_policy: 'FLAG' } },
@@ -366,8 +466,13 @@ describe('memory access control', () => {
     expect((await http(server.url, 'GET', '/auth/audit/verify', { headers: bearer(user.accessToken) })).body).toMatchObject({ ok: true });
     const a = (await call('POST', '/memories', { body: { content: 'Bob works at Initech' } })).body.memory_id;
     const b = (await call('POST', '/memories', { body: { content: 'Bob works at Globex' } })).body.memory_id;
-    await waitConsolidated(server.url, (await createApiKey(server.url, user, ['usage:read'])));
-    expect((await call('GET', `/memories/${a}`)).body).toMatchObject({ status: 'active', contradiction_status: 'flagged', contradiction_policy: 'FLAG', conflicts_with: [b] });
+    await waitConsolidated(server.url, await createApiKey(server.url, user, ['usage:read']));
+    expect((await call('GET', `/memories/${a}`)).body).toMatchObject({
+      status: 'active',
+      contradiction_status: 'flagged',
+      contradiction_policy: 'FLAG',
+      conflicts_with: [b],
+    });
     expect((await call('GET', `/memories/${b}`)).body).toMatchObject({ status: 'active', contradiction_status: 'flagged' });
     expect((await call('GET', '/memories?contradiction=flagged')).body.total).toBe(2);
   });
@@ -416,10 +521,23 @@ describe('queued writes without a worker (WORKER_MODE=external)', () => {
     const res = await call('POST', '/memories', { body: { content: 'Queued and readable', sensitivity: 'medium' } });
     expect(res.status).toBe(202);
     const m = (await call('GET', `/memories/${res.body.memory_id}`)).body;
-    expect(m).toMatchObject({ content: 'Queued and readable', dirty: true, pending_count: 1, version: 1, consolidated_version: 0, sensitivity: 'medium' });
+    expect(m).toMatchObject({
+      content: 'Queued and readable',
+      dirty: true,
+      pending_count: 1,
+      version: 1,
+      consolidated_version: 0,
+      sensitivity: 'medium',
+    });
     const put = await call('PUT', `/memories/${res.body.memory_id}`, { body: { content: 'Queued twice' } });
     expect(put.body).toMatchObject({ version: 2, pending_count: 2 });
-    expect((await call('GET', `/memories/${res.body.memory_id}`)).body).toMatchObject({ content: 'Queued twice', dirty: true, pending_count: 2, version: 2, sensitivity: 'high' });
+    expect((await call('GET', `/memories/${res.body.memory_id}`)).body).toMatchObject({
+      content: 'Queued twice',
+      dirty: true,
+      pending_count: 2,
+      version: 2,
+      sensitivity: 'high',
+    });
     expect((await call('GET', `/memories/${res.body.memory_id}/versions`)).body.versions).toEqual([]);
     expect((await call('GET', '/usage')).body.pending_writes).toBe(2);
   });

@@ -138,7 +138,9 @@ describe('consolidation survives a killed worker', () => {
         expect(list.at(-1)!.content).toBe(last.get(id));
       }
       const rows = db
-        .prepare('SELECT COUNT(*) AS n FROM memories WHERE tenant_id = ? AND (pending_count <> 0 OR committed_version <> head_version OR head_version <> ?)')
+        .prepare(
+          'SELECT COUNT(*) AS n FROM memories WHERE tenant_id = ? AND (pending_count <> 0 OR committed_version <> head_version OR head_version <> ?)',
+        )
         .get([tenantId, WRITES_PER_MEMORY]) as { n: number };
       expect(rows.n).toBe(0);
       const queued = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?').get([tenantId]) as { n: number };

@@ -34,7 +34,9 @@ describe('memory writes at their edges', () => {
 
   it('refuses moving a memory to another namespace, naming namespace', async () => {
     const created = await api('POST', '/memories', { body: { content: 'stays in its namespace', namespace: 'alpha' } });
-    const moved = await api('PUT', `/memories/${created.body.memory_id}`, { body: { content: 'stays in its namespace', namespace: 'beta' } });
+    const moved = await api('PUT', `/memories/${created.body.memory_id}`, {
+      body: { content: 'stays in its namespace', namespace: 'beta' },
+    });
     expect(moved.status).toBe(400);
     expect(fieldsOf(moved.body)).toEqual(['namespace']);
   });
@@ -54,7 +56,8 @@ describe('memory writes at their edges', () => {
     await api('PUT', `/memories/${id}`, { body: { content: 'version two' } });
     await api('PUT', `/memories/${id}`, { body: { content: 'version three' } });
     await waitConsolidated(server.url, tenant.key);
-    const rollback = (target: number) => api('POST', `/memories/${id}/rollback`, { body: { target_version: target }, headers: { 'idempotency-key': `rb-${id}` } });
+    const rollback = (target: number) =>
+      api('POST', `/memories/${id}/rollback`, { body: { target_version: target }, headers: { 'idempotency-key': `rb-${id}` } });
     const first = await rollback(1);
     expect(first.status).toBe(200);
     expect((await rollback(1)).body).toEqual(first.body);
@@ -62,7 +65,8 @@ describe('memory writes at their edges', () => {
   });
 
   it('keeps an Idempotency-Key for longer than a moment by default (24 hours)', async () => {
-    const write = () => api('POST', '/memories', { body: { content: 'retried after a pause' }, headers: { 'idempotency-key': 'pause-retry' } });
+    const write = () =>
+      api('POST', '/memories', { body: { content: 'retried after a pause' }, headers: { 'idempotency-key': 'pause-retry' } });
     const first = await write();
     await new Promise((r) => setTimeout(r, 300));
     expect((await write()).body.memory_id).toBe(first.body.memory_id);
@@ -73,7 +77,9 @@ describe('memory writes at their edges', () => {
     await api('PUT', `/memories/${id}`, { body: { content: 'to be deleted, second version', namespace: 'scratch' } });
     expect((await api('DELETE', `/memories/${id}`)).status).toBe(200);
     const events = (await http(server.url, 'GET', '/auth/audit?limit=50', { headers: bearer(tenant.user.accessToken) })).body.events;
-    const deleted = events.filter((e: { type: string; target: { id: string } | null }) => e.type === 'memory.delete' && e.target?.id === id);
+    const deleted = events.filter(
+      (e: { type: string; target: { id: string } | null }) => e.type === 'memory.delete' && e.target?.id === id,
+    );
     expect(deleted).toHaveLength(1);
     expect(deleted[0].details).toEqual({ namespace: 'scratch', version: 2 });
   });
@@ -91,7 +97,8 @@ describe('listing and searching at their edges', () => {
   it('offers no next page when the page ends exactly at the last match', async () => {
     const own = await tenantWithKey(server.url);
     const call = withKey(server.url, own.key);
-    for (const content of ['quokka sighting at dawn', 'quokka sighting at dusk']) expect((await call('POST', '/memories', { body: { content } })).status).toBe(202);
+    for (const content of ['quokka sighting at dawn', 'quokka sighting at dusk'])
+      expect((await call('POST', '/memories', { body: { content } })).status).toBe(202);
     await waitConsolidated(server.url, own.key);
     const first = await call('GET', '/memories/search?q=quokka&k=1&mode=hybrid');
     expect(first.body.total).toBe(2);

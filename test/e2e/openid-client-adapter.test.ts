@@ -17,8 +17,21 @@ beforeAll(async () => {
   idp.accounts.set('alice-sub', { sub: 'alice-sub', email: 'Alice@Example.test', email_verified: true, name: 'Alice' });
   idp.accounts.set('nomail-sub', { sub: 'nomail-sub' });
   idp.configure([{ client_id: 'tm', client_secret: 'right-secret' }, { client_id: 'tm-public' }], redirectUri);
-  confidential = { id: 'loop', issuer: idp.issuer, clientId: 'tm', clientSecret: 'right-secret', scopes: 'openid email profile', allowInsecureRequests: true };
-  publicClient = { id: 'loop-public', issuer: idp.issuer, clientId: 'tm-public', scopes: 'openid email profile', allowInsecureRequests: true };
+  confidential = {
+    id: 'loop',
+    issuer: idp.issuer,
+    clientId: 'tm',
+    clientSecret: 'right-secret',
+    scopes: 'openid email profile',
+    allowInsecureRequests: true,
+  };
+  publicClient = {
+    id: 'loop-public',
+    issuer: idp.issuer,
+    clientId: 'tm-public',
+    scopes: 'openid email profile',
+    allowInsecureRequests: true,
+  };
 });
 afterAll(async () => {
   await idp?.close();
@@ -136,7 +149,9 @@ describe('openid-client adapter', () => {
 
   it('refuses an http issuer unless insecure requests were allowed', async () => {
     const oidc = createOpenIdClient();
-    const err = await oidc.authorizationRequest({ ...confidential, id: 'strict', allowInsecureRequests: false }, redirectUri).catch((e: unknown) => e);
+    const err = await oidc
+      .authorizationRequest({ ...confidential, id: 'strict', allowInsecureRequests: false }, redirectUri)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityProviderError);
   });
 });

@@ -36,7 +36,9 @@ describe('a data directory the service creates', () => {
       expect((await withKey(server.url, key)('POST', '/memories', { body: { content: 'a private memory' } })).status).toBe(202);
       // Revoking a key creates the change-signal file other processes watch.
       const keys = await http(server.url, 'GET', '/api-keys', { headers: bearer(user.accessToken) });
-      expect((await http(server.url, 'DELETE', `/api-keys/${keys.body.keys[0].key_id}`, { headers: bearer(user.accessToken) })).status).toBe(200);
+      expect(
+        (await http(server.url, 'DELETE', `/api-keys/${keys.body.keys[0].key_id}`, { headers: bearer(user.accessToken) })).status,
+      ).toBe(200);
       expect(modeOf(dataDir).toString(8)).toBe('700');
       for (const file of ['tenant-memory.db', 'tenant-memory.db-wal', 'tenant-memory.db-shm', 'jwt-secret', 'api-key-changes']) {
         expect(existsSync(path.join(dataDir, file)), file).toBe(true);
@@ -59,7 +61,9 @@ describe('an existing data directory', () => {
     const server = await startTestServer({ DATA_DIR: dataDir });
     try {
       expect(modeOf(dataDir).toString(8)).toBe('755');
-      const warnings = server.logs.map((l) => JSON.parse(l) as { msg: string; path?: string; mode?: string }).filter((l) => l.msg.includes('accessible to group or others'));
+      const warnings = server.logs
+        .map((l) => JSON.parse(l) as { msg: string; path?: string; mode?: string })
+        .filter((l) => l.msg.includes('accessible to group or others'));
       expect(warnings).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ path: dataDir, mode: '0755' }),

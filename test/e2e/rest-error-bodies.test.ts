@@ -33,7 +33,11 @@ describe('REST error bodies', () => {
     const res = await raw('POST', '/memories', { 'content-type': 'application/merge-patch+json', 'x-api-key': apiKey }, '{}');
     expect(res.status).toBe(415);
     expect(res.text).toBe(
-      JSON.stringify({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content-type "application/merge-patch+json', request_id: res.requestId }),
+      JSON.stringify({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'Unsupported content-type "application/merge-patch+json',
+        request_id: res.requestId,
+      }),
     );
   });
 
@@ -42,19 +46,28 @@ describe('REST error bodies', () => {
     expect(noKey.text).toBe(JSON.stringify({ code: 'UNAUTHENTICATED', message: 'missing X-API-Key header', request_id: noKey.requestId }));
 
     const noScope = await raw('GET', '/usage', { 'x-api-key': apiKey });
-    expect([noScope.status, noScope.text]).toEqual([403, JSON.stringify({ code: 'SCOPE_MISSING', message: "API key lacks scope 'usage:read'", request_id: noScope.requestId })]);
+    expect([noScope.status, noScope.text]).toEqual([
+      403,
+      JSON.stringify({ code: 'SCOPE_MISSING', message: "API key lacks scope 'usage:read'", request_id: noScope.requestId }),
+    ]);
 
     const invalid = await raw('GET', '/memories/search?q=x&k=abc', { 'x-api-key': apiKey });
     expect(invalid.status).toBe(400);
     const parsed = JSON.parse(invalid.text) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(['code', 'message', 'request_id', 'fields']);
-    expect(parsed).toMatchObject({ code: 'VALIDATION_FAILED', request_id: invalid.requestId, fields: [expect.objectContaining({ field: 'k' })] });
+    expect(parsed).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      request_id: invalid.requestId,
+      fields: [expect.objectContaining({ field: 'k' })],
+    });
 
     const unknown = await raw('GET', '/memories/00000000-0000-4000-8000-000000000000', { 'x-api-key': apiKey });
     expect(unknown.status).toBe(404);
     expect(Object.keys(JSON.parse(unknown.text) as object)).toEqual(['code', 'message', 'request_id']);
 
     const noRoute = await raw('GET', '/no-such-route');
-    expect(noRoute.text).toBe(JSON.stringify({ code: 'NOT_FOUND', message: 'no route for GET /no-such-route', request_id: noRoute.requestId }));
+    expect(noRoute.text).toBe(
+      JSON.stringify({ code: 'NOT_FOUND', message: 'no route for GET /no-such-route', request_id: noRoute.requestId }),
+    );
   });
 });

@@ -13,7 +13,8 @@ let tenantId: string;
 
 const as = (u: SignedUpUser) => bearer(u.accessToken, tenantId);
 const call = (u: SignedUpUser, method: string, url: string, body?: unknown) => http(server.url, method, url, { headers: as(u), body });
-const roleOf = async (u: SignedUpUser) => (await call(owner, 'GET', '/auth/members')).body.members.find((m: { user_id: string }) => m.user_id === u.userId)?.role;
+const roleOf = async (u: SignedUpUser) =>
+  (await call(owner, 'GET', '/auth/members')).body.members.find((m: { user_id: string }) => m.user_id === u.userId)?.role;
 
 async function newKey(u: SignedUpUser): Promise<{ key_id: string; secret: string }> {
   const res = await call(u, 'POST', '/api-keys', { name: `key of ${u.email}`, scopes: ['usage:read'] });
@@ -61,7 +62,9 @@ describe('a break-glass grant never becomes a role', () => {
     const res = await call(holder, 'POST', '/auth/members', { email: `new-${Date.now()}@example.test`, role: 'member' });
     expect(res.status).toBe(403);
     const token = await stepUpToken(server.url, holder, 'members.remove', tenantId);
-    const removed = await http(server.url, 'DELETE', `/auth/members/${otherMember.userId}`, { headers: { ...as(holder), 'x-step-up-token': token } });
+    const removed = await http(server.url, 'DELETE', `/auth/members/${otherMember.userId}`, {
+      headers: { ...as(holder), 'x-step-up-token': token },
+    });
     expect(removed.status).toBe(403);
     expect(removed.body.code).toBe('FORBIDDEN');
     expect(await roleOf(otherMember)).toBe('member');
@@ -86,24 +89,27 @@ describe('API keys: members (and grant holders) manage their own keys; owners an
     ['grant holder → a member’s key', () => holder, () => member, 403],
   ];
 
-  it.each(cases.map(([label, ...rest]) => [`${label}: rotate and revoke answer ${rest[2]}`, ...rest] as const))('%s', async (_, actorOf, creatorOf, expected) => {
-    const actor = actorOf();
-    const key = await newKey(creatorOf());
-    const rotated = await call(actor, 'POST', `/api-keys/${key.key_id}/rotate`);
-    expect(rotated.status).toBe(expected);
-    if (expected === 403) {
-      expect(rotated.body).toMatchObject({ code: 'FORBIDDEN' });
-      expect(rotated.body.secret).toBeUndefined();
-      // The key is untouched: the creator's secret still works.
-      expect((await http(server.url, 'GET', '/api-keys/current', { headers: { 'x-api-key': key.secret } })).status).toBe(200);
-    } else {
-      expect(rotated.body.secret).toMatch(/^tmk_/);
-    }
-    const revoked = await call(actor, 'DELETE', `/api-keys/${key.key_id}`);
-    expect(revoked.status).toBe(expected);
-    const listed = (await call(owner, 'GET', '/api-keys')).body.keys.find((k: { key_id: string }) => k.key_id === key.key_id);
-    expect(listed.status).toBe(expected === 200 ? 'revoked' : 'active');
-  });
+  it.each(cases.map(([label, ...rest]) => [`${label}: rotate and revoke answer ${rest[2]}`, ...rest] as const))(
+    '%s',
+    async (_, actorOf, creatorOf, expected) => {
+      const actor = actorOf();
+      const key = await newKey(creatorOf());
+      const rotated = await call(actor, 'POST', `/api-keys/${key.key_id}/rotate`);
+      expect(rotated.status).toBe(expected);
+      if (expected === 403) {
+        expect(rotated.body).toMatchObject({ code: 'FORBIDDEN' });
+        expect(rotated.body.secret).toBeUndefined();
+        // The key is untouched: the creator's secret still works.
+        expect((await http(server.url, 'GET', '/api-keys/current', { headers: { 'x-api-key': key.secret } })).status).toBe(200);
+      } else {
+        expect(rotated.body.secret).toMatch(/^tmk_/);
+      }
+      const revoked = await call(actor, 'DELETE', `/api-keys/${key.key_id}`);
+      expect(revoked.status).toBe(expected);
+      const listed = (await call(owner, 'GET', '/api-keys')).body.keys.find((k: { key_id: string }) => k.key_id === key.key_id);
+      expect(listed.status).toBe(expected === 200 ? 'revoked' : 'active');
+    },
+  );
 });
 
 describe('a break-glass grant never mints a lasting credential', () => {

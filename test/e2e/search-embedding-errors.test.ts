@@ -25,14 +25,19 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ index: 0, embedding: [1, 0, 0, 0] }] }));
         return;
       }
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `input rejected: ${input.join(' ')}` } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `input rejected: ${input.join(' ')}` } }));
     });
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
   server = await startTestServer({ EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'echo' });
   const owner = await signUp(server.url);
-  const created = await http(server.url, 'POST', '/api-keys', { headers: bearer(owner.accessToken), body: { name: 'search', scopes: ['memories:read'] } });
+  const created = await http(server.url, 'POST', '/api-keys', {
+    headers: bearer(owner.accessToken),
+    body: { name: 'search', scopes: ['memories:read'] },
+  });
   expect(created.status).toBe(201);
   secret = created.body.secret;
 });
@@ -52,7 +57,9 @@ describe('a failing embedding service that echoes the query', () => {
   });
 
   it('vector-only search answers 503 and neither its body nor the logs hold the query text', async () => {
-    const res = await http(server.url, 'GET', `/memories/search?mode=vector-only&q=${encodeURIComponent(query)}`, { headers: { 'x-api-key': secret } });
+    const res = await http(server.url, 'GET', `/memories/search?mode=vector-only&q=${encodeURIComponent(query)}`, {
+      headers: { 'x-api-key': secret },
+    });
     expect(res.status).toBe(503);
     expect(res.text).not.toContain('witness');
     expect(server.logs.filter((l) => l.includes('witness'))).toEqual([]);

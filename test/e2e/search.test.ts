@@ -68,7 +68,9 @@ describe('GET /memories/search', () => {
     const literal = await search('q=Biscuit&mode=hybrid+graph');
     expect(encoded.status).toBe(200);
     expect(literal.status).toBe(200);
-    expect(literal.body.results.map((r: { memory_id: string }) => r.memory_id)).toEqual(encoded.body.results.map((r: { memory_id: string }) => r.memory_id));
+    expect(literal.body.results.map((r: { memory_id: string }) => r.memory_id)).toEqual(
+      encoded.body.results.map((r: { memory_id: string }) => r.memory_id),
+    );
   });
 
   it('pages with k, offset and a cursor tied to the query', async () => {
@@ -95,9 +97,14 @@ describe('GET /memories/search', () => {
     // ranked, offset + k deep) always promises another page.
     const t = await tenantWithKey(server.url);
     const own = withKey(server.url, t.key);
-    const texts = Array.from({ length: 1_150 }, (_, i) => `Ledger entry ${i}: parcel ${i * 7919} shipped to depot ${i % 37} on route ${i % 101}.`);
+    const texts = Array.from(
+      { length: 1_150 },
+      (_, i) => `Ledger entry ${i}: parcel ${i * 7919} shipped to depot ${i % 37} on route ${i % 101}.`,
+    );
     for (let i = 0; i < texts.length; i += 50) {
-      const statuses = await Promise.all(texts.slice(i, i + 50).map(async (content) => (await own('POST', '/memories', { body: { content } })).status));
+      const statuses = await Promise.all(
+        texts.slice(i, i + 50).map(async (content) => (await own('POST', '/memories', { body: { content } })).status),
+      );
       expect(statuses.every((s) => s === 202)).toBe(true);
     }
     await waitConsolidated(server.url, t.key, 120_000);
@@ -106,7 +113,10 @@ describe('GET /memories/search', () => {
     expect(deep.body.total).toBeGreaterThan(1_000);
     expect(deep.body.results).toHaveLength(100);
     // The next page starts at the cap itself: still served, by cursor as by offset…
-    const last = await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(deep.body.next_cursor)}`);
+    const last = await own(
+      'GET',
+      `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(deep.body.next_cursor)}`,
+    );
     expect(last.status).toBe(200);
     expect(last.body.offset).toBe(1_000);
     expect(last.body.results).toHaveLength(100);
@@ -117,7 +127,16 @@ describe('GET /memories/search', () => {
     // A genuine cursor for a deeper page (as issued before the cap existed) is refused, naming cursor.
     const binding = {
       tenantId: t.user.tenantId,
-      query: { q: 'parcel shipped depot', k: 100, mode: 'hybrid', min_quality: undefined, agent_id: undefined, namespaces: undefined, include_superseded: undefined, include_flagged: undefined },
+      query: {
+        q: 'parcel shipped depot',
+        k: 100,
+        mode: 'hybrid',
+        min_quality: undefined,
+        agent_id: undefined,
+        namespaces: undefined,
+        include_superseded: undefined,
+        include_flagged: undefined,
+      },
     };
     const older = createCursorCodec(server.services.config.jwtSecret).encode(binding, 1_100);
     const refused = await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(older)}`);
@@ -125,7 +144,9 @@ describe('GET /memories/search', () => {
     expect(refused.body.fields).toEqual([{ field: 'cursor', message: 'pages start at offset 1000 at most' }]);
     // The same codec and binding at the cap are accepted: the refusal is the depth, not the forgery.
     const atCap = createCursorCodec(server.services.config.jwtSecret).encode(binding, 1_000);
-    expect((await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(atCap)}`)).status).toBe(200);
+    expect((await own('GET', `/memories/search?q=parcel+shipped+depot&k=100&mode=hybrid&cursor=${encodeURIComponent(atCap)}`)).status).toBe(
+      200,
+    );
   }, 180_000);
 
   it('filters by agent_id without treating it as identity', async () => {
@@ -141,7 +162,10 @@ describe('GET /memories/search', () => {
   it('treats min_quality as a soft threshold over the quality scored at consolidation', async () => {
     const t = await tenantWithKey(server.url);
     const low = await write({ content: 'dentist dentist dentist tuesday tuesday tuesday' }, t.key);
-    const high = await write({ content: 'Reminder from the Leeds dental clinic: Priya should bring her insurance card to the dentist on Tuesday at 9:30.' }, t.key);
+    const high = await write(
+      { content: 'Reminder from the Leeds dental clinic: Priya should bring her insurance card to the dentist on Tuesday at 9:30.' },
+      t.key,
+    );
     await waitConsolidated(server.url, t.key);
     const own = withKey(server.url, t.key);
     const quality = async (id: string) => (await own('GET', `/memories/${id}`)).body.quality as number;
@@ -218,7 +242,9 @@ describe('what search never returns', () => {
     const found = (await search('q=Priya+lives+Lisbon')).body.results.map((r: { memory_id: string }) => r.memory_id);
     expect(found).toContain(newer);
     expect(found).not.toContain(older);
-    const asked = (await search('q=Priya+lives+Lisbon&include_superseded=true')).body.results.map((r: { memory_id: string }) => r.memory_id);
+    const asked = (await search('q=Priya+lives+Lisbon&include_superseded=true')).body.results.map(
+      (r: { memory_id: string }) => r.memory_id,
+    );
     expect(asked).toContain(older);
   });
 
@@ -228,7 +254,9 @@ describe('what search never returns', () => {
     expect((await call('GET', `/memories/${id}`)).body.injection_flagged).toBe(true);
     const found = (await search('q=Mallory+system+prompt')).body.results.map((r: { memory_id: string }) => r.memory_id);
     expect(found).not.toContain(id);
-    const asked = (await search('q=Mallory+system+prompt&include_flagged=true')).body.results.map((r: { memory_id: string }) => r.memory_id);
+    const asked = (await search('q=Mallory+system+prompt&include_flagged=true')).body.results.map(
+      (r: { memory_id: string }) => r.memory_id,
+    );
     expect(asked).toContain(id);
   });
 
@@ -303,7 +331,12 @@ describe('before consolidation commits', () => {
       try {
         t = await tenantWithKey(consolidating.url);
         const res = await withKey(consolidating.url, t.key)('POST', '/memories', {
-          body: { content: 'Zora keeps her spare keys with the concierge.', tags: ['home'], agent_id: 'agent-a', metadata: { source: 'chat' } },
+          body: {
+            content: 'Zora keeps her spare keys with the concierge.',
+            tags: ['home'],
+            agent_id: 'agent-a',
+            metadata: { source: 'chat' },
+          },
         });
         expect(res.status).toBe(202);
         id = res.body.memory_id as string;
@@ -315,10 +348,19 @@ describe('before consolidation commits', () => {
       try {
         const api = withKey(queued.url, t.key);
         const put = await api('PUT', `/memories/${id}`, {
-          body: { content: 'Zora keeps her spare keys under the doormat.', title: 'unscreened', tags: ['changed'], agent_id: 'agent-z', metadata: { source: 'pending' } },
+          body: {
+            content: 'Zora keeps her spare keys under the doormat.',
+            title: 'unscreened',
+            tags: ['changed'],
+            agent_id: 'agent-z',
+            metadata: { source: 'pending' },
+          },
         });
         expect(put.status).toBe(202);
-        expect((await api('GET', `/memories/${id}`)).body).toMatchObject({ dirty: true, content: 'Zora keeps her spare keys under the doormat.' });
+        expect((await api('GET', `/memories/${id}`)).body).toMatchObject({
+          dirty: true,
+          content: 'Zora keeps her spare keys under the doormat.',
+        });
         for (const mode of ['vector-only', 'hybrid', 'hybrid%2Bgraph']) {
           const found = await api('GET', `/memories/search?q=Zora+spare+keys&mode=${mode}`);
           expect(found.status, mode).toBe(200);
@@ -334,7 +376,11 @@ describe('before consolidation commits', () => {
         }
         // The agent filter reads the indexed version too.
         expect((await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-z')).body.results).toEqual([]);
-        expect((await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-a')).body.results.map((r: { memory_id: string }) => r.memory_id)).toEqual([id]);
+        expect(
+          (await api('GET', '/memories/search?q=Zora+spare+keys&agent_id=agent-a')).body.results.map(
+            (r: { memory_id: string }) => r.memory_id,
+          ),
+        ).toEqual([id]);
       } finally {
         await queued.close();
       }

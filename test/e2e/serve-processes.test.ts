@@ -22,7 +22,10 @@ function serve(args: string[]) {
 /** One request on a connection of its own, so node:cluster hands each to the next process in turn. */
 function fresh(url: string, headers: Record<string, string>, post?: unknown): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const options = post === undefined ? { agent: false, headers } : { agent: false, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } };
+    const options =
+      post === undefined
+        ? { agent: false, headers }
+        : { agent: false, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } };
     const req = request(url, options, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
@@ -39,13 +42,20 @@ describe('serve --processes N', () => {
     const base = `http://127.0.0.1:${port}`;
     const s = serve(['--port', String(port), '--processes', '2']);
     try {
-      await until(() => {
-        if (s.child.exitCode !== null) throw new Error(`serve exited: ${s.stderr()}`);
-        return s.lines.filter((l) => l.msg === 'tenant-memory listening').length === 2;
-      }, 'two HTTP processes to listen', 60_000);
+      await until(
+        () => {
+          if (s.child.exitCode !== null) throw new Error(`serve exited: ${s.stderr()}`);
+          return s.lines.filter((l) => l.msg === 'tenant-memory listening').length === 2;
+        },
+        'two HTTP processes to listen',
+        60_000,
+      );
       const listening = s.lines.filter((l) => l.msg === 'tenant-memory listening');
       expect(new Set(listening.map((l) => l.pid)).size).toBe(2);
-      expect(s.lines.find((l) => l.msg === 'tenant-memory primary supervising HTTP processes')).toMatchObject({ processes: 2, pid: s.child.pid });
+      expect(s.lines.find((l) => l.msg === 'tenant-memory primary supervising HTTP processes')).toMatchObject({
+        processes: 2,
+        pid: s.child.pid,
+      });
 
       const { user, key } = await tenantWithKey(base);
       const write = await fetch(`${base}/memories`, {
@@ -68,11 +78,23 @@ describe('serve --processes N', () => {
         expect(found.body.results.map((r: { memory_id: string }) => r.memory_id)).toContain(id);
       }
       // …and both processes answered some of them (their request logs carry their pids).
-      await until(() => new Set(s.lines.slice(logged).filter((l) => l.msg === 'request completed').map((l) => l.pid)).size === 2, 'requests answered by both processes');
+      await until(
+        () =>
+          new Set(
+            s.lines
+              .slice(logged)
+              .filter((l) => l.msg === 'request completed')
+              .map((l) => l.pid),
+          ).size === 2,
+        'requests answered by both processes',
+      );
 
       const keys = await fetch(`${base}/api-keys`, { headers: { authorization: `Bearer ${user.accessToken}` } });
       const keyId = ((await keys.json()) as { keys: { key_id: string }[] }).keys[0]!.key_id;
-      const revoke = await fetch(`${base}/api-keys/${keyId}`, { method: 'DELETE', headers: { authorization: `Bearer ${user.accessToken}` } });
+      const revoke = await fetch(`${base}/api-keys/${keyId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${user.accessToken}` },
+      });
       expect(revoke.status).toBeLessThan(300);
       for (let i = 0; i < 6; i++) expect((await fresh(`${base}/memories/${id}`, { 'x-api-key': key })).status).toBe(401);
 
@@ -87,7 +109,11 @@ describe('serve --processes N', () => {
       // A process that dies after it started is replaced; the service keeps answering meanwhile.
       const victim = listening[0]!.pid as number;
       process.kill(victim, 'SIGKILL');
-      await until(() => s.lines.some((l) => l.msg === 'an HTTP process died; starting a replacement' && l.code === null), 'the primary to notice', 20_000);
+      await until(
+        () => s.lines.some((l) => l.msg === 'an HTTP process died; starting a replacement' && l.code === null),
+        'the primary to notice',
+        20_000,
+      );
       await until(() => s.lines.filter((l) => l.msg === 'tenant-memory listening').length === 3, 'a replacement to listen', 60_000);
       for (let i = 0; i < 4; i++) expect((await fresh(`${base}/healthz`, {})).status).toBe(200);
     } finally {

@@ -60,7 +60,14 @@ async function ssoLogin(account: string) {
   const { callback: url } = await signInAtProvider(account);
   const res = await callback(url);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { access_token: string; refresh_token: string; token_type: string; expires_in: number; user_id: string; tenant_id: string };
+  return res.body as {
+    access_token: string;
+    refresh_token: string;
+    token_type: string;
+    expires_in: number;
+    user_id: string;
+    tenant_id: string;
+  };
 }
 
 function expectErrorBody(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
@@ -86,8 +93,19 @@ describe('SSO providers', () => {
     expect(Object.keys(doc.paths['/auth/sso/login'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/auth/sso/providers'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/auth/callback'])).toEqual(['get']);
-    const params = (doc.paths['/auth/callback'].get.parameters as { name: string; required?: boolean }[]).map((p) => [p.name, p.required ?? false]);
-    expect(params).toEqual(expect.arrayContaining([['state', true], ['code', false], ['iss', false], ['error', false], ['error_description', false]]));
+    const params = (doc.paths['/auth/callback'].get.parameters as { name: string; required?: boolean }[]).map((p) => [
+      p.name,
+      p.required ?? false,
+    ]);
+    expect(params).toEqual(
+      expect.arrayContaining([
+        ['state', true],
+        ['code', false],
+        ['iss', false],
+        ['error', false],
+        ['error_description', false],
+      ]),
+    );
   });
 
   it('answers an unknown provider with 400 naming the field', async () => {
@@ -151,7 +169,9 @@ describe('SSO sign-in', () => {
   });
 
   it('links an existing password account with the same verified email', async () => {
-    const signup = await http(server.url, 'POST', '/auth/signup', { body: { email: 'bob@example.test', password: 'correct horse battery staple' } });
+    const signup = await http(server.url, 'POST', '/auth/signup', {
+      body: { email: 'bob@example.test', password: 'correct horse battery staple' },
+    });
     expect(signup.status).toBe(201);
     const sso = await ssoLogin('bob-sub');
     expect(sso.user_id).toBe(signup.body.user_id);
@@ -160,7 +180,9 @@ describe('SSO sign-in', () => {
       expect.objectContaining({ provider: 'loop', subject: 'bob-sub', userId: signup.body.user_id }),
     ]);
     // The password still works, and so does SSO again (now through the link).
-    const login = await http(server.url, 'POST', '/auth/login', { body: { email: 'bob@example.test', password: 'correct horse battery staple' } });
+    const login = await http(server.url, 'POST', '/auth/login', {
+      body: { email: 'bob@example.test', password: 'correct horse battery staple' },
+    });
     expect(login.body.user_id).toBe(signup.body.user_id);
     expect((await ssoLogin('bob-sub')).user_id).toBe(signup.body.user_id);
     // Linking is audited once, in the account's tenant (the second SSO sign-in went through the link).
@@ -171,7 +193,9 @@ describe('SSO sign-in', () => {
   });
 
   it('refuses to link an account whose email the provider did not verify (409), and to provision one (401)', async () => {
-    const signup = await http(server.url, 'POST', '/auth/signup', { body: { email: 'carol@example.test', password: 'correct horse battery staple' } });
+    const signup = await http(server.url, 'POST', '/auth/signup', {
+      body: { email: 'carol@example.test', password: 'correct horse battery staple' },
+    });
     expect(signup.status).toBe(201);
     const carol = await signInAtProvider('carol-sub');
     expectErrorBody(await callback(carol.callback), 409, 'CONFLICT');
@@ -209,7 +233,11 @@ describe('SSO sign-in', () => {
     expect(providers.providers.map((p) => p.id)).toEqual(['loop', 'loop-bad-secret']);
     const started = await client.sso.login.mutate({ provider: 'loop' });
     const url = await followToCallback(started.authorization_url, callbackBase, { account: 'alice-sub' });
-    const tokens = await client.sso.callback.query({ state: url.searchParams.get('state')!, code: url.searchParams.get('code')!, iss: url.searchParams.get('iss')! });
+    const tokens = await client.sso.callback.query({
+      state: url.searchParams.get('state')!,
+      code: url.searchParams.get('code')!,
+      iss: url.searchParams.get('iss')!,
+    });
     expect(tokens.token_type).toBe('Bearer');
   });
 });
@@ -246,7 +274,9 @@ describe('SSO callback rejections', () => {
     // Age the pending login past its 10 minutes, through a second connection to the server's database file.
     const db = openEmbeddedDatabase(server.dataDir);
     try {
-      const changed = db.prepare('UPDATE sso_states SET expires_at = ? WHERE state_hash = ?').run([Date.now() - 1000, hashState(started.state)]).changes;
+      const changed = db
+        .prepare('UPDATE sso_states SET expires_at = ? WHERE state_hash = ?')
+        .run([Date.now() - 1000, hashState(started.state)]).changes;
       expect(changed).toBe(1);
     } finally {
       db.close();
@@ -299,7 +329,9 @@ describe('SSO start budget', () => {
     const limited = await startTestServer({
       SSO_START_RATE_LIMIT: '2',
       TRUST_PROXY: 'loopback',
-      OIDC_PROVIDERS: JSON.stringify([{ id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' }]),
+      OIDC_PROVIDERS: JSON.stringify([
+        { id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' },
+      ]),
     });
     try {
       const start = (address: string) =>
@@ -322,11 +354,15 @@ describe('SSO start budget', () => {
     const limited = await startTestServer({
       SSO_START_RATE_LIMIT: '5',
       TRUST_PROXY: 'loopback',
-      OIDC_PROVIDERS: JSON.stringify([{ id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' }]),
+      OIDC_PROVIDERS: JSON.stringify([
+        { id: 'loop', issuer: idp.issuer, client_id: 'tenant-memory', client_secret: 'right-secret-0123456789' },
+      ]),
     });
     try {
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => http(limited.url, 'POST', '/auth/sso/login', { body: { provider: 'loop' }, headers: { 'x-forwarded-for': '203.0.113.8' } })),
+        Array.from({ length: 20 }, () =>
+          http(limited.url, 'POST', '/auth/sso/login', { body: { provider: 'loop' }, headers: { 'x-forwarded-for': '203.0.113.8' } }),
+        ),
       );
       const started = responses.filter((r) => r.status === 200);
       const refused = responses.filter((r) => r.status === 429);

@@ -35,7 +35,8 @@ interface Field {
   valid: string;
 }
 
-const procedures = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { meta?: RouteMeta; inputs: Schema[] } }> } })._def.procedures;
+const procedures = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { meta?: RouteMeta; inputs: Schema[] } }> } })._def
+  .procedures;
 const fields: Field[] = [];
 for (const [route, p] of Object.entries(procedures)) {
   const meta = p._def.meta;
@@ -72,7 +73,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const credentials = (f: Field): Record<string, string> => (f.auth === 'apiKey' ? { 'x-api-key': apiKey } : f.auth === 'bearer' ? bearer(owner.accessToken) : {});
+const credentials = (f: Field): Record<string, string> =>
+  f.auth === 'apiKey' ? { 'x-api-key': apiKey } : f.auth === 'bearer' ? bearer(owner.accessToken) : {};
 const fieldsNamed = (body: { fields?: { field: string }[] } | undefined) => (body?.fields ?? []).map((x) => x.field);
 
 function urlOf(f: Field, value: string | string[] | null): string {
@@ -101,9 +103,19 @@ describe('the table covers the routes it should', () => {
 
   it('the OpenAPI document still gives each parameter its JSON type', async () => {
     const doc = (await http(server.url, 'GET', '/openapi.json')).body;
-    const types = Object.fromEntries(doc.paths['/memories/search'].get.parameters.map((p: { name: string; schema: { type: string } }) => [p.name, p.schema.type]));
-    expect(types).toMatchObject({ k: 'integer', offset: 'integer', min_quality: 'number', include_flagged: 'boolean', include_superseded: 'boolean' });
-    expect(doc.paths['/memories/{id}/rollback'].post.requestBody.content['application/json'].schema.properties.target_version.type).toBe('integer');
+    const types = Object.fromEntries(
+      doc.paths['/memories/search'].get.parameters.map((p: { name: string; schema: { type: string } }) => [p.name, p.schema.type]),
+    );
+    expect(types).toMatchObject({
+      k: 'integer',
+      offset: 'integer',
+      min_quality: 'number',
+      include_flagged: 'boolean',
+      include_superseded: 'boolean',
+    });
+    expect(doc.paths['/memories/{id}/rollback'].post.requestBody.content['application/json'].schema.properties.target_version.type).toBe(
+      'integer',
+    );
   });
 });
 
@@ -124,7 +136,10 @@ describe.each(bodyFields.map((f) => [`${f.method} ${f.path} ${f.name}`, f] as co
     const res = await http(server.url, f.method, urlOf(f, null), { headers: credentials(f), body: { [f.name]: value } });
     expect(fieldsNamed(res.body)).not.toContain(f.name);
     // After a REST call the schema must still be strict for tRPC (the old adapter made it coerce for good).
-    const trpc = await http(server.url, 'POST', `/trpc/${f.route}`, { headers: credentials(f), body: { json: { [f.name]: f.kind === 'number' ? '5' : 'true' } } });
+    const trpc = await http(server.url, 'POST', `/trpc/${f.route}`, {
+      headers: credentials(f),
+      body: { json: { [f.name]: f.kind === 'number' ? '5' : 'true' } },
+    });
     expect(trpc.status).toBe(400);
     expect(JSON.stringify(trpc.body)).toContain(f.name);
   });
@@ -132,13 +147,18 @@ describe.each(bodyFields.map((f) => [`${f.method} ${f.path} ${f.name}`, f] as co
 
 describe.each(urlFields.map((f) => [`${f.method} ${f.path} ${f.name}`, f] as const))('URL parameter %s', (_name, f) => {
   const wrong: (string | string[])[] =
-    f.kind === 'number' ? ['5abc', '', ' 5', '+5', '1e3', '0x10', 'true', 'Infinity', ['1', '2']] : ['yes', '', 'TRUE', '2', ['true', 'false']];
-  it.each(wrong.filter((w) => !(f.inPath && (Array.isArray(w) || w === ''))).map((w) => [JSON.stringify(w), w]))('refuses %s with 400 naming it', async (_label, w) => {
-    const res = await http(server.url, f.method, urlOf(f, w), { headers: credentials(f) });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('VALIDATION_FAILED');
-    expect(fieldsNamed(res.body)).toContain(f.name);
-  });
+    f.kind === 'number'
+      ? ['5abc', '', ' 5', '+5', '1e3', '0x10', 'true', 'Infinity', ['1', '2']]
+      : ['yes', '', 'TRUE', '2', ['true', 'false']];
+  it.each(wrong.filter((w) => !(f.inPath && (Array.isArray(w) || w === ''))).map((w) => [JSON.stringify(w), w]))(
+    'refuses %s with 400 naming it',
+    async (_label, w) => {
+      const res = await http(server.url, f.method, urlOf(f, w), { headers: credentials(f) });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_FAILED');
+      expect(fieldsNamed(res.body)).toContain(f.name);
+    },
+  );
 
   it(`takes the decimal spelling ${f.valid}`, async () => {
     const res = await http(server.url, f.method, urlOf(f, f.valid), { headers: credentials(f) });

@@ -46,12 +46,22 @@ describe('tenant suspension', () => {
     ] as const) {
       const res = await key(method, path, method === 'POST' ? { body: { content: 'refused' } } : {});
       expect(res.status, `${method} ${path}`).toBe(403);
-      expect(res.body, `${method} ${path}`).toEqual({ code: 'TENANT_SUSPENDED', message: expect.any(String), request_id: expect.any(String) });
+      expect(res.body, `${method} ${path}`).toEqual({
+        code: 'TENANT_SUSPENDED',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
     }
 
     // What was accepted before is kept and still consolidated (nothing accepted is ever lost).
-    await until(async () => (await server.services.ports.memories.get(owner.tenantId, accepted.body.memory_id))?.pendingCount === 0, 'consolidation');
-    expect(await server.services.ports.memories.get(owner.tenantId, accepted.body.memory_id)).toMatchObject({ content: 'Written just before the suspension', committedVersion: 1 });
+    await until(
+      async () => (await server.services.ports.memories.get(owner.tenantId, accepted.body.memory_id))?.pendingCount === 0,
+      'consolidation',
+    );
+    expect(await server.services.ports.memories.get(owner.tenantId, accepted.body.memory_id)).toMatchObject({
+      content: 'Written just before the suspension',
+      committedVersion: 1,
+    });
 
     await resume(owner.tenantId);
     expect((await key('GET', `/memories/${accepted.body.memory_id}`)).status).toBe(200);
@@ -88,13 +98,17 @@ describe('tenant suspension', () => {
     expect(switched.status).toBe(200);
     // A stranger naming the suspended tenant learns nothing about its status: not a member, 403 FORBIDDEN.
     const stranger = await signUp(server.url);
-    expect((await http(server.url, 'GET', '/auth/members', { headers: bearer(stranger.accessToken, owner.tenantId) })).body.code).toBe('FORBIDDEN');
+    expect((await http(server.url, 'GET', '/auth/members', { headers: bearer(stranger.accessToken, owner.tenantId) })).body.code).toBe(
+      'FORBIDDEN',
+    );
 
     // Resuming restores the tenant; both changes are in its audit log and the chain verifies.
     await resume(owner.tenantId);
     const audit = await http(server.url, 'GET', '/auth/audit?limit=100', { headers: auth });
     expect(audit.status).toBe(200);
-    expect(audit.body.events.filter((e: { type: string }) => e.type === 'tenant.status_change').map((e: { details: unknown }) => e.details)).toEqual([
+    expect(
+      audit.body.events.filter((e: { type: string }) => e.type === 'tenant.status_change').map((e: { details: unknown }) => e.details),
+    ).toEqual([
       { from: 'suspended', to: 'active' },
       { from: 'active', to: 'suspended' },
     ]);
@@ -122,7 +136,9 @@ describe('tenant suspension', () => {
   }, 120_000); // two child processes that compile the TypeScript sources on start
 
   it('answers 404 for an unknown tenant and records nothing when the status does not change', async () => {
-    await expect(server.services.tenants.setStatus('00000000-0000-0000-0000-000000000000', 'suspended', operator)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(server.services.tenants.setStatus('00000000-0000-0000-0000-000000000000', 'suspended', operator)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const owner = await signUp(server.url);
     await resume(owner.tenantId);
     const audit = await http(server.url, 'GET', '/auth/audit?limit=100', { headers: bearer(owner.accessToken) });

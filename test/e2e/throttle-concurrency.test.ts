@@ -61,7 +61,8 @@ describe('concurrent requests against every throttle', () => {
   it('sign-in per (email, address): of 30 concurrent wrong passwords exactly 5 are verified, 25 get 429', async () => {
     const address = nextAddress();
     const u = await signUpFrom(address);
-    const login = (password: string) => () => http(server.url, 'POST', '/auth/login', { body: { email: u.email, password }, headers: from(address) });
+    const login = (password: string) => () =>
+      http(server.url, 'POST', '/auth/login', { body: { email: u.email, password }, headers: from(address) });
     const { responses, statuses, verified } = await burst(Array.from({ length: 30 }, (_, i) => login(`wrong password ${i}`)));
     expect(statuses).toEqual({ 401: 5, 429: 25 });
     expect(verified).toBe(5);
@@ -76,7 +77,10 @@ describe('concurrent requests against every throttle', () => {
     const address = nextAddress();
     const u = await signUpFrom(address);
     const stepUp = (password: string) => () =>
-      http(server.url, 'POST', '/auth/step-up', { headers: { ...bearer(u.accessToken), ...from(address) }, body: { action: 'data.export', password } });
+      http(server.url, 'POST', '/auth/step-up', {
+        headers: { ...bearer(u.accessToken), ...from(address) },
+        body: { action: 'data.export', password },
+      });
     const { responses, statuses, verified } = await burst(Array.from({ length: 20 }, () => stepUp('not my password at all')));
     expect(statuses).toEqual({ 401: 5, 429: 15 });
     expect(verified).toBe(5);
@@ -88,9 +92,14 @@ describe('concurrent requests against every throttle', () => {
     const address = nextAddress();
     const u = await signUpFrom(address);
     const calls = 60;
-    const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [String(i), { json: { email: u.email, password: `wrong guess number ${i}` } }]));
+    const input = Object.fromEntries(
+      Array.from({ length: calls }, (_, i) => [String(i), { json: { email: u.email, password: `wrong guess number ${i}` } }]),
+    );
     const before = argon2.verifications.length;
-    const res = await http(server.url, 'POST', `/trpc/${Array(calls).fill('auth.login').join(',')}?batch=1`, { body: input, headers: from(address) });
+    const res = await http(server.url, 'POST', `/trpc/${Array(calls).fill('auth.login').join(',')}?batch=1`, {
+      body: input,
+      headers: from(address),
+    });
     expect(argon2.verifications.length - before).toBe(5);
     expect(res.body).toHaveLength(calls);
     const codes: Record<string, number> = {};
@@ -105,7 +114,10 @@ describe('concurrent requests against every throttle', () => {
     const address = nextAddress();
     const emails = Array.from({ length: 20 }, () => `signup-burst-${randomUUID()}@example.test`);
     const { responses, statuses } = await burst(
-      emails.map((email) => () => http(server.url, 'POST', '/auth/signup', { body: { email, password: 'a long enough password' }, headers: from(address) })),
+      emails.map(
+        (email) => () =>
+          http(server.url, 'POST', '/auth/signup', { body: { email, password: 'a long enough password' }, headers: from(address) }),
+      ),
     );
     expect(statuses).toEqual({ 201: 5, 429: 15 });
     expectRateLimited(responses);
@@ -124,7 +136,10 @@ describe('concurrent sign-ins against the per-address budget', () => {
     try {
       const responses = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          http(limited.url, 'POST', '/auth/login', { body: { email: `nobody-${i}@example.test`, password: 'guess guess guess' }, headers: from('198.51.100.7') }),
+          http(limited.url, 'POST', '/auth/login', {
+            body: { email: `nobody-${i}@example.test`, password: 'guess guess guess' },
+            headers: from('198.51.100.7'),
+          }),
         ),
       );
       expect(responses.filter((r) => r.status === 401)).toHaveLength(10);
@@ -177,9 +192,15 @@ describe('concurrent guesses spread over many addresses against the per-account 
 
   it(`step-up: a stolen session guessing from 24 addresses gets exactly ${perKey} verified`, async () => {
     const email = `spread-${randomUUID()}@example.test`;
-    const signed = await http(spread.url, 'POST', '/auth/signup', { body: { email, password: `pw-${randomUUID()}` }, headers: from('198.51.100.2') });
+    const signed = await http(spread.url, 'POST', '/auth/signup', {
+      body: { email, password: `pw-${randomUUID()}` },
+      headers: from('198.51.100.2'),
+    });
     const { statuses, verified } = await spreadBurst((address) =>
-      http(spread.url, 'POST', '/auth/step-up', { headers: { ...bearer(signed.body.access_token), ...from(address) }, body: { action: 'data.export', password: 'not my password' } }),
+      http(spread.url, 'POST', '/auth/step-up', {
+        headers: { ...bearer(signed.body.access_token), ...from(address) },
+        body: { action: 'data.export', password: 'not my password' },
+      }),
     );
     expect(statuses).toEqual({ 401: perKey, 429: 24 - perKey });
     expect(verified).toBe(perKey);

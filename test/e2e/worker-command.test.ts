@@ -30,15 +30,21 @@ describe('job workers', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-worker-'));
     dirs.push(dataDir);
     const w = runCli(['worker', '--data-dir', dataDir]);
-    await until(() => {
-      if (w.child.exitCode !== null) throw new Error(`worker exited: ${w.stderr()}`);
-      return w.lines.some((l) => l.msg === 'tenant-memory worker running');
-    }, 'the worker to start', 60_000);
+    await until(
+      () => {
+        if (w.child.exitCode !== null) throw new Error(`worker exited: ${w.stderr()}`);
+        return w.lines.some((l) => l.msg === 'tenant-memory worker running');
+      },
+      'the worker to start',
+      60_000,
+    );
     expect(w.lines.find((l) => l.msg === 'tenant-memory worker running')).toMatchObject({ storage: 'embedded', dataDir });
     expect(w.lines.some((l) => l.msg === 'tenant-memory listening')).toBe(false);
     w.child.kill('SIGTERM');
     expect(await w.exited).toBe(0);
-    expect(w.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['stopping: no new jobs, waiting for running ones', 'job workers stopped']));
+    expect(w.lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['stopping: no new jobs, waiting for running ones', 'job workers stopped']),
+    );
   });
 
   it('`tenant-memory worker` refuses a bad --stop-timeout', async () => {

@@ -24,7 +24,10 @@ let key: Record<string, string>;
 beforeAll(async () => {
   server = await startTestServer();
   user = await signUp(server.url);
-  const created = await http(server.url, 'POST', '/api-keys', { headers: bearer(user.accessToken), body: { name: 'accepted-input', scopes: ['memories:read', 'memories:write'] } });
+  const created = await http(server.url, 'POST', '/api-keys', {
+    headers: bearer(user.accessToken),
+    body: { name: 'accepted-input', scopes: ['memories:read', 'memories:write'] },
+  });
   key = { 'x-api-key': created.body.secret };
 }, 60_000);
 
@@ -52,18 +55,46 @@ const memoryField = (name: string, body: (t: string) => object, pick: (m: any) =
 });
 
 const stores: Store[] = [
-  memoryField('memory content', (t) => ({ content: t }), (m) => m.content),
-  memoryField('memory title', (t) => ({ title: t }), (m) => m.title),
-  memoryField('memory agent_id', (t) => ({ agent_id: t }), (m) => m.agent_id),
-  memoryField('memory tag', (t) => ({ tags: [t] }), (m) => m.tags?.[0], trim),
-  memoryField('memory metadata value', (t) => ({ metadata: { note: t } }), (m) => m.metadata?.note),
+  memoryField(
+    'memory content',
+    (t) => ({ content: t }),
+    (m) => m.content,
+  ),
+  memoryField(
+    'memory title',
+    (t) => ({ title: t }),
+    (m) => m.title,
+  ),
+  memoryField(
+    'memory agent_id',
+    (t) => ({ agent_id: t }),
+    (m) => m.agent_id,
+  ),
+  memoryField(
+    'memory tag',
+    (t) => ({ tags: [t] }),
+    (m) => m.tags?.[0],
+    trim,
+  ),
+  memoryField(
+    'memory metadata value',
+    (t) => ({ metadata: { note: t } }),
+    (m) => m.metadata?.note,
+  ),
   // A key is text the client chose too: read back as the only key, so a dropped key shows as undefined.
-  memoryField('memory metadata key', (t) => ({ metadata: JSON.parse(`{${JSON.stringify(t)}:1}`) }), (m) => Object.keys(m.metadata ?? {})[0]),
+  memoryField(
+    'memory metadata key',
+    (t) => ({ metadata: JSON.parse(`{${JSON.stringify(t)}:1}`) }),
+    (m) => Object.keys(m.metadata ?? {})[0],
+  ),
   {
     name: 'break-glass reason',
     normalise: trim,
     async write(text) {
-      const res = await http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(user.accessToken), body: { reason: text, duration_minutes: 5 } });
+      const res = await http(server.url, 'POST', '/auth/break-glass/request', {
+        headers: bearer(user.accessToken),
+        body: { reason: text, duration_minutes: 5 },
+      });
       const list = async () => (await http(server.url, 'GET', '/auth/break-glass', { headers: bearer(user.accessToken) })).body.requests;
       return { ...res, read: async () => (await list()).find((r: any) => r.id === res.body?.id)?.reason };
     },
@@ -81,7 +112,10 @@ const stores: Store[] = [
     name: 'API key name',
     normalise: trim,
     async write(text) {
-      const res = await http(server.url, 'POST', '/api-keys', { headers: bearer(user.accessToken), body: { name: text, scopes: ['memories:read'] } });
+      const res = await http(server.url, 'POST', '/api-keys', {
+        headers: bearer(user.accessToken),
+        body: { name: text, scopes: ['memories:read'] },
+      });
       const list = async () => (await http(server.url, 'GET', '/api-keys', { headers: bearer(user.accessToken) })).body.keys;
       return { ...res, read: async () => (await list()).find((k: any) => k.key_id === res.body?.key_id)?.name };
     },
@@ -137,7 +171,11 @@ function typedProperties(): Array<{ method: string; path: string; prop: string; 
 }
 
 const validBodies: Record<string, () => Promise<{ url: string; headers: Record<string, string>; body: Record<string, unknown> }>> = {
-  'POST /auth/break-glass/request': async () => ({ url: '/auth/break-glass/request', headers: bearer(user.accessToken), body: { reason: 'strict types' } }),
+  'POST /auth/break-glass/request': async () => ({
+    url: '/auth/break-glass/request',
+    headers: bearer(user.accessToken),
+    body: { reason: 'strict types' },
+  }),
   'POST /memories/{id}/rollback': async () => {
     const m = await http(server.url, 'POST', '/memories', { headers: key, body: { content: 'strict types' } });
     return { url: `/memories/${m.body.memory_id}/rollback`, headers: key, body: {} };

@@ -74,8 +74,18 @@ describe('log scan', () => {
     // Reusing a rotated refresh token is treated as theft: the warning must not carry the token.
     expect((await http(server.url, 'POST', '/auth/refresh', { headers: bearer(session.refresh_token) })).status).toBe(401);
 
-    expect((await http(server.url, 'POST', '/auth/step-up', { headers: bearer(user.accessToken), body: { action: 'data.export', password: wrong } })).status).toBe(401);
-    const stepUp = await http(server.url, 'POST', '/auth/step-up', { headers: bearer(user.accessToken), body: { action: 'data.export', password } });
+    expect(
+      (
+        await http(server.url, 'POST', '/auth/step-up', {
+          headers: bearer(user.accessToken),
+          body: { action: 'data.export', password: wrong },
+        })
+      ).status,
+    ).toBe(401);
+    const stepUp = await http(server.url, 'POST', '/auth/step-up', {
+      headers: bearer(user.accessToken),
+      body: { action: 'data.export', password },
+    });
     expect(stepUp.status).toBe(200);
     keep('a step-up token', stepUp.body.step_up_token);
 
@@ -95,13 +105,29 @@ describe('log scan', () => {
 
     const write = await http(server.url, 'POST', '/memories', {
       headers: key,
-      body: { title: `title body${marker}`, content: `the user prefers tea body${marker}`, tags: [`body${marker}`], metadata: { note: `body${marker}` }, agent_id: `agent-body${marker}` },
+      body: {
+        title: `title body${marker}`,
+        content: `the user prefers tea body${marker}`,
+        tags: [`body${marker}`],
+        metadata: { note: `body${marker}` },
+        agent_id: `agent-body${marker}`,
+      },
     });
     expect(write.status).toBe(202);
     const id = write.body.memory_id as string;
-    expect((await http(server.url, 'PUT', `/memories/${id}`, { headers: { ...key, 'if-match': '"1"' }, body: { content: `updated body${marker}` } })).status).toBe(202);
+    expect(
+      (
+        await http(server.url, 'PUT', `/memories/${id}`, {
+          headers: { ...key, 'if-match': '"1"' },
+          body: { content: `updated body${marker}` },
+        })
+      ).status,
+    ).toBe(202);
     // Refused writes still carry their body: a validation failure must not echo it into the log.
-    await http(server.url, 'POST', '/memories', { headers: key, body: { content: `refused body${marker}`, unknown_field: `body${marker}` } });
+    await http(server.url, 'POST', '/memories', {
+      headers: key,
+      body: { content: `refused body${marker}`, unknown_field: `body${marker}` },
+    });
     await http(server.url, 'POST', '/memories', { headers: key, raw: `{"content": "malformed body${marker}"` });
 
     for (const url of [

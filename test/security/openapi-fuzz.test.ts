@@ -54,7 +54,10 @@ beforeAll(async () => {
 
 /** A memory of the fuzzing tenant; each memory route gets its own, as one of them deletes it. */
 async function freshMemory() {
-  const memory = await http(server.url, 'POST', '/memories', { headers: { 'x-api-key': apiKey }, body: { content: 'fuzz baseline memory' } });
+  const memory = await http(server.url, 'POST', '/memories', {
+    headers: { 'x-api-key': apiKey },
+    body: { content: 'fuzz baseline memory' },
+  });
   expect(memory.status).toBe(202);
   knownIds['/memories/{id}'] = memory.body.memory_id;
 }
@@ -126,28 +129,33 @@ function replaceQuery(req: Request, name: string, pairs: string[]) {
 
 /** Scalars written as arrays, repeated keys, bracket syntax, keys with no value. */
 const queryShape = (name: string) =>
-  fc.tuple(hostileUrlComponent, hostileUrlComponent, fc.constantFrom('one', 'repeated', 'brackets', 'indexed', 'bare', 'empty')).map(([a, b, shape]) => {
-    switch (shape) {
-      case 'repeated':
-        return [`${name}=${a}`, `${name}=${b}`];
-      case 'brackets':
-        return [`${name}[]=${a}`];
-      case 'indexed':
-        return [`${name}[0]=${a}`, `${name}[x]=${b}`];
-      case 'bare':
-        return [name];
-      case 'empty':
-        return [`${name}=`];
-      default:
-        return [`${name}=${a}`];
-    }
-  });
+  fc
+    .tuple(hostileUrlComponent, hostileUrlComponent, fc.constantFrom('one', 'repeated', 'brackets', 'indexed', 'bare', 'empty'))
+    .map(([a, b, shape]) => {
+      switch (shape) {
+        case 'repeated':
+          return [`${name}=${a}`, `${name}=${b}`];
+        case 'brackets':
+          return [`${name}[]=${a}`];
+        case 'indexed':
+          return [`${name}[0]=${a}`, `${name}[x]=${b}`];
+        case 'bare':
+          return [name];
+        case 'empty':
+          return [`${name}=`];
+        default:
+          return [`${name}=${a}`];
+      }
+    });
 
 function slotsOf(op: Operation): Slot[] {
   const slots: Slot[] = [];
   for (const p of op.params) {
     if (p.in === 'path') {
-      slots.push({ name: `path ${p.name}`, arbitrary: hostileUrlComponent.filter((v) => v.length > 0).map((v) => (req) => void (req.path[p.name] = v)) });
+      slots.push({
+        name: `path ${p.name}`,
+        arbitrary: hostileUrlComponent.filter((v) => v.length > 0).map((v) => (req) => void (req.path[p.name] = v)),
+      });
     } else if (p.in === 'query') {
       slots.push({ name: `query ${p.name}`, arbitrary: queryShape(p.name).map((pairs) => (req) => replaceQuery(req, p.name, pairs)) });
     } else {
@@ -156,7 +164,11 @@ function slotsOf(op: Operation): Slot[] {
   }
   slots.push({
     name: 'a header the service reads',
-    arbitrary: fc.tuple(fc.constantFrom(...readHeaders), hostileHeader).map(([h, v]) => (req) => void (req.headers[h] = v)),
+    arbitrary: fc.tuple(fc.constantFrom(...readHeaders), hostileHeader).map(
+      ([h, v]) =>
+        (req) =>
+          void (req.headers[h] = v),
+    ),
   });
   if (op.method !== 'GET') {
     const props = Object.keys(op.body?.properties ?? {});
@@ -166,13 +178,30 @@ function slotsOf(op: Operation): Slot[] {
     slots.push({
       name: 'an extra body property',
       arbitrary: fc
-        .tuple(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', ''), fc.constantFrom(...edgeStrings)), hostileJson)
-        .map(([k, v]) => (req) => void (req.body = withProperty(req.body ?? '{}', k, v))),
+        .tuple(
+          fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', ''), fc.constantFrom(...edgeStrings)),
+          hostileJson,
+        )
+        .map(
+          ([k, v]) =>
+            (req) =>
+              void (req.body = withProperty(req.body ?? '{}', k, v)),
+        ),
     });
     slots.push({
       name: 'the whole body',
       arbitrary: fc
-        .tuple(hostileBodies, fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''))
+        .tuple(
+          hostileBodies,
+          fc.constantFrom(
+            'application/json',
+            'application/json',
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/json; charset=latin1',
+            '',
+          ),
+        )
         .map(([body, type]) => (req) => {
           req.body = body;
           req.contentType = type || undefined;
@@ -208,7 +237,10 @@ function fixedCases(op: Operation): Array<{ what: string; spoil: (req: Request) 
     });
   }
   if (op.method !== 'GET') {
-    cases.push({ what: 'a body over BODY_LIMIT_BYTES', spoil: (req) => void (req.body = JSON.stringify({ content: 'a'.repeat(1_100_000) })) });
+    cases.push({
+      what: 'a body over BODY_LIMIT_BYTES',
+      spoil: (req) => void (req.body = JSON.stringify({ content: 'a'.repeat(1_100_000) })),
+    });
   }
   return cases;
 }

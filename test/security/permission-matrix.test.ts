@@ -28,10 +28,20 @@ interface Route {
   scope?: ApiKeyScope;
 }
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta; type: 'query' | 'mutation' } }>).map(([name, p]) => ({ name, meta: p._def.meta, type: p._def.type }));
+const procedures = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta; type: 'query' | 'mutation' } }>,
+).map(([name, p]) => ({ name, meta: p._def.meta, type: p._def.type }));
 const routes: Route[] = procedures
   .filter((p) => p.meta?.openapi)
-  .map(({ name, meta, type }) => ({ name, type, method: meta!.openapi!.method, path: meta!.openapi!.path, auth: meta!.auth ?? 'none', permission: meta!.permission, scope: meta!.scope }));
+  .map(({ name, meta, type }) => ({
+    name,
+    type,
+    method: meta!.openapi!.method,
+    path: meta!.openapi!.path,
+    auth: meta!.auth ?? 'none',
+    permission: meta!.permission,
+    scope: meta!.scope,
+  }));
 
 /**
  * What each route requires, pinned: a new route, or a changed requirement, fails here until it is
@@ -109,7 +119,13 @@ const actors: Actor[] = ['owner', 'admin', 'member', 'viewer', 'breakGlass'];
  * managing API keys (which outlive the grant) follow the holder's own role. Written here, not
  * imported, so the test does not read the rule it checks.
  */
-const grantNeverConfers: Permission[] = ['tenant:manage', 'members:manage', 'break_glass:approve', 'api_keys:manage', 'api_keys:manage_all'];
+const grantNeverConfers: Permission[] = [
+  'tenant:manage',
+  'members:manage',
+  'break_glass:approve',
+  'api_keys:manage',
+  'api_keys:manage_all',
+];
 const permissionsOf = (role: RoleName) => new Set(builtInRoles.find((r) => r.name === role)!.permissions);
 /** The grant holder is a member; the grant adds the admin role's permissions, less those above. */
 const breakGlassHolderRole: RoleName = 'member';
@@ -132,12 +148,19 @@ function deniedFor(actor: Actor, route: Route): boolean {
   return othersKeyRoutes.has(route.name) && ownRole !== 'owner' && ownRole !== 'admin';
 }
 
-
 let server: TestServer;
 const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
 /** Tenant A is the owner's; the stranger's tenant B holds the foreign resources. */
 let tenantA: string;
-const fixture = {} as { ownerKeyId: string; pendingRequestId: string; invitationId: string; allScopesKey: string; keysWithout: Record<ApiKeyScope, string>; keysWith: Record<ApiKeyScope, string>; memoryId: string };
+const fixture = {} as {
+  ownerKeyId: string;
+  pendingRequestId: string;
+  invitationId: string;
+  allScopesKey: string;
+  keysWithout: Record<ApiKeyScope, string>;
+  keysWith: Record<ApiKeyScope, string>;
+  memoryId: string;
+};
 const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
@@ -150,12 +173,16 @@ async function must(res: Promise<{ status: number; body: any; text: string }>, s
 const addMember = (user: SignedUpUser, role: RoleName) => addToTenant(server.url, users.owner, user, role, tenantA);
 
 async function createKey(token: string, tenantId: string, scopes: readonly ApiKeyScope[]) {
-  return (await must(http(server.url, 'POST', '/api-keys', { headers: bearer(token, tenantId), body: { name: 'matrix', scopes } }), 201)) as { key_id: string; secret: string };
+  return (await must(
+    http(server.url, 'POST', '/api-keys', { headers: bearer(token, tenantId), body: { name: 'matrix', scopes } }),
+    201,
+  )) as { key_id: string; secret: string };
 }
 
 beforeAll(async () => {
   server = await startTestServer();
-  for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const) users[who] = await signUp(server.url);
+  for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const)
+    users[who] = await signUp(server.url);
   tenantA = users.owner.tenantId;
   await addMember(users.admin, 'admin');
   await addMember(users.member, 'member');
@@ -163,28 +190,71 @@ beforeAll(async () => {
   await addMember(users.breakGlass, breakGlassHolderRole);
   // The target of role changes, and the requester of the grant the matrix decides (never an actor: deciding it grants them).
   await addMember(users.target, 'member');
-  const grant = await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(users.breakGlass.accessToken, tenantA), body: { reason: 'matrix', duration_minutes: 60 } }), 201);
+  const grant = await must(
+    http(server.url, 'POST', '/auth/break-glass/request', {
+      headers: bearer(users.breakGlass.accessToken, tenantA),
+      body: { reason: 'matrix', duration_minutes: 60 },
+    }),
+    201,
+  );
   await must(http(server.url, 'POST', `/auth/break-glass/${grant.id}/approve`, { headers: bearer(users.owner.accessToken, tenantA) }), 200);
-  const pending = await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(users.target.accessToken, tenantA), body: { reason: 'to decide', duration_minutes: 5 } }), 201);
+  const pending = await must(
+    http(server.url, 'POST', '/auth/break-glass/request', {
+      headers: bearer(users.target.accessToken, tenantA),
+      body: { reason: 'to decide', duration_minutes: 5 },
+    }),
+    201,
+  );
   fixture.pendingRequestId = pending.id;
   fixture.ownerKeyId = (await createKey(users.owner.accessToken, tenantA, ['memories:read'])).key_id;
   const invitation = { email: `pending-${randomUUID()}@example.test`, role: 'viewer' };
-  fixture.invitationId = (await must(http(server.url, 'POST', '/auth/members', { headers: bearer(users.owner.accessToken, tenantA), body: invitation }), 202)).invitation_id;
+  fixture.invitationId = (
+    await must(http(server.url, 'POST', '/auth/members', { headers: bearer(users.owner.accessToken, tenantA), body: invitation }), 202)
+  ).invitation_id;
   fixture.allScopesKey = (await createKey(users.owner.accessToken, tenantA, apiKeyScopes)).secret;
   fixture.keysWithout = {} as Record<ApiKeyScope, string>;
   fixture.keysWith = {} as Record<ApiKeyScope, string>;
   for (const scope of apiKeyScopes) {
-    fixture.keysWithout[scope] = (await createKey(users.owner.accessToken, tenantA, apiKeyScopes.filter((s) => s !== scope))).secret;
+    fixture.keysWithout[scope] = (
+      await createKey(
+        users.owner.accessToken,
+        tenantA,
+        apiKeyScopes.filter((s) => s !== scope),
+      )
+    ).secret;
     fixture.keysWith[scope] = (await createKey(users.owner.accessToken, tenantA, [scope])).secret;
   }
-  fixture.memoryId = (await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': fixture.allScopesKey }, body: { content: 'tenant A memory' } }), 202)).memory_id;
+  fixture.memoryId = (
+    await must(
+      http(server.url, 'POST', '/memories', { headers: { 'x-api-key': fixture.allScopesKey }, body: { content: 'tenant A memory' } }),
+      202,
+    )
+  ).memory_id;
 
   const b = users.stranger;
   const bKey = await createKey(b.accessToken, b.tenantId, apiKeyScopes);
   Object.assign(foreign, { keyId: bKey.key_id, keySecret: bKey.secret });
-  foreign.invitationId = (await must(http(server.url, 'POST', '/auth/members', { headers: bearer(b.accessToken), body: { email: `b-${randomUUID()}@example.test`, role: 'viewer' } }), 202)).invitation_id;
-  foreign.requestId = (await must(http(server.url, 'POST', '/auth/break-glass/request', { headers: bearer(b.accessToken), body: { reason: 'tenant B', duration_minutes: 5 } }), 201)).id;
-  foreign.memoryId = (await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': bKey.secret }, body: { content: 'tenant B memory' } }), 202)).memory_id;
+  foreign.invitationId = (
+    await must(
+      http(server.url, 'POST', '/auth/members', {
+        headers: bearer(b.accessToken),
+        body: { email: `b-${randomUUID()}@example.test`, role: 'viewer' },
+      }),
+      202,
+    )
+  ).invitation_id;
+  foreign.requestId = (
+    await must(
+      http(server.url, 'POST', '/auth/break-glass/request', {
+        headers: bearer(b.accessToken),
+        body: { reason: 'tenant B', duration_minutes: 5 },
+      }),
+      201,
+    )
+  ).id;
+  foreign.memoryId = (
+    await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': bKey.secret }, body: { content: 'tenant B memory' } }), 202)
+  ).memory_id;
 }, 60_000);
 
 afterAll(async () => {
@@ -195,10 +265,17 @@ afterAll(async () => {
 const filledParameters = ['invitation_id', 'id', 'user_id', 'name', 'version'];
 
 /** A request each route accepts as valid (when the caller may make it), so a 403 can only mean authorization. */
-function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string }) {
+function requestFor(
+  route: Route,
+  actor: SignedUpUser,
+  ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string },
+) {
   const path = route.path
     .replace('{invitation_id}', ids.invitationId)
-    .replace('{id}', route.path.startsWith('/api-keys') ? ids.keyId : route.path.startsWith('/auth/break-glass') ? ids.requestId : ids.memoryId)
+    .replace(
+      '{id}',
+      route.path.startsWith('/api-keys') ? ids.keyId : route.path.startsWith('/auth/break-glass') ? ids.requestId : ids.memoryId,
+    )
     .replace('{user_id}', ids.memberId)
     .replace('{name}', 'viewer')
     .replace('{version}', '1');
@@ -218,7 +295,13 @@ function requestFor(route: Route, actor: SignedUpUser, ids: { keyId: string; req
   return { url: path + (query[route.name] ?? ''), body: route.method === 'GET' ? undefined : (bodies[route.name] ?? {}) };
 }
 
-const ownIds = () => ({ keyId: fixture.ownerKeyId, requestId: fixture.pendingRequestId, memberId: users.target.userId, memoryId: fixture.memoryId, invitationId: fixture.invitationId });
+const ownIds = () => ({
+  keyId: fixture.ownerKeyId,
+  requestId: fixture.pendingRequestId,
+  memberId: users.target.userId,
+  memoryId: fixture.memoryId,
+  invitationId: fixture.invitationId,
+});
 
 const bearerRoutes = routes.filter((r) => r.auth === 'bearer' && !sessionTokenRoutes.has(r.name));
 const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey');
@@ -229,7 +312,8 @@ describe('every route is in the matrix', () => {
   });
 
   it('every path parameter is one the matrix fills, and every exception names a route', () => {
-    for (const r of routes) for (const [, param] of r.path.matchAll(/\{([^}]+)\}/g)) expect(filledParameters, `${r.name}: {${param}}`).toContain(param);
+    for (const r of routes)
+      for (const [, param] of r.path.matchAll(/\{([^}]+)\}/g)) expect(filledParameters, `${r.name}: {${param}}`).toContain(param);
     const names = new Set(routes.map((r) => r.name));
     for (const name of [...sessionTokenRoutes, ...othersKeyRoutes, ...notTenantOwned]) expect(names, name).toContain(name);
   });
@@ -281,7 +365,10 @@ describe('API-key routes: 401 without a key, 403 SCOPE_MISSING without the scope
         expect(without.status, without.text.slice(0, 300)).toBe(403);
         expect(without.body.code).toBe('SCOPE_MISSING');
       }
-      const withScope = await http(server.url, route.method, url, { headers: { 'x-api-key': route.scope ? fixture.keysWith[route.scope] : fixture.allScopesKey }, body });
+      const withScope = await http(server.url, route.method, url, {
+        headers: { 'x-api-key': route.scope ? fixture.keysWith[route.scope] : fixture.allScopesKey },
+        body,
+      });
       expect([401, 403], withScope.text.slice(0, 300)).not.toContain(withScope.status);
     });
   }
@@ -297,7 +384,13 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
   });
   for (const route of idRoutes) {
     it(`${route.method} ${route.path}`, async () => {
-      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId, invitationId: foreign.invitationId };
+      const ids = {
+        keyId: foreign.keyId,
+        requestId: foreign.requestId,
+        memberId: users.stranger.userId,
+        memoryId: foreign.memoryId,
+        invitationId: foreign.invitationId,
+      };
       const { url, body } = requestFor(route, users.owner, ids);
       const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
       const res = await http(server.url, route.method, url, { headers, body });
@@ -321,7 +414,12 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
 });
 
 /** The input of a route's procedure for `/trpc`: its REST path and query values and body in one object, typed as the document says. */
-const parameterTypes = new Map(operationsOf(buildOpenApiDocument(appRouter, '', version) as never).map((op) => [`${op.method} ${op.path}`, new Map(op.params.map((p) => [p.name, p.schema.type as string | undefined]))]));
+const parameterTypes = new Map(
+  operationsOf(buildOpenApiDocument(appRouter, '', version) as never).map((op) => [
+    `${op.method} ${op.path}`,
+    new Map(op.params.map((p) => [p.name, p.schema.type as string | undefined])),
+  ]),
+);
 
 function trpcInput(route: Route, actor: SignedUpUser, ids: Parameters<typeof requestFor>[2]): Record<string, unknown> {
   const { url, body } = requestFor(route, actor, ids);
@@ -344,7 +442,11 @@ async function viaTrpc(route: Route, input: Record<string, unknown>, headers: Re
   const res =
     route.type === 'query'
       ? await fetch(`${server.url}/trpc/${route.name}?input=${encodeURIComponent(envelope)}`, { headers })
-      : await fetch(`${server.url}/trpc/${route.name}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: envelope });
+      : await fetch(`${server.url}/trpc/${route.name}`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: envelope,
+        });
   const text = await res.text();
   let code: string | undefined;
   try {
@@ -360,20 +462,33 @@ describe('the same through /trpc', () => {
     it(`API key: ${route.name} is 401 without a key${route.scope ? ' and 403 SCOPE_MISSING without its scope' : ''}`, async () => {
       const input = trpcInput(route, users.owner, ownIds());
       expect(await viaTrpc(route, input, {})).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
-      if (route.scope) expect(await viaTrpc(route, input, { 'x-api-key': fixture.keysWithout[route.scope] })).toMatchObject({ status: 403, code: 'SCOPE_MISSING' });
+      if (route.scope)
+        expect(await viaTrpc(route, input, { 'x-api-key': fixture.keysWithout[route.scope] })).toMatchObject({
+          status: 403,
+          code: 'SCOPE_MISSING',
+        });
     });
   }
 
   for (const route of bearerRoutes) {
     it(`bearer: ${route.name} refuses a foreign X-Tenant-ID`, async () => {
       const input = trpcInput(route, users.owner, ownIds());
-      expect(await viaTrpc(route, input, bearer(users.owner.accessToken, users.stranger.tenantId))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+      expect(await viaTrpc(route, input, bearer(users.owner.accessToken, users.stranger.tenantId))).toMatchObject({
+        status: 403,
+        code: 'FORBIDDEN',
+      });
     });
   }
 
   for (const route of routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none')) {
     it(`{id}: ${route.name} is 404 for another tenant's id`, async () => {
-      const ids = { keyId: foreign.keyId, requestId: foreign.requestId, memberId: users.stranger.userId, memoryId: foreign.memoryId, invitationId: foreign.invitationId };
+      const ids = {
+        keyId: foreign.keyId,
+        requestId: foreign.requestId,
+        memberId: users.stranger.userId,
+        memoryId: foreign.memoryId,
+        invitationId: foreign.invitationId,
+      };
       const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
       expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });

@@ -13,10 +13,12 @@ import { http, startTestServer, type TestServer } from '../support/server.js';
  */
 
 const SEED = 20_2620;
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>).map(([name, p]) => ({
-  name,
-  type: p._def.type,
-}));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>).map(
+  ([name, p]) => ({
+    name,
+    type: p._def.type,
+  }),
+);
 
 let server: TestServer;
 let owner: SignedUpUser;
@@ -25,7 +27,10 @@ let apiKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   owner = await signUp(server.url);
-  const key = await http(server.url, 'POST', '/api-keys', { headers: bearer(owner.accessToken), body: { name: 'trpc-fuzz', scopes: ['memories:read', 'memories:write', 'usage:read'] } });
+  const key = await http(server.url, 'POST', '/api-keys', {
+    headers: bearer(owner.accessToken),
+    body: { name: 'trpc-fuzz', scopes: ['memories:read', 'memories:write', 'usage:read'] },
+  });
   apiKey = key.body.secret;
 }, 60_000);
 
@@ -40,10 +45,31 @@ const hostileEnvelope: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fc.constantFrom('__proto__', 'constructor', 'constructor.prototype', 'a', '', 'json'), fc.constantFrom('["Date"]', '["undefined"]', '["bigint"]', '["regexp"]', '["class","X"]', '["custom","x"]', '"set"', '[["map",{}]]', '{}', '[]'))
+      .tuple(
+        fc.constantFrom('__proto__', 'constructor', 'constructor.prototype', 'a', '', 'json'),
+        fc.constantFrom(
+          '["Date"]',
+          '["undefined"]',
+          '["bigint"]',
+          '["regexp"]',
+          '["class","X"]',
+          '["custom","x"]',
+          '"set"',
+          '[["map",{}]]',
+          '{}',
+          '[]',
+        ),
+      )
       .map(([path, type]) => `{"json":{"a":"2020"},"meta":{"values":{${JSON.stringify(path)}:${type}},"v":1}}`),
   },
-  { weight: 1, arbitrary: fc.constantFrom(...prototypeObjects.map((o) => `{"json":${o}}`), '{"json":{},"meta":{"referentialEqualities":{"__proto__":["a"]}}}', '{"json":{"a":{}},"meta":{"referentialEqualities":{"a":["a.b.c"]}}}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      ...prototypeObjects.map((o) => `{"json":${o}}`),
+      '{"json":{},"meta":{"referentialEqualities":{"__proto__":["a"]}}}',
+      '{"json":{"a":{}},"meta":{"referentialEqualities":{"a":["a.b.c"]}}}',
+    ),
+  },
   { weight: 1, arbitrary: deepJson.map((d) => `{"json":${d}}`) },
 );
 
@@ -74,7 +100,8 @@ function violation(res: TrpcResponse): string | null {
   for (const entry of Array.isArray(parsed) ? parsed : [parsed]) {
     if (!entry?.error) continue;
     const app = entry.error.json?.data?.app;
-    if (!app || !Object.hasOwn(errorCatalog, app.code)) return `an error without a catalogued data.app: ${JSON.stringify(entry).slice(0, 300)}`;
+    if (!app || !Object.hasOwn(errorCatalog, app.code))
+      return `an error without a catalogued data.app: ${JSON.stringify(entry).slice(0, 300)}`;
     if (errorCatalog[app.code as ErrorCode].status >= 500) return `a ${app.code} error: ${JSON.stringify(entry).slice(0, 300)}`;
     if (app.request_id !== res.headers.get('x-request-id')) return `request_id ${app.request_id} differs from X-Request-ID`;
   }
@@ -89,33 +116,43 @@ async function expectHealthy() {
 
 describe('tRPC fuzz: no 5xx, the catalogued error body', () => {
   for (const proc of procedures) {
-    it(proc.name, async () => {
-      // Revoking ends the session presented; that procedure gets a session of its own.
-      const token = proc.name === 'auth.revoke' ? (await logIn(server.url, owner.email, owner.password)).access_token : owner.accessToken;
-      const method = proc.type === 'query' ? 'GET' : 'POST';
-      for (const authenticated of [true, false]) {
-        const headers: Record<string, string> = authenticated ? { authorization: `Bearer ${token}`, 'x-api-key': apiKey } : {};
-        await fc.assert(
-          fc.asyncProperty(hostileEnvelope, async (input) => {
-            const problem = violation(await call(`/trpc/${proc.name}`, method, input, headers));
-            if (problem) throw new Error(`${proc.name}${authenticated ? '' : ' (no credentials)'}: ${problem}`);
-          }),
-          { seed: SEED, numRuns: authenticated ? 10 : 3, endOnFailure: true },
-        );
-      }
-      await expectHealthy();
-    }, 30_000);
+    it(
+      proc.name,
+      async () => {
+        // Revoking ends the session presented; that procedure gets a session of its own.
+        const token = proc.name === 'auth.revoke' ? (await logIn(server.url, owner.email, owner.password)).access_token : owner.accessToken;
+        const method = proc.type === 'query' ? 'GET' : 'POST';
+        for (const authenticated of [true, false]) {
+          const headers: Record<string, string> = authenticated ? { authorization: `Bearer ${token}`, 'x-api-key': apiKey } : {};
+          await fc.assert(
+            fc.asyncProperty(hostileEnvelope, async (input) => {
+              const problem = violation(await call(`/trpc/${proc.name}`, method, input, headers));
+              if (problem) throw new Error(`${proc.name}${authenticated ? '' : ' (no credentials)'}: ${problem}`);
+            }),
+            { seed: SEED, numRuns: authenticated ? 10 : 3, endOnFailure: true },
+          );
+        }
+        await expectHealthy();
+      },
+      30_000,
+    );
   }
 
   it('a batch of hostile calls to every query procedure answers per call, never 5xx', async () => {
     const queries = procedures.filter((p) => p.type === 'query').map((p) => p.name);
     await fc.assert(
-      fc.asyncProperty(fc.array(hostileJson.filter((j) => j.length < 2_000), { minLength: queries.length, maxLength: queries.length }), async (inputs) => {
-        const batch = `{${inputs.map((j, i) => `"${i}":{"json":${j}}`).join(',')}}`;
-        const res = await call(`/trpc/${queries.join(',')}?batch=1`, 'GET', batch, bearer(owner.accessToken));
-        const problem = violation(res);
-        if (problem) throw new Error(`batch: ${problem}`);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          hostileJson.filter((j) => j.length < 2_000),
+          { minLength: queries.length, maxLength: queries.length },
+        ),
+        async (inputs) => {
+          const batch = `{${inputs.map((j, i) => `"${i}":{"json":${j}}`).join(',')}}`;
+          const res = await call(`/trpc/${queries.join(',')}?batch=1`, 'GET', batch, bearer(owner.accessToken));
+          const problem = violation(res);
+          if (problem) throw new Error(`batch: ${problem}`);
+        },
+      ),
       { seed: SEED, numRuns: 5, endOnFailure: true },
     );
     await expectHealthy();

@@ -16,7 +16,9 @@ export function openApiKeyStore(activeTenantId?: string) {
   const db = new Database(':memory:');
   runMigrations(db, [identityMigration, apiKeysMigration, apiKeySecretHolderMigration, membershipRoleSinceMigration]);
   if (activeTenantId !== undefined) {
-    db.prepare("INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')").run([activeTenantId]);
+    db.prepare(
+      "INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, 'keys', 'free', 'active', '2030-01-01T00:00:00.000Z')",
+    ).run([activeTenantId]);
   }
   return { db, store: createEmbeddedApiKeyStore(db), tenants: createEmbeddedTenantStore(db) };
 }

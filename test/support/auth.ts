@@ -36,7 +36,14 @@ export async function signUp(baseUrl: string, opts: { email?: string; password?:
 export async function logIn(baseUrl: string, email: string, password: string) {
   const res = await http(baseUrl, 'POST', '/auth/login', { body: { email, password } });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
-  return res.body as { access_token: string; refresh_token: string; token_type: 'Bearer'; expires_in: number; user_id: string; tenant_id: string };
+  return res.body as {
+    access_token: string;
+    refresh_token: string;
+    token_type: 'Bearer';
+    expires_in: number;
+    user_id: string;
+    tenant_id: string;
+  };
 }
 
 /** Headers for a bearer route, optionally acting in another tenant of the user (X-Tenant-ID). */
@@ -50,7 +57,10 @@ export type TenantRole = 'owner' | 'admin' | 'member' | 'viewer';
 
 /** A step-up token for `action` (POST /auth/step-up with the user's password); throws unless 200. */
 export async function stepUpToken(baseUrl: string, user: SignedUpUser, action: string, tenantId = user.tenantId): Promise<string> {
-  const res = await http(baseUrl, 'POST', '/auth/step-up', { headers: bearer(user.accessToken, tenantId), body: { action, password: user.password } });
+  const res = await http(baseUrl, 'POST', '/auth/step-up', {
+    headers: bearer(user.accessToken, tenantId),
+    body: { action, password: user.password },
+  });
   if (res.status !== 200) throw new Error(`step-up failed: ${res.status} ${res.text}`);
   return res.body.step_up_token;
 }
@@ -60,11 +70,19 @@ export async function stepUpToken(baseUrl: string, user: SignedUpUser, action: s
  * an invitation (with a step-up token for owner and admin) that the user accepts. Throws with the
  * response when a step fails.
  */
-export async function addToTenant(baseUrl: string, inviter: SignedUpUser, user: SignedUpUser, role: TenantRole, tenantId = inviter.tenantId): Promise<void> {
+export async function addToTenant(
+  baseUrl: string,
+  inviter: SignedUpUser,
+  user: SignedUpUser,
+  role: TenantRole,
+  tenantId = inviter.tenantId,
+): Promise<void> {
   const headers = bearer(inviter.accessToken, tenantId);
   if (role === 'owner' || role === 'admin') headers['x-step-up-token'] = await stepUpToken(baseUrl, inviter, 'members.promote', tenantId);
   const invited = await http(baseUrl, 'POST', '/auth/members', { headers, body: { email: user.email, role } });
   if (invited.status !== 202) throw new Error(`inviting a member failed: ${invited.status} ${invited.text}`);
-  const accepted = await http(baseUrl, 'POST', `/auth/invitations/${invited.body.invitation_id}/accept`, { headers: bearer(user.accessToken) });
+  const accepted = await http(baseUrl, 'POST', `/auth/invitations/${invited.body.invitation_id}/accept`, {
+    headers: bearer(user.accessToken),
+  });
   if (accepted.status !== 200) throw new Error(`accepting an invitation failed: ${accepted.status} ${accepted.text}`);
 }

@@ -34,7 +34,8 @@ export function createInnerContext(
 function onlyServices(given: Partial<Services>): Services {
   const services = new Proxy(given, {
     get(target, name, receiver) {
-      if (typeof name === 'string' && !(name in target)) throw new Error(`this test's context has no "${name}" service; pass it to createInnerContext`);
+      if (typeof name === 'string' && !(name in target))
+        throw new Error(`this test's context has no "${name}" service; pass it to createInnerContext`);
       return Reflect.get(target, name, receiver);
     },
   });

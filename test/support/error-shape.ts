@@ -22,12 +22,17 @@ export function contractViolation(res: RawResponse): string | null {
   }
   if (typeof body !== 'object' || body === null) return `a ${res.status} whose body is not an object`;
   const entry = errorCatalog[body.code as ErrorCode] as { status: number } | undefined;
-  if (!Object.hasOwn(errorCatalog, body.code) || !entry) return `a ${res.status} with code ${JSON.stringify(body.code)} outside the catalogue`;
+  if (!Object.hasOwn(errorCatalog, body.code) || !entry)
+    return `a ${res.status} with code ${JSON.stringify(body.code)} outside the catalogue`;
   if (entry.status !== res.status) return `code ${body.code} is ${entry.status} in the catalogue but answered ${res.status}`;
   if (typeof body.message !== 'string' || body.message.length === 0) return `a ${res.status} without a message`;
   if (typeof body.request_id !== 'string' || body.request_id.length === 0) return `a ${res.status} without a request_id`;
-  if (body.request_id !== res.headers.get('x-request-id')) return `request_id ${body.request_id} differs from X-Request-ID ${res.headers.get('x-request-id')}`;
-  if (body.fields !== undefined && !(Array.isArray(body.fields) && body.fields.every((f: any) => typeof f?.field === 'string' && typeof f?.message === 'string'))) {
+  if (body.request_id !== res.headers.get('x-request-id'))
+    return `request_id ${body.request_id} differs from X-Request-ID ${res.headers.get('x-request-id')}`;
+  if (
+    body.fields !== undefined &&
+    !(Array.isArray(body.fields) && body.fields.every((f: any) => typeof f?.field === 'string' && typeof f?.message === 'string'))
+  ) {
     return `a ${res.status} with malformed fields`;
   }
   const extra = Object.keys(body).filter((k) => !['code', 'message', 'request_id', 'fields'].includes(k));

@@ -8,12 +8,63 @@ import fc from 'fast-check';
 
 /** Strings that have broken parsers, validators, loggers or storage somewhere. */
 export const edgeStrings = [
-  '', ' ', '\u0000', 'a\u0000b', '\uD800', '\uDC00x', 'x\uDBFF', '\u202Eevil\u202C', '\u200B', '\uFEFF', '\u2028\u2029',
-  '👩‍👩‍👧‍👦', 'e\u0301\u0301\u0301', '𝕏𝕐', 'ǅ', '\u0007\u001b[31m', '\r\nX-Injected: 1',
-  'NaN', 'Infinity', '-Infinity', '-0', '1e309', '-1e309', '9007199254740993', '-1', '0x1F', '1.5', ' 7 ', '1_000',
-  'true', 'null', 'undefined', '[]', '{}', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf',
-  '../../etc/passwd', '%00', '%', '<script>alert(1)</script>', "' OR 1=1 --", '"', '\\', '*', 'NEAR(a b)', 'a AND OR NOT',
-  ':memory:', '${7*7}', '{{7*7}}', 'tmk_', 'Bearer', 'owner', 'admin',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  '\uDC00x',
+  'x\uDBFF',
+  '\u202Eevil\u202C',
+  '\u200B',
+  '\uFEFF',
+  '\u2028\u2029',
+  '👩‍👩‍👧‍👦',
+  'e\u0301\u0301\u0301',
+  '𝕏𝕐',
+  'ǅ',
+  '\u0007\u001b[31m',
+  '\r\nX-Injected: 1',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '-0',
+  '1e309',
+  '-1e309',
+  '9007199254740993',
+  '-1',
+  '0x1F',
+  '1.5',
+  ' 7 ',
+  '1_000',
+  'true',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '../../etc/passwd',
+  '%00',
+  '%',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '"',
+  '\\',
+  '*',
+  'NEAR(a b)',
+  'a AND OR NOT',
+  ':memory:',
+  '${7*7}',
+  '{{7*7}}',
+  'tmk_',
+  'Bearer',
+  'owner',
+  'admin',
 ] as const;
 
 const lengths = [2_001, 10_001, 70_001] as const;
@@ -27,7 +78,12 @@ export const hugeString = fc
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...edgeStrings) },
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...edgeStrings), fc.string({ maxLength: 10 }), fc.constantFrom(...edgeStrings)).map((p) => p.join('')) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...edgeStrings), fc.string({ maxLength: 10 }), fc.constantFrom(...edgeStrings))
+      .map((p) => p.join('')),
+  },
   { weight: 1, arbitrary: hugeString },
 );
 
@@ -40,7 +96,8 @@ export function encodeLoose(text: string): string {
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
     if (code >= 0xd800 && code <= 0xdfff) {
-      out += `%${(0xe0 | (code >> 12)).toString(16)}%${(0x80 | ((code >> 6) & 0x3f)).toString(16)}%${(0x80 | (code & 0x3f)).toString(16)}`.toUpperCase();
+      out +=
+        `%${(0xe0 | (code >> 12)).toString(16)}%${(0x80 | ((code >> 6) & 0x3f)).toString(16)}%${(0x80 | (code & 0x3f)).toString(16)}`.toUpperCase();
     } else out += encodeURIComponent(ch);
   }
   return out;
@@ -57,12 +114,44 @@ export const hostileUrlComponent: fc.Arbitrary<string> = fc.oneof(
 
 /** Header values fetch can send (no control characters but tab; Latin-1 only), long but under the 16 KB header cap. */
 export const hostileHeader: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', 'Bearer', 'Bearer ', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', 'tmk_', 'tmk_' + 'A'.repeat(60), 'W/"1"', '"-1"', '*', 'null', '__proto__', 'constructor', '1e309', '-0', 'ÿþ', '\u0085', 'x'.repeat(8_000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    'Bearer',
+    'Bearer ',
+    'Bearer a.b.c',
+    'Bearer eyJhbGciOiJub25lIn0.e30.',
+    'tmk_',
+    'tmk_' + 'A'.repeat(60),
+    'W/"1"',
+    '"-1"',
+    '*',
+    'null',
+    '__proto__',
+    'constructor',
+    '1e309',
+    '-0',
+    'ÿþ',
+    '\u0085',
+    'x'.repeat(8_000),
+  ),
   // eslint-disable-next-line no-control-regex -- the control characters are what it removes
   fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '').trim()),
 );
 
-const rawNumbers = ['1e309', '-1e309', '-0', '9007199254740993', '1e-400', '0.1', '-1', '0', '1.5', '123456789012345678901234567890', '1E2'];
+const rawNumbers = [
+  '1e309',
+  '-1e309',
+  '-0',
+  '9007199254740993',
+  '1e-400',
+  '0.1',
+  '-1',
+  '0',
+  '1.5',
+  '123456789012345678901234567890',
+  '1E2',
+];
 
 /** JSON texts for one value of a field: every type but the expected one, edges of numbers and text. */
 const scalarJson: fc.Arbitrary<string> = fc.oneof(
@@ -95,7 +184,16 @@ export const hostileJson: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .array(fc.tuple(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', ''), hostileText.filter((s) => s.length < 200)), scalarJson), { maxLength: 4 })
+      .array(
+        fc.tuple(
+          fc.oneof(
+            fc.constantFrom('__proto__', 'constructor', 'prototype', ''),
+            hostileText.filter((s) => s.length < 200),
+          ),
+          scalarJson,
+        ),
+        { maxLength: 4 },
+      )
       .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
   },
 );
@@ -105,6 +203,20 @@ export const hostileBodies: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: hostileJson },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('', '{', '{"a":1,}', '{"a":1}{"b":2}', "{'a':1}", 'NaN', '\u0000', '\uFEFF{}', '{"content":"a","content":{"x":1}}', 'null', '[{}]', '{"a":"\\uD800"}', '{"a":"\\u0000"}'),
+    arbitrary: fc.constantFrom(
+      '',
+      '{',
+      '{"a":1,}',
+      '{"a":1}{"b":2}',
+      "{'a':1}",
+      'NaN',
+      '\u0000',
+      '\uFEFF{}',
+      '{"content":"a","content":{"x":1}}',
+      'null',
+      '[{}]',
+      '{"a":"\\uD800"}',
+      '{"a":"\\u0000"}',
+    ),
   },
 );

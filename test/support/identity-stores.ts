@@ -11,15 +11,26 @@ import type { TenantActor, TenantsService } from '../../server/services/tenants.
 /** Users, tenants and members made straight through the stores, for port contracts and service tests. */
 
 /** A fresh user (random id and email unless given, no name, no password); 'user not created' if the store refuses it. */
-export async function newUser(users: Pick<UserStore, 'create'>, fields: Partial<Omit<UserRecord, 'id'>> & Pick<UserRecord, 'createdAt'>): Promise<UserRecord> {
+export async function newUser(
+  users: Pick<UserStore, 'create'>,
+  fields: Partial<Omit<UserRecord, 'id'>> & Pick<UserRecord, 'createdAt'>,
+): Promise<UserRecord> {
   const user = await users.create({ id: randomUUID(), email: `u-${randomUUID()}@example.com`, name: null, passwordHash: null, ...fields });
   if (!user) throw new Error('user not created');
   return user;
 }
 
 /** A fresh active tenant on the free plan, owned by the user. */
-export function newTenant(tenants: Pick<TenantStore, 'create'>, ownerId: string, createdAt: string, isDefault = true): Promise<TenantRecord> {
-  return tenants.create({ id: randomUUID(), name: 'T', plan: 'free', status: 'active', createdAt }, { userId: ownerId, isDefault, createdAt });
+export function newTenant(
+  tenants: Pick<TenantStore, 'create'>,
+  ownerId: string,
+  createdAt: string,
+  isDefault = true,
+): Promise<TenantRecord> {
+  return tenants.create(
+    { id: randomUUID(), name: 'T', plan: 'free', status: 'active', createdAt },
+    { userId: ownerId, isDefault, createdAt },
+  );
 }
 
 export interface TenancyFixtures {
@@ -57,7 +68,12 @@ export function tenancyFixtures(
       const actors: TenantActor[] = [{ userId: owner.id, tenantId: tenant.id, role: 'owner' }];
       for (const role of roles) {
         const u = await user();
-        await current().tenants.addMember(tenant.id, { userId: u.id, role, isDefault: false, createdAt: new Date(current().membersJoinedAt).toISOString() });
+        await current().tenants.addMember(tenant.id, {
+          userId: u.id,
+          role,
+          isDefault: false,
+          createdAt: new Date(current().membersJoinedAt).toISOString(),
+        });
         actors.push({ userId: u.id, tenantId: tenant.id, role });
       }
       return { tenantId: tenant.id, actors };

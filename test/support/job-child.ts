@@ -41,10 +41,15 @@ export async function spawnJobWorker(env: Record<string, string>): Promise<Child
     stderr,
     exited,
     waitFor: (predicate, what, timeoutMs = 20_000) =>
-      until(() => {
-        if (child.exitCode !== null) throw new Error(`child worker exited (${child.exitCode}) while waiting for ${what}: ${stderr.join('')}`);
-        return predicate(events);
-      }, what, timeoutMs),
+      until(
+        () => {
+          if (child.exitCode !== null)
+            throw new Error(`child worker exited (${child.exitCode}) while waiting for ${what}: ${stderr.join('')}`);
+          return predicate(events);
+        },
+        what,
+        timeoutMs,
+      ),
   };
   await worker.waitFor((e) => e.some((x) => x.event === 'ready'), 'the child worker to start', 60_000);
   return worker;

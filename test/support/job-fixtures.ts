@@ -67,7 +67,9 @@ export const failJob = testJob({
   async handler({ failTimes, permanent }, ctx, job) {
     ctx.record({ event: 'attempt', jobId: job.id, attempt: job.attempt });
     if (failTimes < 0 || job.attempt <= failTimes) {
-      throw permanent ? new PermanentJobError(`permanent failure on attempt ${job.attempt}`) : new Error(`failure on attempt ${job.attempt}`);
+      throw permanent
+        ? new PermanentJobError(`permanent failure on attempt ${job.attempt}`)
+        : new Error(`failure on attempt ${job.attempt}`);
     }
     ctx.record({ event: 'succeeded', jobId: job.id, attempt: job.attempt });
   },

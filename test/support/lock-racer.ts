@@ -23,7 +23,9 @@ while (!db.prepare("SELECT 1 FROM agenda_jobs WHERE name = 'go'").get([])) await
 const racers = Number(process.env.RACERS ?? 1);
 const ids: string[] = [];
 for (;;) {
-  const job = await repo.getNextJobToRun('race', new Date(Date.now() + 1000), new Date(0), undefined, { lastModifiedBy: String(process.pid) });
+  const job = await repo.getNextJobToRun('race', new Date(Date.now() + 1000), new Date(0), undefined, {
+    lastModifiedBy: String(process.pid),
+  });
   if (!job) break;
   ids.push(String(job._id));
   if (ids.length === 1) {

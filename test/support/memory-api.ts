@@ -4,7 +4,12 @@ import { http } from './server.js';
 export const ALL_MEMORY_SCOPES = ['memories:read', 'memories:write', 'usage:read'];
 
 /** Creates an API key over HTTP (POST /api-keys) and returns its secret; throws unless 201. */
-export async function createApiKey(baseUrl: string, user: SignedUpUser, scopes: string[] = ALL_MEMORY_SCOPES, namespaces?: string[]): Promise<string> {
+export async function createApiKey(
+  baseUrl: string,
+  user: SignedUpUser,
+  scopes: string[] = ALL_MEMORY_SCOPES,
+  namespaces?: string[],
+): Promise<string> {
   const body: Record<string, unknown> = { name: `key-${scopes.join('+')}`, scopes };
   if (namespaces) body.namespace_restrictions = namespaces;
   const res = await http(baseUrl, 'POST', '/api-keys', { body, headers: bearer(user.accessToken) });

@@ -69,7 +69,12 @@ export function createMemoryStack(opts: MemoryStackOptions = {}): MemoryStack {
   const built: Services[] = [];
   const open = () => {
     const ports = createEmbeddedPorts(config, quiet, embedding);
-    const services = buildServices(config, quiet, ports, { embedder, workers: false, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.consolidation ? { consolidation: opts.consolidation } : {}) });
+    const services = buildServices(config, quiet, ports, {
+      embedder,
+      workers: false,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
+    });
     built.push(services);
     return { services, db: embeddedDb(ports) };
   };
@@ -85,7 +90,13 @@ export function createMemoryStack(opts: MemoryStackOptions = {}): MemoryStack {
     index: main.ports.searchIndex,
     caller: (tenantId, namespaces = null) => ({ tenantId, namespaces }),
     async search(tenantId, text) {
-      const r = await main.ports.searchIndex.search(tenantId, { text, vector: null, mode: 'hybrid', limit: 50, filters: { namespaces: null } });
+      const r = await main.ports.searchIndex.search(tenantId, {
+        text,
+        vector: null,
+        mode: 'hybrid',
+        limit: 50,
+        filters: { namespaces: null },
+      });
       return r.hits.map((h) => h.memoryId);
     },
     secondWorker: () => open().services.consolidation,

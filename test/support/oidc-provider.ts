@@ -69,7 +69,9 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
       const configuration: Configuration = {
         clients: clients.map((c) => ({
           client_id: c.client_id,
-          ...(c.client_secret ? { client_secret: c.client_secret, token_endpoint_auth_method: 'client_secret_basic' as const } : { token_endpoint_auth_method: 'none' as const }),
+          ...(c.client_secret
+            ? { client_secret: c.client_secret, token_endpoint_auth_method: 'client_secret_basic' as const }
+            : { token_endpoint_auth_method: 'none' as const }),
           redirect_uris: [redirectUri],
           grant_types: ['authorization_code'],
           response_types: ['code'],
@@ -114,7 +116,12 @@ async function interact(provider: Provider, req: IncomingMessage, res: ServerRes
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
   const details = await provider.interactionDetails(req, res);
   if (query.get('deny') === '1') {
-    await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'the user declined' }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'the user declined' },
+      { mergeWithLastSubmission: false },
+    );
     return;
   }
   if (details.prompt.name === 'login') {
@@ -128,10 +135,15 @@ async function interact(provider: Provider, req: IncomingMessage, res: ServerRes
     const clientId = String(details.params.client_id);
     const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId });
     if (!grant) throw new Error('grant vanished');
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     return;
@@ -163,7 +175,11 @@ function silenceProviderNotices(): () => void {
  * flow, answering each interaction for `account`, until the provider sends the user agent to a URL
  * starting with `stopAt` (our callback). Returns that URL without requesting it.
  */
-export async function followToCallback(authorizationUrl: string, stopAt: string, interaction: { account?: string; deny?: boolean }): Promise<URL> {
+export async function followToCallback(
+  authorizationUrl: string,
+  stopAt: string,
+  interaction: { account?: string; deny?: boolean },
+): Promise<URL> {
   const jar = new Map<string, string>();
   let url = new URL(authorizationUrl);
   for (let hop = 0; hop < 20; hop++) {

@@ -23,7 +23,10 @@ export interface Operation {
   body?: JsonSchema;
 }
 
-export function operationsOf(doc: { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, JsonSchema> } }): Operation[] {
+export function operationsOf(doc: {
+  paths: Record<string, Record<string, any>>;
+  components?: { schemas?: Record<string, JsonSchema> };
+}): Operation[] {
   const resolve = (s: JsonSchema): JsonSchema => {
     const ref = s?.$ref as string | undefined;
     return ref ? resolve(doc.components!.schemas![ref.replace('#/components/schemas/', '')]!) : s;
@@ -33,7 +36,12 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>>; 
     for (const [method, op] of Object.entries(ops)) {
       const scheme = op.security?.[0] ? Object.keys(op.security[0])[0] : undefined;
       const credential = scheme === 'bearerAuth' ? 'bearer' : scheme === 'apiKeyAuth' ? 'apiKey' : 'none';
-      const params = ((op.parameters ?? []) as any[]).map((p) => ({ name: p.name, in: p.in, required: !!p.required, schema: resolve(p.schema ?? {}) }));
+      const params = ((op.parameters ?? []) as any[]).map((p) => ({
+        name: p.name,
+        in: p.in,
+        required: !!p.required,
+        schema: resolve(p.schema ?? {}),
+      }));
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       out.push({ method: method.toUpperCase(), path, credential, params, body: bodySchema ? resolve(bodySchema) : undefined });
     }

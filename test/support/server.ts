@@ -25,7 +25,17 @@ export async function startTestServer(env: Record<string, string | undefined> = 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-test-'));
   // Address budgets off: suites sign up and start SSO sign-ins many times from loopback (their own
   // tests turn them on).
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', SIGNUP_RATE_LIMIT: '0', SSO_START_RATE_LIMIT: '0', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    EMBEDDINGS_PROVIDER: 'hash',
+    SIGNUP_RATE_LIMIT: '0',
+    SSO_START_RATE_LIMIT: '0',
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -46,7 +56,12 @@ export async function startTestServer(env: Record<string, string | undefined> = 
 }
 
 /** fetch against the server with JSON in and out; returns status, headers and the parsed body. */
-export async function http(base: string, method: string, url: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
+export async function http(
+  base: string,
+  method: string,
+  url: string,
+  opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   let body: string | undefined;
   if (opts.raw !== undefined) body = opts.raw;

@@ -26,9 +26,12 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   /** Waits until a line `matching` has been written: the access line is written when the response finishes, after the client has it. */
   const logged = (matching: (line: Record<string, any>) => boolean) =>
-    vi.waitFor(() => {
-      if (!lines.some(matching)) throw new Error('the line is not written yet');
-    }, { timeout: 5_000, interval: 5 });
+    vi.waitFor(
+      () => {
+        if (!lines.some(matching)) throw new Error('the line is not written yet');
+      },
+      { timeout: 5_000, interval: 5 },
+    );
   return { url, lines, logger, logged, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
@@ -39,15 +42,25 @@ describe('access log', () => {
   it('logs id, method, path without the query, status and time; on a failure only the error type and message', async () => {
     const s = await serve((_req, res) => {
       // What pino's standard error serializer would copy verbatim: every enumerable property.
-      (res as { err?: unknown }).err = Object.assign(new TypeError('boom'), { secret: 'sk-live-123', headers: { authorization: 'Bearer tok-456' } });
+      (res as { err?: unknown }).err = Object.assign(new TypeError('boom'), {
+        secret: 'sk-live-123',
+        headers: { authorization: 'Bearer tok-456' },
+      });
       res.statusCode = 500;
       res.end();
     });
     close = s.close;
-    await fetch(`${s.url}/memories/search?q=private&cursor=abc`, { headers: { authorization: 'Bearer tok-456', 'x-api-key': 'sk-live-123' } });
+    await fetch(`${s.url}/memories/search?q=private&cursor=abc`, {
+      headers: { authorization: 'Bearer tok-456', 'x-api-key': 'sk-live-123' },
+    });
     await s.logged((l) => l.msg === 'request errored' || l.res);
     const line = s.lines.find((l) => l.msg === 'request errored' || l.res);
-    expect(line).toMatchObject({ level: 50, req: { id: 'req-12345678', method: 'GET', url: '/memories/search?…' }, res: { statusCode: 500 }, err: { type: 'TypeError', message: 'boom' } });
+    expect(line).toMatchObject({
+      level: 50,
+      req: { id: 'req-12345678', method: 'GET', url: '/memories/search?…' },
+      res: { statusCode: 500 },
+      err: { type: 'TypeError', message: 'boom' },
+    });
     expect(Object.keys(line!.err).sort()).toEqual(['message', 'type']);
     const text = JSON.stringify(s.lines);
     for (const secret of ['sk-live-123', 'tok-456', 'private', 'cursor=abc']) expect(text).not.toContain(secret);

@@ -6,7 +6,10 @@ import { budgetKey, createAddressBudget } from '../../server/services/address-bu
 describe('address budgets', () => {
   it('count concurrent requests exactly: of 100 at once with a budget of 20, 20 pass', async () => {
     const db = openInMemoryDatabase();
-    const budget = createAddressBudget({ keyPrefix: 'test', perWindow: 20, windowSeconds: 60, what: 'tests' }, createEmbeddedAttemptCounters(db));
+    const budget = createAddressBudget(
+      { keyPrefix: 'test', perWindow: 20, windowSeconds: 60, what: 'tests' },
+      createEmbeddedAttemptCounters(db),
+    );
     const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => budget.consume('203.0.113.7')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(20);
     const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -29,7 +32,10 @@ describe('address budgets', () => {
 
   it('is off at 0', async () => {
     const db = openInMemoryDatabase();
-    const budget = createAddressBudget({ keyPrefix: 'test', perWindow: 0, windowSeconds: 60, what: 'tests' }, createEmbeddedAttemptCounters(db));
+    const budget = createAddressBudget(
+      { keyPrefix: 'test', perWindow: 0, windowSeconds: 60, what: 'tests' },
+      createEmbeddedAttemptCounters(db),
+    );
     for (let i = 0; i < 50; i++) await budget.consume('203.0.113.7');
     db.close();
   });

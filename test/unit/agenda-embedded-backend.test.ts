@@ -134,22 +134,51 @@ describe('EmbeddedJobRepository', () => {
 
   it('saveJobState writes the run state and refuses a job that no longer exists', async () => {
     const saved = await repo.saveJob(job(), undefined);
-    await repo.saveJobState({ ...saved, lockedAt: undefined, nextRunAt: null, lastRunAt: new Date(T), lastFinishedAt: new Date(T + 5), failCount: 1, failReason: 'x', failedAt: new Date(T + 5), progress: 100 }, { lastModifiedBy: 'w' });
-    expect(await repo.getJobById(saved._id!)).toMatchObject({ nextRunAt: null, lastRunAt: new Date(T), lastFinishedAt: new Date(T + 5), failCount: 1, failReason: 'x', progress: 100, lastModifiedBy: 'w' });
+    await repo.saveJobState(
+      {
+        ...saved,
+        lockedAt: undefined,
+        nextRunAt: null,
+        lastRunAt: new Date(T),
+        lastFinishedAt: new Date(T + 5),
+        failCount: 1,
+        failReason: 'x',
+        failedAt: new Date(T + 5),
+        progress: 100,
+      },
+      { lastModifiedBy: 'w' },
+    );
+    expect(await repo.getJobById(saved._id!)).toMatchObject({
+      nextRunAt: null,
+      lastRunAt: new Date(T),
+      lastFinishedAt: new Date(T + 5),
+      failCount: 1,
+      failReason: 'x',
+      progress: 100,
+      lastModifiedBy: 'w',
+    });
     await repo.removeJobs({ id: saved._id });
     await expect(repo.saveJobState(saved, undefined)).rejects.toThrow(/cannot be updated/);
   });
 
   it('keeps one row per every() job: a due nextRunAt survives a re-declaration, and a running job keeps its lock', async () => {
     const due = at(-500);
-    const first = await repo.saveJob(job({ name: 'tick', type: 'single', nextRunAt: due, repeatInterval: 1_000, data: { v: 1 } }), undefined);
+    const first = await repo.saveJob(
+      job({ name: 'tick', type: 'single', nextRunAt: due, repeatInterval: 1_000, data: { v: 1 } }),
+      undefined,
+    );
     await repo.getNextJobToRun('tick', scan(), noExpiry(), undefined, undefined);
-    const again = await repo.saveJob(job({ name: 'tick', type: 'single', nextRunAt: at(-1), repeatInterval: 2_000, data: { v: 2 } }), undefined);
+    const again = await repo.saveJob(
+      job({ name: 'tick', type: 'single', nextRunAt: at(-1), repeatInterval: 2_000, data: { v: 2 } }),
+      undefined,
+    );
     expect(again._id).toBe(first._id);
     expect(again).toMatchObject({ nextRunAt: due, repeatInterval: 2_000, data: { v: 2 }, lockedAt: expect.any(Date) });
     // A future nextRunAt (e.g. skipImmediate) replaces the stored one.
     const future = at(60_000);
-    expect((await repo.saveJob(job({ name: 'tick', type: 'single', nextRunAt: future, repeatInterval: 2_000 }), undefined)).nextRunAt).toEqual(future);
+    expect(
+      (await repo.saveJob(job({ name: 'tick', type: 'single', nextRunAt: future, repeatInterval: 2_000 }), undefined)).nextRunAt,
+    ).toEqual(future);
     expect((await repo.queryJobs({ name: 'tick' })).total).toBe(1);
   });
 
@@ -166,29 +195,53 @@ describe('EmbeddedJobRepository', () => {
     const e = await repo.saveJob(job({ data: { tenantId: 't2', n: 5 }, unique: { 'data.tenantId': 't2', 'data.n': 5 } }), undefined);
     expect(new Set([a._id, d._id, e._id]).size).toBe(3);
     const flag = await repo.saveJob(job({ data: { on: true }, unique: { 'data.on': true }, uniqueOpts: { insertOnly: true } }), undefined);
-    expect((await repo.saveJob(job({ data: { on: true } , unique: { 'data.on': true }, uniqueOpts: { insertOnly: true } }), undefined))._id).toBe(flag._id);
-    expect((await repo.saveJob(job({ data: { on: false }, unique: { 'data.on': false }, uniqueOpts: { insertOnly: true } }), undefined))._id).not.toBe(flag._id);
+    expect(
+      (await repo.saveJob(job({ data: { on: true }, unique: { 'data.on': true }, uniqueOpts: { insertOnly: true } }), undefined))._id,
+    ).toBe(flag._id);
+    expect(
+      (await repo.saveJob(job({ data: { on: false }, unique: { 'data.on': false }, uniqueOpts: { insertOnly: true } }), undefined))._id,
+    ).not.toBe(flag._id);
   });
 
   it('debounces unique jobs: trailing pushes the run back, maxWait forces it, leading keeps the first time', async () => {
     const key = { 'data.k': 'x' };
     const t0 = Date.now();
-    const a = await repo.saveJob(job({ data: { k: 'x' }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 10_000, strategy: 'trailing' } } }), undefined);
+    const a = await repo.saveJob(
+      job({ data: { k: 'x' }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 10_000, strategy: 'trailing' } } }),
+      undefined,
+    );
     expect(a.nextRunAt!.getTime()).toBeGreaterThanOrEqual(t0 + 10_000);
     expect(a.debounceStartedAt).toBeInstanceOf(Date);
-    const b = await repo.saveJob(job({ data: { k: 'x', v: 2 }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 20_000 } } }), undefined);
+    const b = await repo.saveJob(
+      job({ data: { k: 'x', v: 2 }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 20_000 } } }),
+      undefined,
+    );
     expect(b._id).toBe(a._id);
     expect(b.nextRunAt!.getTime()).toBeGreaterThanOrEqual(t0 + 20_000);
     // The burst started long ago: maxWait forces the run now and ends the burst.
     db.prepare('UPDATE agenda_jobs SET debounce_started_at = ? WHERE id = ?').run([t0 - 60_000, a._id]);
-    const c = await repo.saveJob(job({ data: { k: 'x' }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 20_000, maxWait: 30_000 } } }), undefined);
+    const c = await repo.saveJob(
+      job({ data: { k: 'x' }, nextRunAt: new Date(), unique: key, uniqueOpts: { debounce: { delay: 20_000, maxWait: 30_000 } } }),
+      undefined,
+    );
     expect(c.nextRunAt!.getTime()).toBeLessThanOrEqual(Date.now());
     expect(c.debounceStartedAt).toBeUndefined();
 
     const lead = { 'data.k': 'lead' };
-    const l1 = await repo.saveJob(job({ data: { k: 'lead' }, nextRunAt: new Date(T), unique: lead, uniqueOpts: { debounce: { delay: 5_000, strategy: 'leading' } } }), undefined);
+    const l1 = await repo.saveJob(
+      job({ data: { k: 'lead' }, nextRunAt: new Date(T), unique: lead, uniqueOpts: { debounce: { delay: 5_000, strategy: 'leading' } } }),
+      undefined,
+    );
     expect(l1.nextRunAt).toEqual(new Date(T));
-    const l2 = await repo.saveJob(job({ data: { k: 'lead', v: 2 }, nextRunAt: new Date(T + 99), unique: lead, uniqueOpts: { debounce: { delay: 5_000, strategy: 'leading' } } }), undefined);
+    const l2 = await repo.saveJob(
+      job({
+        data: { k: 'lead', v: 2 },
+        nextRunAt: new Date(T + 99),
+        unique: lead,
+        uniqueOpts: { debounce: { delay: 5_000, strategy: 'leading' } },
+      }),
+      undefined,
+    );
     expect(l2).toMatchObject({ _id: l1._id, nextRunAt: new Date(T), data: { v: 2 } });
   });
 
@@ -203,9 +256,18 @@ describe('EmbeddedJobRepository', () => {
 
   it('queries by name, state, literal search text and payload, with sort and pagination', async () => {
     const now = Date.now();
-    const queued = await repo.saveJob(job({ name: 'mail_100%', nextRunAt: new Date(now - 1_000), data: { tenant: { id: 't1' }, tags: ['a', 'b'] } }), undefined);
-    const scheduled = await repo.saveJob(job({ name: 'mail_1000', nextRunAt: new Date(now + 60_000), data: { tenant: { id: 't2' } } }), undefined);
-    const failed = await repo.saveJob(job({ name: 'mailX100', nextRunAt: null, failedAt: new Date(now - 10), lastFinishedAt: new Date(now - 10), failCount: 3 }), undefined);
+    const queued = await repo.saveJob(
+      job({ name: 'mail_100%', nextRunAt: new Date(now - 1_000), data: { tenant: { id: 't1' }, tags: ['a', 'b'] } }),
+      undefined,
+    );
+    const scheduled = await repo.saveJob(
+      job({ name: 'mail_1000', nextRunAt: new Date(now + 60_000), data: { tenant: { id: 't2' } } }),
+      undefined,
+    );
+    const failed = await repo.saveJob(
+      job({ name: 'mailX100', nextRunAt: null, failedAt: new Date(now - 10), lastFinishedAt: new Date(now - 10), failCount: 3 }),
+      undefined,
+    );
     const paused = await repo.saveJob(job({ name: 'other', disabled: true }), undefined);
     const ids = (r: { jobs: { _id: string }[] }) => r.jobs.map((j) => j._id);
     expect(ids(await repo.queryJobs({ state: 'queued', names: ['mail_100%', 'mail_1000', 'mailX100'] }))).toEqual([queued._id]);
@@ -329,7 +391,10 @@ describe('atomic locking across processes', () => {
       const racers = [0, 1, 2].map(
         () =>
           new Promise<{ pid: number; ids: string[] }>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, DATA_DIR: dir, RACERS: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, ['--import', 'tsx', script], {
+              env: { ...process.env, DATA_DIR: dir, RACERS: '3' },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
             let out = '';
             let err = '';
             let signalReady!: () => void;
@@ -355,7 +420,9 @@ describe('atomic locking across processes', () => {
       expect(new Set(all).size).toBe(2_000);
       // Every racer took part (each holds its first job before any goes on; see lock-racer.ts).
       expect(results.filter((r) => r.ids.length > 0).length).toBe(3);
-      expect((db.prepare('SELECT COUNT(*) AS n FROM agenda_jobs WHERE name = ? AND locked_at IS NULL').get(['race']) as { n: number }).n).toBe(0);
+      expect(
+        (db.prepare('SELECT COUNT(*) AS n FROM agenda_jobs WHERE name = ? AND locked_at IS NULL').get(['race']) as { n: number }).n,
+      ).toBe(0);
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

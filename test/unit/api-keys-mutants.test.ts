@@ -42,7 +42,12 @@ const base: CreateApiKeyInput = { name: 'k', scopes: ['memories:read'] };
 
 describe('audit records of key management carry the actor, the request and the facts', () => {
   it('create', async () => {
-    const { key } = await service.create(actor, { name: 'ingest', scopes: ['memories:write'], namespaceRestrictions: ['ns'], ipAllowlist: ['10.0.0.0/8'] });
+    const { key } = await service.create(actor, {
+      name: 'ingest',
+      scopes: ['memories:write'],
+      namespaceRestrictions: ['ns'],
+      ipAllowlist: ['10.0.0.0/8'],
+    });
     expect(audit).toEqual([
       {
         tenantId: tenant,
@@ -52,7 +57,13 @@ describe('audit records of key management carry the actor, the request and the f
         ip: actor.ip,
         userAgent: actor.userAgent,
         requestId: actor.requestId,
-        details: { name: 'ingest', scopes: ['memories:write'], namespace_restrictions: ['ns'], ip_allowlist: ['10.0.0.0/8'], prefix: key.prefix },
+        details: {
+          name: 'ingest',
+          scopes: ['memories:write'],
+          namespace_restrictions: ['ns'],
+          ip_allowlist: ['10.0.0.0/8'],
+          prefix: key.prefix,
+        },
       },
     ]);
   });
@@ -60,13 +71,31 @@ describe('audit records of key management carry the actor, the request and the f
   it('rotate', async () => {
     const { key } = await service.create(actor, base);
     const rotated = await service.rotate(actor, key.keyId);
-    expect(audit[1]).toEqual({ tenantId: tenant, action: 'api_key.rotate', actorUserId: user, keyId: key.keyId, ip: actor.ip, userAgent: actor.userAgent, requestId: actor.requestId, details: { prefix: rotated.key.prefix } });
+    expect(audit[1]).toEqual({
+      tenantId: tenant,
+      action: 'api_key.rotate',
+      actorUserId: user,
+      keyId: key.keyId,
+      ip: actor.ip,
+      userAgent: actor.userAgent,
+      requestId: actor.requestId,
+      details: { prefix: rotated.key.prefix },
+    });
   });
 
   it('revoke', async () => {
     const { key } = await service.create(actor, { ...base, name: 'old' });
     await service.revoke(actor, key.keyId);
-    expect(audit[1]).toEqual({ tenantId: tenant, action: 'api_key.revoke', actorUserId: user, keyId: key.keyId, ip: actor.ip, userAgent: actor.userAgent, requestId: actor.requestId, details: { name: 'old', prefix: key.prefix } });
+    expect(audit[1]).toEqual({
+      tenantId: tenant,
+      action: 'api_key.revoke',
+      actorUserId: user,
+      keyId: key.keyId,
+      ip: actor.ip,
+      userAgent: actor.userAgent,
+      requestId: actor.requestId,
+      details: { name: 'old', prefix: key.prefix },
+    });
   });
 
   it('an actor without request facts is recorded with nulls, not undefined', async () => {
@@ -74,7 +103,8 @@ describe('audit records of key management carry the actor, the request and the f
     const { key } = await service.create(bare, base);
     await service.rotate(bare, key.keyId);
     await service.revoke(bare, key.keyId);
-    for (const e of audit) expect({ ip: e.ip, userAgent: e.userAgent, requestId: e.requestId }).toEqual({ ip: null, userAgent: null, requestId: null });
+    for (const e of audit)
+      expect({ ip: e.ip, userAgent: e.userAgent, requestId: e.requestId }).toEqual({ ip: null, userAgent: null, requestId: null });
   });
 });
 
@@ -148,17 +178,25 @@ describe('compiled allowlists are shared only by keys with the same list', () =>
 describe('IPv4-mapped IPv6 client addresses', () => {
   const only = compileAllowlist([normaliseAllowlistEntry('203.0.113.7')]);
 
-  it.each(['::ffff:203.0.113.7', '::ffff:cb00:7107', '[::ffff:203.0.113.7]', '0:0:0:0:0:ffff:cb00:7107'])('%s is the IPv4 address 203.0.113.7', (ip) => {
-    expect(only(ip)).toBe(true);
-  });
-
-  // Each differs from ::ffff:203.0.113.7 in one of the six leading groups, so none is IPv4-mapped.
-  it.each(['1::ffff:cb00:7107', '0:1::ffff:cb00:7107', '0:0:1::ffff:cb00:7107', '0:0:0:1:0:ffff:cb00:7107', '::1:ffff:cb00:7107', '::fffe:cb00:7107', '64:ff9b::203.0.113.7'])(
-    '%s is not',
+  it.each(['::ffff:203.0.113.7', '::ffff:cb00:7107', '[::ffff:203.0.113.7]', '0:0:0:0:0:ffff:cb00:7107'])(
+    '%s is the IPv4 address 203.0.113.7',
     (ip) => {
-      expect(only(ip)).toBe(false);
+      expect(only(ip)).toBe(true);
     },
   );
+
+  // Each differs from ::ffff:203.0.113.7 in one of the six leading groups, so none is IPv4-mapped.
+  it.each([
+    '1::ffff:cb00:7107',
+    '0:1::ffff:cb00:7107',
+    '0:0:1::ffff:cb00:7107',
+    '0:0:0:1:0:ffff:cb00:7107',
+    '::1:ffff:cb00:7107',
+    '::fffe:cb00:7107',
+    '64:ff9b::203.0.113.7',
+  ])('%s is not', (ip) => {
+    expect(only(ip)).toBe(false);
+  });
 
   it('an IPv4-mapped range of exactly /96 is all of IPv4', () => {
     expect(normaliseAllowlistEntry('::ffff:0.0.0.0/96')).toBe('0.0.0.0/0');

@@ -29,7 +29,10 @@ function counting(store: ApiKeyStore) {
   const writes: ApiKeyUsage[][] = [];
   return {
     writes,
-    store: { ...store, recordUsage: async (uses: readonly ApiKeyUsage[]) => (writes.push([...uses]), store.recordUsage(uses)) } satisfies ApiKeyStore,
+    store: {
+      ...store,
+      recordUsage: async (uses: readonly ApiKeyUsage[]) => (writes.push([...uses]), store.recordUsage(uses)),
+    } satisfies ApiKeyStore,
   };
 }
 
@@ -71,9 +74,21 @@ beforeEach(() => {
 
 describe('create', () => {
   it('returns a tmk_ secret with 256 random bits once, and stores only its SHA-256', async () => {
-    const { key, secret } = await service.create(actor(), { name: '  ingest  ', scopes: ['memories:write', 'memories:read', 'memories:read'] });
+    const { key, secret } = await service.create(actor(), {
+      name: '  ingest  ',
+      scopes: ['memories:write', 'memories:read', 'memories:read'],
+    });
     expect(secret).toMatch(SECRET);
-    expect(key).toMatchObject({ tenantId: tenant, name: 'ingest', scopes: ['memories:read', 'memories:write'], status: 'active', createdBy: user, namespaceRestrictions: null, ipAllowlist: null, lastUsedAt: null });
+    expect(key).toMatchObject({
+      tenantId: tenant,
+      name: 'ingest',
+      scopes: ['memories:read', 'memories:write'],
+      status: 'active',
+      createdBy: user,
+      namespaceRestrictions: null,
+      ipAllowlist: null,
+      lastUsedAt: null,
+    });
     expect(key.prefix).toBe(secret.slice(0, 12));
     const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get([key.keyId]) as Record<string, unknown>;
     expect(row.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
@@ -97,7 +112,14 @@ describe('create', () => {
   it('records an audit event without the secret', async () => {
     const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
     expect(audit).toEqual([
-      expect.objectContaining({ action: 'api_key.create', tenantId: tenant, actorUserId: user, keyId: key.keyId, ip: '127.0.0.1', requestId: 'req-1' }),
+      expect.objectContaining({
+        action: 'api_key.create',
+        tenantId: tenant,
+        actorUserId: user,
+        keyId: key.keyId,
+        ip: '127.0.0.1',
+        requestId: 'req-1',
+      }),
     ]);
     expect(JSON.stringify(audit)).not.toContain(secret.slice(12));
   });
@@ -110,12 +132,20 @@ describe('create', () => {
     [{ name: 'k', scopes: [] }, 'scopes', 'at least one scope'],
     [{ name: 'k', scopes: ['memories:read', 'memories:delete'] }, 'scopes.1', "unknown scope 'memories:delete'"],
     [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: [] }, 'namespace_restrictions', 'must not be empty'],
-    [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: ['ok', 'not ok'] }, 'namespace_restrictions.1', "'not ok' is not a valid namespace"],
+    [
+      { name: 'k', scopes: ['usage:read'], namespaceRestrictions: ['ok', 'not ok'] },
+      'namespace_restrictions.1',
+      "'not ok' is not a valid namespace",
+    ],
     [{ name: 'k', scopes: ['usage:read'], namespaceRestrictions: ['x'.repeat(65)] }, 'namespace_restrictions.0', 'not a valid namespace'],
     [{ name: 'k', scopes: ['usage:read'], ipAllowlist: [] }, 'ip_allowlist', 'must not be empty'],
     [{ name: 'k', scopes: ['usage:read'], ipAllowlist: ['10.0.0.1', '10.0.0.0/40'] }, 'ip_allowlist.1', "'10.0.0.0/40'"],
     [{ name: 'k', scopes: ['usage:read'], ipAllowlist: ['example.com'] }, 'ip_allowlist.0', "'example.com' is not a valid IP address"],
-    [{ name: 'k', scopes: ['usage:read'], ipAllowlist: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) }, 'ip_allowlist', 'at most 100'],
+    [
+      { name: 'k', scopes: ['usage:read'], ipAllowlist: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) },
+      'ip_allowlist',
+      'at most 100',
+    ],
   ])('rejects %j with 400 naming %s', async (input, field, message) => {
     const err = await appError(service.create(actor(), input));
     expect(err.code).toBe('VALIDATION_FAILED');
@@ -127,9 +157,19 @@ describe('create', () => {
 
 describe('authenticate', () => {
   it('turns a valid secret into the key’s principal', async () => {
-    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['memories:read', 'usage:read'], namespaceRestrictions: ['team'] });
+    const { key, secret } = await service.create(actor(), {
+      name: 'k',
+      scopes: ['memories:read', 'usage:read'],
+      namespaceRestrictions: ['team'],
+    });
     const principal = await service.authenticate(secret, '203.0.113.9');
-    expect(principal).toEqual({ kind: 'apiKey', keyId: key.keyId, tenantId: tenant, scopes: new Set(['memories:read', 'usage:read']), namespaces: ['team'] });
+    expect(principal).toEqual({
+      kind: 'apiKey',
+      keyId: key.keyId,
+      tenantId: tenant,
+      scopes: new Set(['memories:read', 'usage:read']),
+      namespaces: ['team'],
+    });
     expect(() => assertNamespaceAllowed(principal.namespaces, 'team')).not.toThrow();
     expect(() => assertNamespaceAllowed(principal.namespaces, 'other')).toThrow(expect.objectContaining({ code: 'NAMESPACE_FORBIDDEN' }));
   });
@@ -147,7 +187,15 @@ describe('authenticate', () => {
 
   it('answers 401 for malformed, unknown and tampered secrets', async () => {
     const { secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'] });
-    for (const bad of ['', 'tmk_', 'secret', secret.toUpperCase(), `${secret}a`, secret.slice(0, -1), `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`]) {
+    for (const bad of [
+      '',
+      'tmk_',
+      'secret',
+      secret.toUpperCase(),
+      `${secret}a`,
+      secret.slice(0, -1),
+      `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`,
+    ]) {
       const err = await appError(service.authenticate(bad, '127.0.0.1'));
       expect(err.code).toBe('UNAUTHENTICATED');
       expect(err.message).not.toContain(bad.slice(4) || '\u0000');
@@ -194,7 +242,11 @@ describe('authenticate', () => {
   });
 
   it('enforces the IP allowlist (IPv4, CIDR, IPv6, IPv4-mapped) with 403 IP_NOT_ALLOWED, audited at most once a minute per address', async () => {
-    const { key, secret } = await service.create(actor(), { name: 'k', scopes: ['usage:read'], ipAllowlist: ['198.51.100.7', '10.0.0.0/8', '2001:db8::/32'] });
+    const { key, secret } = await service.create(actor(), {
+      name: 'k',
+      scopes: ['usage:read'],
+      ipAllowlist: ['198.51.100.7', '10.0.0.0/8', '2001:db8::/32'],
+    });
     for (const ok of ['198.51.100.7', '::ffff:198.51.100.7', '10.200.3.4', '2001:db8:5::1']) {
       expect((await service.authenticate(secret, ok)).keyId).toBe(key.keyId);
     }
@@ -237,9 +289,12 @@ describe('last_used_at', () => {
     clock = new Date(clock.getTime() + 1_000);
     await service.authenticate(secret, '127.0.0.1');
     // The background flush (usageFlushMs = 5), waited for by its effect.
-    await vi.waitFor(() => {
-      if (writes.length < 2) throw new Error('no background flush yet');
-    }, { timeout: 5_000, interval: 5 });
+    await vi.waitFor(
+      () => {
+        if (writes.length < 2) throw new Error('no background flush yet');
+      },
+      { timeout: 5_000, interval: 5 },
+    );
     expect(writes).toHaveLength(2);
     expect((await service.get(tenant, key.keyId)).lastUsedAt).toBe(clock.toISOString());
   });
@@ -323,7 +378,8 @@ describe('revoking the keys of a removed user (revokeHeldBy)', () => {
 
     const revoked = await service.revokeHeldBy(admin, leaver.userId);
     expect(revoked.sort()).toEqual([created.key.keyId, rotatedByLeaver.key.keyId].sort());
-    for (const s of [created.secret, leaverRotated.secret]) expect((await appError(service.authenticate(s, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
+    for (const s of [created.secret, leaverRotated.secret])
+      expect((await appError(service.authenticate(s, '127.0.0.1'))).code).toBe('UNAUTHENTICATED');
     for (const s of [adminRotated.secret, othersKey.secret]) expect((await service.authenticate(s, '127.0.0.1')).tenantId).toBe(tenant);
     expect(audit.filter((e) => e.action === 'api_key.revoke').map((e) => [e.keyId, e.actorUserId, e.details.reason])).toEqual(
       revoked.map((id) => [id, admin.userId, 'secret_holder_removed']),
@@ -355,14 +411,21 @@ describe('requireScope over the real authenticator', () => {
         return ctx.principal.keyId;
       }),
   });
-  const caller = (key: string | undefined) => createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': key }, services: { apiKeyAuth: service } }));
+  const caller = (key: string | undefined) =>
+    createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': key }, services: { apiKeyAuth: service } }));
 
   it('admits a key with the scope and refuses one without it (403 SCOPE_MISSING), or without a key (401)', async () => {
     const writer = await service.create(actor(), { name: 'w', scopes: ['memories:write'], namespaceRestrictions: ['a'] });
     const reader = await service.create(actor(), { name: 'r', scopes: ['memories:read'] });
     await expect(caller(writer.secret).write({ namespace: 'a' })).resolves.toBe(writer.key.keyId);
-    await expect(caller(writer.secret).write({ namespace: 'b' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'NAMESPACE_FORBIDDEN' } });
-    await expect(caller(reader.secret).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'SCOPE_MISSING' } });
+    await expect(caller(writer.secret).write({ namespace: 'b' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      cause: { code: 'NAMESPACE_FORBIDDEN' },
+    });
+    await expect(caller(reader.secret).write({ namespace: 'a' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      cause: { code: 'SCOPE_MISSING' },
+    });
     await expect(caller(undefined).write({ namespace: 'a' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });
@@ -399,7 +462,9 @@ describe('apiKeyAuditSink', () => {
   it('makes the key the actor when no user acted, and logs (instead of dropping) unregistered types', async () => {
     const recorded: { actor?: unknown }[] = [];
     const warned: object[] = [];
-    const sink = apiKeyAuditSink({ record: async (input) => void recorded.push(input) as never }, { warn: (o) => void warned.push(o) }, ['api_key.create']);
+    const sink = apiKeyAuditSink({ record: async (input) => void recorded.push(input) as never }, { warn: (o) => void warned.push(o) }, [
+      'api_key.create',
+    ]);
     await sink({ ...event, action: 'api_key.create', actorUserId: null });
     expect(recorded[0]!.actor).toEqual({ keyId: 'k1' });
     await sink({ ...event, action: 'api_key.denied_ip', actorUserId: null });

@@ -16,7 +16,9 @@ function setup() {
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: undefined, x: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"x":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: undefined, x: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"x":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson({ b: 1, a: 2 })).toBe(canonicalJson({ a: 2, b: 1 }));
   });
 });
@@ -26,7 +28,12 @@ describe('audit service', () => {
     const { service } = setup();
     const a1 = await service.record({ tenantId: 't-a', type: 'auth.login', actor: { userId: 'u1' }, details: { method: 'password' } });
     const b1 = await service.record({ tenantId: 't-b', type: 'auth.login', actor: { userId: 'u2' } });
-    const a2 = await service.record({ tenantId: 't-a', type: 'api_key.create', actor: { keyId: 'k1' }, target: { type: 'api_key', id: 'k1' } });
+    const a2 = await service.record({
+      tenantId: 't-a',
+      type: 'api_key.create',
+      actor: { keyId: 'k1' },
+      target: { type: 'api_key', id: 'k1' },
+    });
     expect([a1.seq, b1.seq, a2.seq]).toEqual([1, 1, 2]);
     expect(a1.prevHash).toBe(GENESIS_HASH);
     expect(a2.prevHash).toBe(a1.hash);
@@ -60,7 +67,14 @@ describe('audit service', () => {
       ['ip', '10.0.0.1'],
     ] as const) {
       const { db, service } = setup();
-      for (let i = 0; i < 3; i++) await service.record({ tenantId: 't', type: 'auth.login', actor: { userId: 'u' }, ip: '127.0.0.1', target: { type: 'session', id: `s${i}` } });
+      for (let i = 0; i < 3; i++)
+        await service.record({
+          tenantId: 't',
+          type: 'auth.login',
+          actor: { userId: 'u' },
+          ip: '127.0.0.1',
+          target: { type: 'session', id: `s${i}` },
+        });
       db.prepare(`UPDATE audit_events SET ${column} = ? WHERE tenant_id = 't' AND seq = 2`).run([value]);
       expect((await service.verify('t')).brokenAt, column).toBe(2);
     }

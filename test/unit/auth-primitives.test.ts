@@ -64,7 +64,12 @@ describe('opaque tokens', () => {
     expect(parsed?.id).toBe(t.id);
     expect(secretMatches(parsed!.secret, t.secretHash)).toBe(true);
     expect(t.secretHash).toEqual(hashSecret(parsed!.secret));
-    expect(secretMatches(parsed!.secret.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')), t.secretHash)).toBe(false);
+    expect(
+      secretMatches(
+        parsed!.secret.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')),
+        t.secretHash,
+      ),
+    ).toBe(false);
   });
 
   it('refuse other prefixes and malformed shapes', () => {
@@ -83,7 +88,11 @@ describe('opaque tokens', () => {
 
 describe('login throttle', () => {
   type Throttle = ReturnType<typeof createLoginThrottle>;
-  const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`);
+  const code = async (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: AppError) => `${e.code}:${(e.details?.retryAfterSeconds ?? 0) > 0}`,
+    );
   /** A reserved attempt whose password was wrong: the reservation stands. */
   const fail = async (t: Throttle, key: string, ip: string) => void (await t.reserve(key, ip));
 

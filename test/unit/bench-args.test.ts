@@ -40,17 +40,25 @@ describe('parseBenchArgs', () => {
     expect(
       ok([
         ...REQUIRED,
-        '--search-mode', 'vector-only',
+        '--search-mode',
+        'vector-only',
         '--graph',
         '--k=25',
-        '--output-format', 'text',
-        '--dataset-path', '/data/locomo.json',
-        '--harness-dir', '/tmp/h',
+        '--output-format',
+        'text',
+        '--dataset-path',
+        '/data/locomo.json',
+        '--harness-dir',
+        '/tmp/h',
         '--quiet',
-        '--min-recall', '0.7',
-        '--min-mrr', '0',
-        '--min-ndcg', '1',
-        '--limit-conversations', '2',
+        '--min-recall',
+        '0.7',
+        '--min-mrr',
+        '0',
+        '--min-ndcg',
+        '1',
+        '--limit-conversations',
+        '2',
       ]),
     ).toEqual({
       apiUrl: 'http://127.0.0.1:3000',
@@ -92,7 +100,11 @@ describe('parseBenchArgs', () => {
     ['k without value', [...REQUIRED, '--k'], "error: option '--k <n>' argument missing"],
     ['bad output format', [...REQUIRED, '--output-format', 'yaml'], 'Allowed choices are json, text.'],
     ['empty dataset path', [...REQUIRED, '--dataset-path', ''], "option '--dataset-path <path>' argument '' is invalid"],
-    ['threshold above 1', [...REQUIRED, '--min-recall', '1.5'], "option '--min-recall <x>' argument '1.5' is invalid. It must be a number from 0 to 1."],
+    [
+      'threshold above 1',
+      [...REQUIRED, '--min-recall', '1.5'],
+      "option '--min-recall <x>' argument '1.5' is invalid. It must be a number from 0 to 1.",
+    ],
     ['threshold not a number', [...REQUIRED, '--min-mrr', 'high'], 'It must be a number from 0 to 1.'],
     ['threshold negative', [...REQUIRED, '--min-ndcg', '-0.1'], 'It must be a number from 0 to 1.'],
     ['limit zero', [...REQUIRED, '--limit-conversations', '0'], 'It must be a positive integer.'],
@@ -108,8 +120,19 @@ describe('parseBenchArgs', () => {
     if (r.kind !== 'help') return;
     expect(r.text).toContain('Usage: tenant-memory bench [options]');
     for (const flag of [
-      '--api-url', '--tenant', '--search-mode', '--graph', '--k', '--output-format', '--dataset-path',
-      '--harness-dir', '--quiet', '--min-recall', '--min-mrr', '--min-ndcg', '--limit-conversations',
+      '--api-url',
+      '--tenant',
+      '--search-mode',
+      '--graph',
+      '--k',
+      '--output-format',
+      '--dataset-path',
+      '--harness-dir',
+      '--quiet',
+      '--min-recall',
+      '--min-mrr',
+      '--min-ndcg',
+      '--limit-conversations',
     ]) {
       expect(r.text).toContain(flag);
     }

@@ -37,7 +37,14 @@ function conversationEntry(sampleId = 'conv-a'): Json {
       session_1_date_time: '2:17 pm on 9 May, 2023',
       session_1: [
         { speaker: 'Ada', dia_id: 'D1:1', text: 'I moved to Oslo.' },
-        { speaker: 'Bo', dia_id: 'D1:2', text: 'Nice photo!', img_url: ['http://example.invalid/x.jpg'], blip_caption: 'a fjord', query: 'fjord' },
+        {
+          speaker: 'Bo',
+          dia_id: 'D1:2',
+          text: 'Nice photo!',
+          img_url: ['http://example.invalid/x.jpg'],
+          blip_caption: 'a fjord',
+          query: 'fjord',
+        },
       ],
       session_2_date_time: '12:30 pm on 20 May, 2023',
       session_2: [
@@ -70,7 +77,12 @@ function mutate(change: (e: Json & { conversation: Json; qa: Json[] }) => void, 
 describe('evidence normalisation', () => {
   it('splits on ";", "," and whitespace, drops empties, dedupes keeping order', () => {
     expect(normaliseEvidence(['D8:6; D9:17', 'D1:2 D1:3', ' D1:3 ', 'D2:1,D2:2', ''])).toEqual([
-      'D8:6', 'D9:17', 'D1:2', 'D1:3', 'D2:1', 'D2:2',
+      'D8:6',
+      'D9:17',
+      'D1:2',
+      'D1:3',
+      'D2:1',
+      'D2:2',
     ]);
     expect(normaliseEvidence([])).toEqual([]);
   });
@@ -154,7 +166,11 @@ describe('parseDataset (malformed)', () => {
     ['entry not an object', [conversationEntry(), 'oops'], 'bad.json: entry 1: must be an object (got a string)'],
     ['missing sample_id', [mutate((e) => delete e.sample_id)], 'bad.json: entry 0: sample_id is missing'],
     ['empty sample_id', [mutate((e) => (e.sample_id = ''))], 'bad.json: entry 0: sample_id must not be empty'],
-    ['missing conversation', [mutate((e) => delete (e as Json).conversation)], 'bad.json: entry 0 (sample_id conv-a): conversation is missing'],
+    [
+      'missing conversation',
+      [mutate((e) => delete (e as Json).conversation)],
+      'bad.json: entry 0 (sample_id conv-a): conversation is missing',
+    ],
     [
       'speaker_a not a string',
       [mutate((e) => (e.conversation.speaker_a = 7))],
@@ -187,12 +203,18 @@ describe('parseDataset (malformed)', () => {
     ],
     [
       'no turns at all',
-      [mutate((e) => {
-        for (const key of Object.keys(e.conversation)) if (/^session_\d+$/.test(key)) e.conversation[key] = [];
-      })],
+      [
+        mutate((e) => {
+          for (const key of Object.keys(e.conversation)) if (/^session_\d+$/.test(key)) e.conversation[key] = [];
+        }),
+      ],
       'bad.json: entry 0 (sample_id conv-a): conversation has no turns (no non-empty session_N arrays)',
     ],
-    ['qa not an array', [mutate((e) => ((e as Json).qa = {}))], 'bad.json: entry 0 (sample_id conv-a): qa must be an array (got an object)'],
+    [
+      'qa not an array',
+      [mutate((e) => ((e as Json).qa = {}))],
+      'bad.json: entry 0 (sample_id conv-a): qa must be an array (got an object)',
+    ],
     ['question missing', [mutate((e) => delete e.qa[1]!.question)], 'bad.json: entry 0 (sample_id conv-a): qa[1].question is missing'],
     [
       'evidence element not a string',

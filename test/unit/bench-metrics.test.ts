@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aggregateScores,
-  dedupeRanked,
-  ndcgAtK,
-  percentile,
-  recallAtK,
-  reciprocalRank,
-  scoreQuery,
-} from '../../bench/harness/metrics.js';
+import { aggregateScores, dedupeRanked, ndcgAtK, percentile, recallAtK, reciprocalRank, scoreQuery } from '../../bench/harness/metrics.js';
 import { DEFAULT_THRESHOLDS, renderJson, renderText, scoreRun, type QueryOutcome } from '../../bench/harness/report.js';
 
 // Discounts used in the hand computations below: 1/log2(2) = 1, 1/log2(3) ≈ 0.6309297536,
@@ -152,8 +144,18 @@ describe('scoreRun / renderJson / renderText', () => {
   it('has exactly the spec keys first, then non-colliding extras', () => {
     const r = scoreRun({ mode: 'hybrid', graph: false, k: 10, dataset: 'synthetic', outcomes });
     expect(Object.keys(r)).toEqual([
-      'mode', 'graph', 'scores', 'total_queries', 'passed',
-      'k', 'dataset', 'per_category', 'latency_ms', 'failed_queries', 'excluded_queries', 'thresholds',
+      'mode',
+      'graph',
+      'scores',
+      'total_queries',
+      'passed',
+      'k',
+      'dataset',
+      'per_category',
+      'latency_ms',
+      'failed_queries',
+      'excluded_queries',
+      'thresholds',
     ]);
     expect(Object.keys(r.scores)).toEqual(['recall@10', 'mrr', 'ndcg@10']);
     // recall: (1 + 1 + 0.5 + 0)/4 = 0.625
@@ -212,7 +214,12 @@ describe('scoreRun / renderJson / renderText', () => {
     const text = renderText(r);
     const rows = text.split('\n').filter((l) => /^\s+(\d \S+|overall|threshold|category)\s/.test(l));
     expect(rows.map((l) => l.trim().split(/\s{2,}/)[0])).toEqual([
-      'category', '1 multi-hop', '2 temporal', '4 single-hop', 'overall', 'threshold',
+      'category',
+      '1 multi-hop',
+      '2 temporal',
+      '4 single-hop',
+      'overall',
+      'threshold',
     ]);
     // Aligned: every row with numbers ends its ndcg column at the same position.
     const ends = rows.filter((l) => /\d$/.test(l)).map((l) => l.length);
@@ -223,7 +230,13 @@ describe('scoreRun / renderJson / renderText', () => {
 
   it('refuses an outcome with no relevant ids', () => {
     expect(() =>
-      scoreRun({ mode: 'hybrid', graph: false, k: 10, dataset: 's', outcomes: [{ category: 4, relevant: [], ranked: ['a'], latencyMs: 1 }] }),
+      scoreRun({
+        mode: 'hybrid',
+        graph: false,
+        k: 10,
+        dataset: 's',
+        outcomes: [{ category: 4, relevant: [], ranked: ['a'], latencyMs: 1 }],
+      }),
     ).toThrow(RangeError);
   });
 });

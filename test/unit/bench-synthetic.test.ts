@@ -76,8 +76,14 @@ describe('synthetic dataset: shape and self-consistency', () => {
     expect(raw).toHaveLength(2);
     const conv = raw[0]!.conversation;
     expect(Object.keys(conv)).toEqual([
-      'speaker_a', 'speaker_b',
-      'session_1_date_time', 'session_1', 'session_2_date_time', 'session_2', 'session_3_date_time', 'session_3',
+      'speaker_a',
+      'speaker_b',
+      'session_1_date_time',
+      'session_1',
+      'session_2_date_time',
+      'session_2',
+      'session_3_date_time',
+      'session_3',
     ]);
     for (let s = 1; s <= 3; s++) {
       expect(parseSessionDate(conv[`session_${s}_date_time`] as string)).not.toBeNull();
@@ -137,7 +143,12 @@ const STOP = new Set(
   'a an and at did do does for from has have i in is it its of on the to what when where which who would with my me new'.split(' '),
 );
 function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[a-z0-9]+/g)?.filter((w) => !STOP.has(w)) ?? []);
+  return new Set(
+    text
+      .toLowerCase()
+      .match(/[a-z0-9]+/g)
+      ?.filter((w) => !STOP.has(w)) ?? [],
+  );
 }
 function keywordSearch(conv: Conversation, question: string, k: number): string[] {
   const q = words(question);
@@ -169,7 +180,10 @@ describe('synthetic dataset: findable by a plain keyword search', () => {
       c.questions.map((q) => ({
         category: q.category,
         relevant: q.evidence,
-        ranked: c.turns.filter((t) => !q.evidence.includes(t.turnId)).slice(0, 10).map((t) => t.turnId),
+        ranked: c.turns
+          .filter((t) => !q.evidence.includes(t.turnId))
+          .slice(0, 10)
+          .map((t) => t.turnId),
         latencyMs: 1,
       })),
     );

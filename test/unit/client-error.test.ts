@@ -22,7 +22,11 @@ describe('clientError handler', () => {
         socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'); // the headers never end
       });
       expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
-      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'REQUEST_TIMEOUT', message: expect.any(String), request_id: expect.any(String) });
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+        code: 'REQUEST_TIMEOUT',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

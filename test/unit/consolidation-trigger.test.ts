@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
-import { createConsolidationTrigger, TRIGGER_COVER_MS, type ConsolidationTrigger } from '../../server/services/memories/consolidation-trigger.js';
+import {
+  createConsolidationTrigger,
+  TRIGGER_COVER_MS,
+  type ConsolidationTrigger,
+} from '../../server/services/memories/consolidation-trigger.js';
 import { createLogger } from '../../server/logger.js';
 import type { JobQueue } from '../../server/ports/job-queue.js';
 
@@ -20,7 +24,11 @@ describe('consolidation trigger', () => {
         return { id: String(fired.length), name: 'memory.consolidate-writes', nextRunAt: null };
       },
     } as unknown as JobQueue;
-    trigger = createConsolidationTrigger(() => jobs, logger, () => now);
+    trigger = createConsolidationTrigger(
+      () => jobs,
+      logger,
+      () => now,
+    );
   });
   afterEach(() => vi.useRealTimers());
 
@@ -78,7 +86,11 @@ describe('consolidation trigger beside a running drain', () => {
           return { id: String(fired.length), name: 'memory.consolidate-writes', nextRunAt: null };
         },
       } as unknown as JobQueue;
-      const trigger = createConsolidationTrigger(() => jobs, logger, () => now);
+      const trigger = createConsolidationTrigger(
+        () => jobs,
+        logger,
+        () => now,
+      );
       trigger.drainStarted('t');
       for (let i = 0; i < 50; i++) {
         now += 7;

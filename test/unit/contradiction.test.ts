@@ -118,7 +118,13 @@ describe('fact extraction', () => {
       { subject: 'dan', attribute: 'diet', value: 'vegetarian', negated: true, tense: 'present', single: true, kind: 'text' },
     ]);
     expect(extractFacts('Alice lived in Paris')[0]).toMatchObject({ attribute: 'residence', value: 'paris', tense: 'past' });
-    expect(extractFacts('Alice visited Rome')[0]).toMatchObject({ subject: 'alice', attribute: 'visit', value: 'rome', single: false, tense: 'past' });
+    expect(extractFacts('Alice visited Rome')[0]).toMatchObject({
+      subject: 'alice',
+      attribute: 'visit',
+      value: 'rome',
+      single: false,
+      tense: 'past',
+    });
   });
 
   it('spouse facts also state the marital status', () => {
@@ -170,10 +176,12 @@ describe('LlmContradictionDetector', () => {
   let responder: Responder;
   const requests: Recorded[] = [];
 
-  const answer = (content: string): Responder => (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
-  };
+  const answer =
+    (content: string): Responder =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
+    };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -224,7 +232,12 @@ describe('LlmContradictionDetector', () => {
     expect(req?.url).toBe('/v1/chat/completions');
     expect(req?.headers.authorization).toBe('Bearer sk-test-123');
     expect(req?.headers['content-type']).toBe('application/json');
-    const body = req?.body as { model: string; temperature: number; response_format: unknown; messages: Array<{ role: string; content: string }> };
+    const body = req?.body as {
+      model: string;
+      temperature: number;
+      response_format: unknown;
+      messages: Array<{ role: string; content: string }>;
+    };
     expect(body.model).toBe('tiny-model');
     expect(body.temperature).toBe(0);
     expect(body.response_format).toEqual({ type: 'json_object' });
@@ -246,20 +259,29 @@ describe('LlmContradictionDetector', () => {
   });
 
   it.each([
-    ['HTTP 500', ((_req, res) => {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end('{"error": "boom"}');
-    }) as Responder],
-    ['non-JSON body', ((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('not json');
-    }) as Responder],
+    [
+      'HTTP 500',
+      ((_req, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"error": "boom"}');
+      }) as Responder,
+    ],
+    [
+      'non-JSON body',
+      ((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('not json');
+      }) as Responder,
+    ],
     ['answer without JSON', answer('I think they contradict.')],
     ['answer with the wrong shape', answer('{"contradicts": "yes"}')],
-    ['no choices', ((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"choices": []}');
-    }) as Responder],
+    [
+      'no choices',
+      ((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"choices": []}');
+      }) as Responder,
+    ],
   ])('falls back to the offline detector on %s', async (_label, r) => {
     responder = r;
     const d = new LlmContradictionDetector({ url: baseUrl, model: 'm' });

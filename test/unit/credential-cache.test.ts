@@ -48,7 +48,7 @@ describe('the credential cache of the embedded profile', () => {
     const key = await store.insert(tenant, newKey());
     expect((await store.findBySecretHash(key.secretHash))?.status).toBe('active');
     // Nothing but the adapter may change keys; this statement stands in for "was it read again?".
-    db.prepare("UPDATE api_keys SET scopes = '[\"usage:read\"]' WHERE id = ?").run([key.id]);
+    db.prepare('UPDATE api_keys SET scopes = \'["usage:read"]\' WHERE id = ?').run([key.id]);
     expect((await store.findBySecretHash(key.secretHash))?.scopes).toEqual(['memories:read']);
   });
 
@@ -73,7 +73,12 @@ describe('the credential cache of the embedded profile', () => {
     expect(await a.store.findBySecretHash(key.secretHash)).not.toBeNull();
 
     const next = hash();
-    await b.store.replaceSecret(tenant, key.id, { secretHash: next, secretPrefix: 'tmk_zzzzzzzz', rotatedAt: '2030-01-02T00:00:00.000Z', issuedTo: null });
+    await b.store.replaceSecret(tenant, key.id, {
+      secretHash: next,
+      secretPrefix: 'tmk_zzzzzzzz',
+      rotatedAt: '2030-01-02T00:00:00.000Z',
+      issuedTo: null,
+    });
     expect(await a.store.findBySecretHash(key.secretHash)).toBeNull();
     expect((await a.store.findBySecretHash(next))?.id).toBe(key.id);
   });
@@ -146,7 +151,12 @@ describe('the credential cache of the embedded profile', () => {
     const db = openEmbeddedDatabase(dir, 'solo.db');
     open.push(db);
     const errors: unknown[] = [];
-    const broken = { stamp: () => 'fixed', bump: () => { throw Object.assign(new Error('read-only file system'), { code: 'EROFS' }); } };
+    const broken = {
+      stamp: () => 'fixed',
+      bump: () => {
+        throw Object.assign(new Error('read-only file system'), { code: 'EROFS' });
+      },
+    };
     const store = withCredentialCache(createEmbeddedApiKeyStore(db), broken, { onSignalError: (e) => void errors.push(e) });
     const tenant = randomUUID();
     const key = await store.insert(tenant, newKey());

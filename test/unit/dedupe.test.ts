@@ -55,7 +55,12 @@ describe('similarity measures', () => {
     expect(textSimilarity('Alice lives in Paris.', 'alice lives in paris')).toBe(1);
     expect(textSimilarity('Alice lives in Paris', 'Alice lives in Berlin')).toBe(0.5);
     expect(textSimilarity('The user prefers the dark mode in every application', 'User prefers dark mode in every application.')).toBe(1);
-    expect(textSimilarity('Alice lives in Paris and works at Acme as a senior engineer', 'Alice lives in Paris and works at Globex as a senior engineer')).toBeLessThan(NEAR_DUPLICATE_THRESHOLD);
+    expect(
+      textSimilarity(
+        'Alice lives in Paris and works at Acme as a senior engineer',
+        'Alice lives in Paris and works at Globex as a senior engineer',
+      ),
+    ).toBeLessThan(NEAR_DUPLICATE_THRESHOLD);
   });
 });
 
@@ -72,7 +77,9 @@ describe('findDuplicate', () => {
   });
 
   it('exact match ignores titles', () => {
-    expect(findDuplicate({ content: 'Alice lives in Paris', title: 'Different' }, [{ id: 'x', content: 'alice lives in paris', title: 'Home' }])).toEqual({
+    expect(
+      findDuplicate({ content: 'Alice lives in Paris', title: 'Different' }, [{ id: 'x', content: 'alice lives in paris', title: 'Home' }]),
+    ).toEqual({
       id: 'x',
       similarity: 1,
     });

@@ -30,8 +30,22 @@ describe('query text', () => {
 });
 
 describe('fusion', () => {
-  const a = { name: 'a', weight: 1, hits: [{ key: 1, score: 10 }, { key: 2, score: 5 }] };
-  const b = { name: 'b', weight: 1, hits: [{ key: 2, score: 0.9 }, { key: 3, score: 0.1 }] };
+  const a = {
+    name: 'a',
+    weight: 1,
+    hits: [
+      { key: 1, score: 10 },
+      { key: 2, score: 5 },
+    ],
+  };
+  const b = {
+    name: 'b',
+    weight: 1,
+    hits: [
+      { key: 2, score: 0.9 },
+      { key: 3, score: 0.1 },
+    ],
+  };
   it('RRF sums weight / (k + rank)', () => {
     const f = rrf([a, b], 60);
     expect(f.get(2)).toBeCloseTo(1 / 62 + 1 / 61, 10);
@@ -127,28 +141,50 @@ describe('approximate (IVF) dense search', () => {
     // Writes after the build are found, removals are not returned.
     await index.upsert('t', { ...doc('fresh', 'x'), namespace: 'odd', vector: unit(centres[3]!) });
     await index.remove('t', 'm1');
-    const after = (await index.search('t', { text: '', vector: unit(centres[3]!), mode: 'vector-only', limit: 5, filters: { namespaces: null } })).hits;
+    const after = (
+      await index.search('t', { text: '', vector: unit(centres[3]!), mode: 'vector-only', limit: 5, filters: { namespaces: null } })
+    ).hits;
     expect(after[0]!.memoryId).toBe('fresh');
-    const all = (await index.search('t', { text: '', vector: unit(centres[1]!), mode: 'vector-only', limit: 100, filters: { namespaces: null } })).hits;
+    const all = (
+      await index.search('t', { text: '', vector: unit(centres[1]!), mode: 'vector-only', limit: 100, filters: { namespaces: null } })
+    ).hits;
     expect(all.map((h) => h.memoryId)).not.toContain('m1');
     await index.close();
   });
 });
 
 describe('binary first pass of the dense channel', () => {
-  it('keeps the full scan\'s results when every row is rescored, comes close with fewer, scores exactly and respects filters', async () => {
+  it("keeps the full scan's results when every row is rescored, comes close with fewer, scores exactly and respects filters", async () => {
     const dim = 256; // one dense group: estimated from the signs
     const { rand, centres, unit } = clusteredSpace(dim, 11);
     const docs: IndexedMemory[] = [];
     for (let i = 0; i < 3000; i++) {
-      docs.push({ ...doc(`m${i}`, `doc ${i}`), namespace: i % 2 ? 'odd' : 'even', vector: unit(centres[i % 20]!.map((x) => x + rand() * 0.6)) });
+      docs.push({
+        ...doc(`m${i}`, `doc ${i}`),
+        namespace: i % 2 ? 'odd' : 'even',
+        vector: unit(centres[i % 20]!.map((x) => x + rand() * 0.6)),
+      });
     }
     const queries = Array.from({ length: 30 }, (_, k) => unit(centres[k % 20]!.map((x) => x + rand() * 0.6)));
     const dense = async (index: EmbeddedSearchIndex, vector: Float32Array, exact = false) =>
-      (await index.channelSearch('t', 'dense', { text: '', vector, mode: 'vector-only', limit: 10, filters: { namespaces: ['odd'] } }, { exact })).hits;
-    for (const [candidates, minOverlap] of [[5000, 1], [400, 0.9]] as const) {
+      (
+        await index.channelSearch(
+          't',
+          'dense',
+          { text: '', vector, mode: 'vector-only', limit: 10, filters: { namespaces: ['odd'] } },
+          { exact },
+        )
+      ).hits;
+    for (const [candidates, minOverlap] of [
+      [5000, 1],
+      [400, 0.9],
+    ] as const) {
       const db = openInMemoryDatabase();
-      const index = new EmbeddedSearchIndex(db, { model: 'random', dimension: dim }, { firstPassThreshold: 1000, firstPassCandidates: candidates });
+      const index = new EmbeddedSearchIndex(
+        db,
+        { model: 'random', dimension: dim },
+        { firstPassThreshold: 1000, firstPassCandidates: candidates },
+      );
       await index.upsertMany('t', docs);
       let overlap = 0;
       for (const v of queries) {
@@ -178,14 +214,28 @@ describe('approximate (IVF) dense search during a reindex', () => {
     const vectorOf = (i: number) => unit(centres[i % 20]!.map((x) => x + rand() * 0.3));
     const vectors = Array.from({ length: 2000 }, (_, i) => vectorOf(i));
     // 1,200 with a vector, 800 still waiting for theirs (as while `reindex` runs).
-    await index.upsertMany('t', vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 1200 ? v : null })));
+    await index.upsertMany(
+      't',
+      vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 1200 ? v : null })),
+    );
     await index.warm('t');
     expect(index.annReady('t')).toBe(true);
     // Their vectors arrive after the build: each must be found by its own vector.
-    await index.upsertMany('t', vectors.slice(1200).map((v, k) => ({ ...doc(`m${1200 + k}`, `doc ${1200 + k}`), vector: v })));
+    await index.upsertMany(
+      't',
+      vectors.slice(1200).map((v, k) => ({ ...doc(`m${1200 + k}`, `doc ${1200 + k}`), vector: v })),
+    );
     let found = 0;
     for (let i = 1200; i < 2000; i += 8) {
-      const hits = (await index.channelSearch('t', 'dense', { text: '', vector: vectors[i]!, mode: 'vector-only', limit: 1, filters: { namespaces: null } })).hits;
+      const hits = (
+        await index.channelSearch('t', 'dense', {
+          text: '',
+          vector: vectors[i]!,
+          mode: 'vector-only',
+          limit: 1,
+          filters: { namespaces: null },
+        })
+      ).hits;
       if (hits[0]?.memoryId === `m${i}`) found++;
     }
     expect(found).toBe(100);
@@ -194,7 +244,10 @@ describe('approximate (IVF) dense search during a reindex', () => {
     // 900 vectors among 2,000 memories stay below a threshold of 1,000: the full scan serves them.
     const db2 = openInMemoryDatabase();
     const below = new EmbeddedSearchIndex(db2, { model: 'random', dimension: dim }, { annThreshold: 1000 });
-    await below.upsertMany('t', vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 900 ? v : null })));
+    await below.upsertMany(
+      't',
+      vectors.map((v, i) => ({ ...doc(`m${i}`, `doc ${i}`), vector: i < 900 ? v : null })),
+    );
     await below.warm('t');
     expect(below.annReady('t')).toBe(false);
     await below.close();
@@ -245,7 +298,10 @@ describe('SIMD dense scan', () => {
     // Each stored value is within half a step (its group's largest magnitude / 127) of the float.
     const bound = (r: number, q: Float32Array) => {
       let b = 0;
-      for (const [from, to] of [[0, 256], [256, dim]] as const) {
+      for (const [from, to] of [
+        [0, 256],
+        [256, dim],
+      ] as const) {
         let max = 0;
         let l1 = 0;
         for (let j = from; j < to; j++) {
@@ -290,7 +346,9 @@ describe('SIMD dense scan', () => {
         return v.map((x) => x / n);
       };
       for (let i = 0; i < 50; i++) await index.upsert('t', { ...doc(`m${i}`, `x ${i}`), vector: unit(i) });
-      const hits = (await index.channelSearch('t', 'dense', { text: '', vector: unit(7), mode: 'vector-only', limit: 3, filters: { namespaces: null } })).hits;
+      const hits = (
+        await index.channelSearch('t', 'dense', { text: '', vector: unit(7), mode: 'vector-only', limit: 3, filters: { namespaces: null } })
+      ).hits;
       expect(hits[0]!.memoryId).toBe('m7');
       expect(hits[0]!.score).toBeCloseTo(1, 2);
     }
@@ -311,12 +369,21 @@ describe('episodic context', () => {
       doc('after', 'weather report', { createdAt: at(2) }),
       doc('after-after', 'evening news', { createdAt: at(3) }),
     ]);
-    const keywordOnly = { fusion: { method: { kind: 'weighted' as const, normalization: 'minmax' as const }, weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } } } };
+    const keywordOnly = {
+      fusion: {
+        method: { kind: 'weighted' as const, normalization: 'minmax' as const },
+        weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } },
+      },
+    };
     const search = (weight: number) =>
-      index.search('t', { text: 'zebra', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null } }, {
-        ...keywordOnly,
-        context: { weight: { 'vector-only': weight, hybrid: weight, 'hybrid+graph': weight }, windowMs: 30 * 60_000, candidates: 50 },
-      });
+      index.search(
+        't',
+        { text: 'zebra', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null } },
+        {
+          ...keywordOnly,
+          context: { weight: { 'vector-only': weight, hybrid: weight, 'hybrid+graph': weight }, windowMs: 30 * 60_000, candidates: 50 },
+        },
+      );
     expect((await search(0)).hits.map((h) => h.memoryId)).toEqual(['hit']);
     const withContext = (await search(0.3)).hits;
     expect(withContext.map((h) => h.memoryId).sort()).toEqual(['after', 'before', 'hit']);
@@ -327,7 +394,10 @@ describe('episodic context', () => {
     const withSuperseded = await index.search(
       't',
       { text: 'zebra', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null, includeSuperseded: true } },
-      { ...keywordOnly, context: { weight: { 'vector-only': 0.3, hybrid: 0.3, 'hybrid+graph': 0.3 }, windowMs: 30 * 60_000, candidates: 50 } },
+      {
+        ...keywordOnly,
+        context: { weight: { 'vector-only': 0.3, hybrid: 0.3, 'hybrid+graph': 0.3 }, windowMs: 30 * 60_000, candidates: 50 },
+      },
     );
     expect(withSuperseded.hits.map((h) => h.memoryId).sort()).toEqual(['after', 'hit', 'superseded-before']);
     await index.close();
@@ -345,8 +415,19 @@ describe('reads answered from the tenant cache', () => {
       ...Array.from({ length: 12 }, (_, i) => doc(`new${i}`, `a kestrel was seen over the long meadow near the river bend ${i}`)),
     ];
     await index.upsertMany('t', docs);
-    const active = await index.channelSearch('t', 'keyword', { text: 'kestrel', vector: null, mode: 'hybrid', limit: 20, filters: { namespaces: null } });
-    expect(active.hits.map((h) => h.memoryId).sort()).toEqual(docs.slice(300).map((d) => d.memoryId).sort());
+    const active = await index.channelSearch('t', 'keyword', {
+      text: 'kestrel',
+      vector: null,
+      mode: 'hybrid',
+      limit: 20,
+      filters: { namespaces: null },
+    });
+    expect(active.hits.map((h) => h.memoryId).sort()).toEqual(
+      docs
+        .slice(300)
+        .map((d) => d.memoryId)
+        .sort(),
+    );
     const withSuperseded = await index.channelSearch('t', 'keyword', {
       text: 'kestrel',
       vector: null,
@@ -368,10 +449,26 @@ describe('reads answered from the tenant cache', () => {
       doc('plain', 'the osprey nest', { vector: null, createdAt: at(0) }),
       doc('next', 'weather report', { createdAt: at(1) }),
     ]);
-    const keywordOnly = { fusion: { method: { kind: 'weighted' as const, normalization: 'minmax' as const }, weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } } } };
-    const search = () => index.search('t', { text: 'osprey', vector: e.embedOne('osprey'), mode: 'hybrid', limit: 10, filters: { namespaces: null } }, keywordOnly);
+    const keywordOnly = {
+      fusion: {
+        method: { kind: 'weighted' as const, normalization: 'minmax' as const },
+        weights: { hybrid: { keyword: 1, dense: 0 }, 'hybrid+graph': { keyword: 1, dense: 0, graph: 0 } },
+      },
+    };
+    const search = () =>
+      index.search(
+        't',
+        { text: 'osprey', vector: e.embedOne('osprey'), mode: 'hybrid', limit: 10, filters: { namespaces: null } },
+        keywordOnly,
+      );
     expect((await search()).hits.map((h) => h.memoryId)).toEqual(['plain', 'next']); // 'next' through episodic context
-    const dense = await index.channelSearch('t', 'dense', { text: '', vector: e.embedOne('the osprey nest'), mode: 'vector-only', limit: 10, filters: { namespaces: null } });
+    const dense = await index.channelSearch('t', 'dense', {
+      text: '',
+      vector: e.embedOne('the osprey nest'),
+      mode: 'vector-only',
+      limit: 10,
+      filters: { namespaces: null },
+    });
     expect(dense.hits.map((h) => h.memoryId)).toEqual(['next']);
     // Moved to another namespace: no longer the hit's neighbour.
     await index.upsert('t', doc('next', 'weather report', { createdAt: at(1), namespace: 'elsewhere' }));
@@ -384,8 +481,17 @@ describe('reads answered from the tenant cache', () => {
   it('compares min_quality with the quality as written (0.7 meets a threshold of 0.7)', async () => {
     const db = openInMemoryDatabase();
     const index = new EmbeddedSearchIndex(db, info);
-    await index.upsertMany('t', [doc('better-match', 'heron heron heron', { quality: 0.69 }), doc('at-threshold', 'a heron on the river bank', { quality: 0.7 })]);
-    const hits = await index.channelSearch('t', 'keyword', { text: 'heron', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null, minQuality: 0.7 } });
+    await index.upsertMany('t', [
+      doc('better-match', 'heron heron heron', { quality: 0.69 }),
+      doc('at-threshold', 'a heron on the river bank', { quality: 0.7 }),
+    ]);
+    const hits = await index.channelSearch('t', 'keyword', {
+      text: 'heron',
+      vector: null,
+      mode: 'hybrid',
+      limit: 10,
+      filters: { namespaces: null, minQuality: 0.7 },
+    });
     expect(hits.hits.map((h) => h.memoryId)).toEqual(['at-threshold', 'better-match']);
     await index.close();
     db.close();
@@ -401,7 +507,12 @@ describe('reads answered from the tenant cache', () => {
       ...Array.from({ length: 10 }, (_, i) => doc(`flagged${i}`, `Bernadette note ${i}`, { entities: [entity], injectionFlagged: true })),
     ]);
     const graph = { hopWeight: 0, neighborsPerSeed: 0, maxDocFrequency: 5000, maxExpandFrequency: 1000, maxMentionsPerEntity: 4 };
-    const hits = await index.channelSearch('t', 'graph', { text: 'Bernadette', vector: null, mode: 'hybrid+graph', limit: 10, filters: { namespaces: null } }, { graph });
+    const hits = await index.channelSearch(
+      't',
+      'graph',
+      { text: 'Bernadette', vector: null, mode: 'hybrid+graph', limit: 10, filters: { namespaces: null } },
+      { graph },
+    );
     expect(hits.hits.map((h) => h.memoryId)).toEqual(['visible']);
     await index.close();
     db.close();

@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
-import { createEmbedder, HashingEmbedder, LexicalAugmentedEmbedder, OpenAiCompatibleEmbedder, UseLiteEmbedder } from '../../adapters/embeddings/index.js';
+import {
+  createEmbedder,
+  HashingEmbedder,
+  LexicalAugmentedEmbedder,
+  OpenAiCompatibleEmbedder,
+  UseLiteEmbedder,
+} from '../../adapters/embeddings/index.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -70,7 +76,11 @@ describe('UseLiteEmbedder (Universal Sentence Encoder lite, weights from the npm
   it('the default model (EMBEDDINGS_PROVIDER=local) loads and embeds offline too', async () => {
     const e = createEmbedder({ provider: 'local' });
     await e.init();
-    const [a, b, c] = await e.embed(['How old is your dog?', 'What is the age of your puppy?', 'The quarterly tax report is due on Friday.']);
+    const [a, b, c] = await e.embed([
+      'How old is your dog?',
+      'What is the age of your puppy?',
+      'The quarterly tax report is due on Friday.',
+    ]);
     expect(attempts).toEqual([]);
     expect(a!.length).toBe(e.dimension);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
@@ -81,7 +91,12 @@ describe('UseLiteEmbedder (Universal Sentence Encoder lite, weights from the npm
 describe('HashingEmbedder', () => {
   it('is deterministic, normalised and spelling-sensitive', async () => {
     const e = new HashingEmbedder(256);
-    const [a, a2, b, c] = await e.embed(['Pottery class on Saturday', 'Pottery class on Saturday', 'pottery classes saturday', 'quantum chromodynamics']);
+    const [a, a2, b, c] = await e.embed([
+      'Pottery class on Saturday',
+      'Pottery class on Saturday',
+      'pottery classes saturday',
+      'quantum chromodynamics',
+    ]);
     expect(Array.from(a!)).toEqual(Array.from(a2!));
     expect(a!.length).toBe(256);
     expect(norm(a!)).toBeCloseTo(1, 5);
@@ -121,7 +136,9 @@ describe('OpenAiCompatibleEmbedder against a loopback HTTP server', () => {
           index,
           embedding: Array.from({ length: dims }, (_, j) => (j === 0 ? t.length : j === 1 ? 1 : 0)),
         }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: data.reverse(), model: parsed.model }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data: data.reverse(), model: parsed.model }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -224,7 +241,8 @@ describe('OpenAiCompatibleEmbedder errors never carry the service’s answer', (
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         const input = (JSON.parse(body) as { input: string[] }).input.join(' ');
-        const reply = answer.type === 'application/json' ? JSON.stringify({ error: { message: `cannot embed: ${input}` } }) : `cannot embed: ${input}`;
+        const reply =
+          answer.type === 'application/json' ? JSON.stringify({ error: { message: `cannot embed: ${input}` } }) : `cannot embed: ${input}`;
         res.writeHead(answer.status, { 'content-type': answer.type, 'retry-after': '0' }).end(reply);
       });
     });
@@ -237,7 +255,11 @@ describe('OpenAiCompatibleEmbedder errors never carry the service’s answer', (
 
   it.each([
     ['a client error (400, JSON)', { status: 400, type: 'application/json' }, /^embedding service answered 400$/],
-    ['a server error after the retries (500, text)', { status: 500, type: 'text/plain' }, /^embedding service answered 500 \(gave up after 2 attempts\)$/],
+    [
+      'a server error after the retries (500, text)',
+      { status: 500, type: 'text/plain' },
+      /^embedding service answered 500 \(gave up after 2 attempts\)$/,
+    ],
     ['a 200 whose body is not JSON', { status: 200, type: 'text/plain' }, /^embedding service answered 200 with a body that is not JSON$/],
   ])('%s: the thrown and the logged error hold the status, not the input', async (_what, reply, message) => {
     answer = reply;

@@ -7,11 +7,17 @@ import { ConfigError, loadConfig } from '../../server/config.js';
 import { clientAddress, compileTrust, requestOrigin } from '../../server/http/client-address.js';
 
 /** A request as node:http hands it over: socket address and headers are all these functions read. */
-const req = (remoteAddress: string, headers: Record<string, string> = {}) => ({ socket: { remoteAddress }, connection: { remoteAddress }, headers }) as unknown as IncomingMessage;
+const req = (remoteAddress: string, headers: Record<string, string> = {}) =>
+  ({ socket: { remoteAddress }, connection: { remoteAddress }, headers }) as unknown as IncomingMessage;
 
 describe('TRUST_PROXY (express semantics on proxy-addr)', () => {
   it('ignores X-Forwarded-* unless the peer is trusted', () => {
-    const r = req('203.0.113.9', { 'x-forwarded-for': '198.51.100.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com', host: 'internal:8080' });
+    const r = req('203.0.113.9', {
+      'x-forwarded-for': '198.51.100.1',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example.com',
+      host: 'internal:8080',
+    });
     const none = compileTrust('false');
     expect(clientAddress(r, none)).toBe('203.0.113.9');
     expect(requestOrigin(r, none)).toBe('http://internal:8080');

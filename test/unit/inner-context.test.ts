@@ -10,7 +10,9 @@ describe('createInnerContext (caller tests)', () => {
   });
 
   it('answers headers case-insensitively, the query and the address from plain values', async () => {
-    const caller = createCallerFactory(probe)(createInnerContext({ headers: { 'x-api-key': 'k1' }, query: { q: 'hello' }, ip: '10.0.0.1' }));
+    const caller = createCallerFactory(probe)(
+      createInnerContext({ headers: { 'x-api-key': 'k1' }, query: { q: 'hello' }, ip: '10.0.0.1' }),
+    );
     await expect(caller.echo()).resolves.toEqual({ key: 'k1', ip: '10.0.0.1', q: 'hello' });
   });
 

@@ -130,17 +130,36 @@ describe('fast client-address parsing agrees with ipaddr.js', () => {
   };
   it('on 2 000 random IPv6 addresses in full, compressed and embedded-IPv4 forms', () => {
     let seed = 12345;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     for (let i = 0; i < 2000; i++) {
       const groups = Array.from({ length: 8 }, () => (rnd(3) === 0 ? 0 : rnd(0x10000)));
       const forms = [groups.map((g) => g.toString(16)).join(':'), new ipaddr.IPv6(groups).toRFC5952String()];
-      if (i % 4 === 0) forms.push(`${groups.slice(0, 6).map((g) => g.toString(16)).join(':')}:${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`);
+      if (i % 4 === 0)
+        forms.push(
+          `${groups
+            .slice(0, 6)
+            .map((g) => g.toString(16))
+            .join(':')}:${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`,
+        );
       for (const form of forms) expect(parseClientIp(form)?.toByteArray(), form).toEqual(ipaddrBytes(form));
     }
   });
 
   it('on edge forms', () => {
-    for (const form of ['::', '::1', '1::', '1::8', 'fe80::', '::ffff:0.0.0.0', '::ffff:255.255.255.255', '::ffff:ffff:ffff', '0:0:0:0:0:ffff:1.2.3.4', '64:ff9b::1.2.3.4', '0.0.0.0', '255.255.255.255']) {
+    for (const form of [
+      '::',
+      '::1',
+      '1::',
+      '1::8',
+      'fe80::',
+      '::ffff:0.0.0.0',
+      '::ffff:255.255.255.255',
+      '::ffff:ffff:ffff',
+      '0:0:0:0:0:ffff:1.2.3.4',
+      '64:ff9b::1.2.3.4',
+      '0.0.0.0',
+      '255.255.255.255',
+    ]) {
       expect(parseClientIp(form)?.toByteArray(), form).toEqual(ipaddrBytes(form));
     }
   });
@@ -152,7 +171,7 @@ describe('fast client-address parsing agrees with ipaddr.js', () => {
       const network = ipaddr.IPv6.networkAddressFromCIDR(`${client}/${bits}`).toRFC5952String();
       const flipped = [...parsed.toByteArray()];
       const byte = Math.min(15, Math.floor(Math.max(0, bits - 1) / 8));
-      flipped[byte] = flipped[byte]! ^ (0x80 >> ((Math.max(0, bits - 1)) % 8));
+      flipped[byte] = flipped[byte]! ^ (0x80 >> (Math.max(0, bits - 1) % 8));
       const outside = ipaddr.fromByteArray(flipped).toString();
       const m = compileAllowlist([`${network}/${bits}`]);
       expect(m(client), `${network}/${bits}`).toBe(true);

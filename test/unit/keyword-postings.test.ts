@@ -10,7 +10,22 @@ const info = { model: 'none', dimension: 16 };
 
 /** A corpus with titles and tags (weighted columns), repeats, stems, diacritics, digits and an empty memory. */
 function corpus(): IndexedMemory[] {
-  const words = ['kiln', 'glaze', 'running', 'runs', 'studio', 'telescope', 'budget', 'café', 'résumé', 'bread', 'ferry', 'harbour', '2024', 'x9'];
+  const words = [
+    'kiln',
+    'glaze',
+    'running',
+    'runs',
+    'studio',
+    'telescope',
+    'budget',
+    'café',
+    'résumé',
+    'bread',
+    'ferry',
+    'harbour',
+    '2024',
+    'x9',
+  ];
   const docs: IndexedMemory[] = [];
   for (let i = 0; i < 120; i++) {
     const pick = (k: number) => words[(i * 7 + k * 3) % words.length]!;
@@ -29,7 +44,17 @@ function corpus(): IndexedMemory[] {
   return docs;
 }
 
-const QUERIES = ['kiln glaze', 'running', 'runs running run', 'cafe resume', 'the studio budget', '2024 harbour ferry', 'bread', 'what is it', 'zebra'];
+const QUERIES = [
+  'kiln glaze',
+  'running',
+  'runs running run',
+  'cafe resume',
+  'the studio budget',
+  '2024 harbour ferry',
+  'bread',
+  'what is it',
+  'zebra',
+];
 
 async function scores(index: EmbeddedSearchIndex, text: string, filters: SearchFilters, tuning: SearchTuning = {}) {
   const got = await index.channelSearch('t', 'keyword', { text, vector: null, mode: 'hybrid', limit: 200, filters }, tuning);
@@ -65,7 +90,8 @@ describe('term counts', () => {
     expect(t.length).toBe(3200);
     expect(weightedFrequency(t.counts.get('kiln')!, 1, 0, 0)).toBe(1023);
     expect(weightedFrequency(t.counts.get('kiln')!, 0, 1, 0)).toBe(2047);
-    for (const bad of ['', '{', '{}', '[]', '[1,"a"]', '[-1]', '[1,2,3]', '[1,"a",-4]', '[1.5]']) expect(decodeTermCounts(bad), bad).toBeNull();
+    for (const bad of ['', '{', '{}', '[]', '[1,"a"]', '[-1]', '[1,2,3]', '[1,"a",-4]', '[1.5]'])
+      expect(decodeTermCounts(bad), bad).toBeNull();
   });
 });
 
@@ -90,7 +116,11 @@ describe('in-memory keyword index', () => {
     const docs = corpus();
     await index.upsertMany('t', docs);
     await expectParity(other);
-    const changed = [doc('m3', 'ferry ferry harbour', { title: 'Ferry' }), doc('m8', 'kiln', { status: 'superseded' }), doc('new', 'kiln telescope')];
+    const changed = [
+      doc('m3', 'ferry ferry harbour', { title: 'Ferry' }),
+      doc('m8', 'kiln', { status: 'superseded' }),
+      doc('new', 'kiln telescope'),
+    ];
     for (const d of changed) await other.upsert('t', d);
     await other.remove('t', 'm4');
     // FTS5 cannot take a contentless row's tokens off its totals when the row is deleted or replaced, so
@@ -118,7 +148,9 @@ describe('in-memory keyword index', () => {
     const db = openInMemoryDatabase();
     await indexed(db).upsertMany('t', corpus());
     // Stored counts that say m1 holds "zebra" (its text does not): only the postings can find it there.
-    db.prepare("UPDATE search_docs SET terms = ? WHERE memory_id = 'm1'").run([encodeTermCounts({ length: 1, counts: new Map([['zebra', 1024]]) })]);
+    db.prepare("UPDATE search_docs SET terms = ? WHERE memory_id = 'm1'").run([
+      encodeTermCounts({ length: 1, counts: new Map([['zebra', 1024]]) }),
+    ]);
     expect([...(await scores(indexed(db), 'zebra', { namespaces: null })).keys()]).toEqual(['m1']);
     // A document indexed before term counts were stored: the tenant's keyword channel is FTS5's.
     db.prepare("UPDATE search_docs SET terms = NULL WHERE memory_id = 'm2'").run();

@@ -59,7 +59,10 @@ describe('LexicalAugmentedEmbedder', () => {
     const texts = ['Ada moved to Lisbon in May', 'where does Ada live now?', 'a recipe for lemon cake'];
     const [v0, v1, v2] = await e.embed(texts);
     const [b0, b1, b2] = await base.embed(texts);
-    for (const [v, b] of [[v0!, b0!], [v1!, b1!]] as const) {
+    for (const [v, b] of [
+      [v0!, b0!],
+      [v1!, b1!],
+    ] as const) {
       expect(v.length).toBe(320);
       expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
       expect([...v.subarray(0, 64)].map((x) => +x.toFixed(5))).toEqual([...b].map((x) => +(Math.sqrt(0.7) * x).toFixed(5)));
@@ -102,7 +105,11 @@ describe('LexicalAugmentedEmbedder', () => {
       embed: async (texts) => texts.map(() => Float32Array.from({ length: 16 }, (_, i) => (i === 0 ? 1 : 0))),
     };
     const e = new LexicalAugmentedEmbedder(flat, { lexicalDimension: 512 });
-    const [q, hit, miss] = await e.embed(['When did Ada go camping?', 'Ada: we went on a camping trip in June', 'Ada: I baked bread yesterday']);
+    const [q, hit, miss] = await e.embed([
+      'When did Ada go camping?',
+      'Ada: we went on a camping trip in June',
+      'Ada: I baked bread yesterday',
+    ]);
     expect(dot(q!, hit!)).toBeGreaterThan(dot(q!, miss!));
   });
 });

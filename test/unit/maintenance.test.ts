@@ -13,7 +13,12 @@ describe('maintenance service', () => {
   });
 
   it.each([
-    ['purgeEnded', () => service.purgeEnded(), { sessions: 2, windows: 3 }, { sessions: [new Date(now - ENDED_SESSION_RETENTION_MS).toISOString()], windows: [now] }],
+    [
+      'purgeEnded',
+      () => service.purgeEnded(),
+      { sessions: 2, windows: 3 },
+      { sessions: [new Date(now - ENDED_SESSION_RETENTION_MS).toISOString()], windows: [now] },
+    ],
     ['purgeExpiredIdempotencyKeys', () => service.purgeExpiredIdempotencyKeys(), 4, { idempotency: [new Date(now).toISOString()] }],
   ] as const)('%s purges with the cutoffs of the clock and reports the counts', async (_name, run, result, expected) => {
     for (const key of Object.keys(calls)) delete calls[key];

@@ -59,10 +59,17 @@ beforeEach(() => {
   ports = { users: createEmbeddedUserStore(db), tenants: tenantsPort };
   const logger = createLogger('silent');
   audit = createAuditService({ audit: createEmbeddedAuditStore(db), logger, clock: now });
-  apiKeys = createApiKeyService({ store: createEmbeddedApiKeyStore(db), tenants: tenantsPort, logger, audit: apiKeyAuditSink(audit, logger), clock: now });
+  apiKeys = createApiKeyService({
+    store: createEmbeddedApiKeyStore(db),
+    tenants: tenantsPort,
+    logger,
+    audit: apiKeyAuditSink(audit, logger),
+    clock: now,
+  });
   breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassStore(db), audit, maxMinutes: 60, clock: now });
   const counters = createInProcessAttemptCounters();
-  const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
+  const budget = (keyPrefix: string) =>
+    createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
   members = createMembersService({
     tenants: probedTenants,
     users: ports.users,
@@ -142,7 +149,9 @@ describe('role changes and removal compare and set the role they checked', () =>
 });
 
 describe('removing a member revokes their keys first, then ends the membership, then sweeps again', () => {
-  const keyOf = async (actor: TenantActor, name = 'k') => (await apiKeys.create({ tenantId: actor.tenantId, userId: actor.userId, role: actor.role }, { name, scopes: ['memories:write'] })).key.keyId;
+  const keyOf = async (actor: TenantActor, name = 'k') =>
+    (await apiKeys.create({ tenantId: actor.tenantId, userId: actor.userId, role: actor.role }, { name, scopes: ['memories:write'] })).key
+      .keyId;
   const activeKeysOf = async (tenantId: string, userId: string) =>
     (await apiKeys.list(tenantId)).filter((k) => k.createdBy === userId && k.status === 'active').map((k) => k.keyId);
 

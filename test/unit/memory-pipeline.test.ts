@@ -14,7 +14,8 @@ beforeEach(() => {
 });
 afterEach(() => s.close());
 
-const write = async (text: string, extra: Record<string, unknown> = {}) => (await s.service.create(s.caller(tenant), { content: text, ...extra })).memoryId;
+const write = async (text: string, extra: Record<string, unknown> = {}) =>
+  (await s.service.create(s.caller(tenant), { content: text, ...extra })).memoryId;
 const drain = () => s.consolidation.drainTenant(tenant);
 const get = (id: string) => s.memories.get(tenant, id);
 
@@ -30,8 +31,21 @@ describe('consolidation pipeline', () => {
     await drain();
     const older = await get(paris);
     const newer = await get(berlin);
-    expect(older).toMatchObject({ status: 'superseded', contradictionStatus: 'resolved', contradictionPolicy: 'NEWER_WINS', supersededBy: berlin, conflictsWith: [berlin], version: 2, committedVersion: 2 });
-    expect(newer).toMatchObject({ status: 'active', contradictionStatus: 'resolved', contradictionPolicy: 'NEWER_WINS', conflictsWith: [paris] });
+    expect(older).toMatchObject({
+      status: 'superseded',
+      contradictionStatus: 'resolved',
+      contradictionPolicy: 'NEWER_WINS',
+      supersededBy: berlin,
+      conflictsWith: [berlin],
+      version: 2,
+      committedVersion: 2,
+    });
+    expect(newer).toMatchObject({
+      status: 'active',
+      contradictionStatus: 'resolved',
+      contradictionPolicy: 'NEWER_WINS',
+      conflictsWith: [paris],
+    });
     const versions = await s.memories.listVersions(tenant, paris);
     expect(versions.map((v) => [v.version, v.change, v.status, v.content])).toEqual([
       [1, 'create', 'active', 'Alice lives in Paris'],
@@ -55,8 +69,19 @@ describe('consolidation pipeline', () => {
     const paris = await write('Alice lives in Paris');
     const berlin = await write('Alice moved to Berlin');
     await drain();
-    expect(await get(paris)).toMatchObject({ status: 'active', contradictionStatus: 'flagged', contradictionPolicy: 'FLAG', conflictsWith: [berlin], version: 1 });
-    expect(await get(berlin)).toMatchObject({ status: 'active', contradictionStatus: 'flagged', contradictionPolicy: 'FLAG', conflictsWith: [paris] });
+    expect(await get(paris)).toMatchObject({
+      status: 'active',
+      contradictionStatus: 'flagged',
+      contradictionPolicy: 'FLAG',
+      conflictsWith: [berlin],
+      version: 1,
+    });
+    expect(await get(berlin)).toMatchObject({
+      status: 'active',
+      contradictionStatus: 'flagged',
+      contradictionPolicy: 'FLAG',
+      conflictsWith: [paris],
+    });
     expect(await s.memories.listVersions(tenant, paris)).toHaveLength(1);
   });
 
@@ -81,7 +106,13 @@ describe('consolidation pipeline', () => {
     expect(ids).toContain('system-prompt-exfiltration');
     expect(await get(good)).toMatchObject({ injectionFlagged: false, injectionScore: 0, injectionPatterns: [] });
     expect(await s.search(tenant, 'note')).toEqual([good]);
-    const all = await s.index.search(tenant, { text: 'note', vector: null, mode: 'hybrid', limit: 10, filters: { namespaces: null, includeFlagged: true } });
+    const all = await s.index.search(tenant, {
+      text: 'note',
+      vector: null,
+      mode: 'hybrid',
+      limit: 10,
+      filters: { namespaces: null, includeFlagged: true },
+    });
     expect(all.hits.map((h) => h.memoryId).sort()).toEqual([bad, good].sort());
   });
 
@@ -109,7 +140,13 @@ describe('consolidation pipeline', () => {
       await drain();
       // Merging would archive the attempt under the clean memory: hidden from review, its writer pointed at clean text.
       expect(await get(attempt)).toMatchObject({ injectionFlagged: true, status: 'active', mergedInto: null });
-      expect(await get(original)).toMatchObject({ injectionFlagged: false, status: 'active', mergedInto: null, content: clean, version: 1 });
+      expect(await get(original)).toMatchObject({
+        injectionFlagged: false,
+        status: 'active',
+        mergedInto: null,
+        content: clean,
+        version: 1,
+      });
       expect(await s.search(tenant, 'warehouse annex door code')).toEqual([original]);
     });
 
@@ -315,9 +352,25 @@ describe('contradiction detection with a configured LLM endpoint', () => {
         const pair = JSON.parse(messages.at(-1)!.content) as { older: string; newer: string };
         asked.push(`${pair.newer} | ${pair.older}`);
         const editor = (t: string) => /\b(vim|emacs|nano)\b/i.exec(t)?.[1]?.toLowerCase();
-        const contradicts = editor(pair.newer) !== undefined && editor(pair.older) !== undefined && editor(pair.newer) !== editor(pair.older);
+        const contradicts =
+          editor(pair.newer) !== undefined && editor(pair.older) !== undefined && editor(pair.newer) !== editor(pair.older);
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ contradicts, subject: 'sam', attribute: 'editor', reason: contradicts ? 'different editors' : null }) } }] }));
+        res.end(
+          JSON.stringify({
+            choices: [
+              {
+                message: {
+                  content: JSON.stringify({
+                    contradicts,
+                    subject: 'sam',
+                    attribute: 'editor',
+                    reason: contradicts ? 'different editors' : null,
+                  }),
+                },
+              },
+            ],
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -326,7 +379,9 @@ describe('contradiction detection with a configured LLM endpoint', () => {
 
   it('asks the LLM about same-subject candidates and supersedes what it says conflicts', async () => {
     const llm = await llmEndpoint();
-    const stack = createMemoryStack({ consolidation: { contradictionDetector: new LlmContradictionDetector({ url: llm.url, model: 'test-model' }) } });
+    const stack = createMemoryStack({
+      consolidation: { contradictionDetector: new LlmContradictionDetector({ url: llm.url, model: 'test-model' }) },
+    });
     try {
       const c = stack.caller(tenant);
       const vim = (await stack.service.create(c, { content: 'Sam prefers vim for editing' })).memoryId;
@@ -335,7 +390,11 @@ describe('contradiction detection with a configured LLM endpoint', () => {
       await stack.consolidation.drainTenant(tenant);
       // The offline detector treats "prefers" as multi-valued; the LLM decides here.
       expect(llm.asked).toContain('Sam prefers emacs for editing | Sam prefers vim for editing');
-      expect(await stack.memories.get(tenant, vim)).toMatchObject({ status: 'superseded', supersededBy: emacs, contradictionStatus: 'resolved' });
+      expect(await stack.memories.get(tenant, vim)).toMatchObject({
+        status: 'superseded',
+        supersededBy: emacs,
+        contradictionStatus: 'resolved',
+      });
       expect(await stack.memories.get(tenant, emacs)).toMatchObject({ status: 'active', contradictionStatus: 'resolved' });
     } finally {
       await stack.close();
@@ -348,7 +407,9 @@ describe('memory service rules', () => {
   it('rejects content above the configured limit with 413', async () => {
     const small = createMemoryStack({ contentMaxBytes: 32 });
     try {
-      await expect(small.service.create(small.caller(tenant), { content: 'x'.repeat(33) })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+      await expect(small.service.create(small.caller(tenant), { content: 'x'.repeat(33) })).rejects.toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+      });
       await expect(small.service.create(small.caller(tenant), { content: 'é'.repeat(17) })).rejects.toBeInstanceOf(AppError);
       await expect(small.service.create(small.caller(tenant), { content: 'x'.repeat(32) })).resolves.toMatchObject({ version: 1 });
     } finally {
@@ -413,7 +474,16 @@ describe('memory service rules', () => {
       await expect(limited.service.get(c, memoryId)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
       await limited.usage.recordSearch(tenant);
       await expect(limited.usage.recordSearch(tenant)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
-      expect(await limited.usage.snapshot(tenant)).toMatchObject({ plan: 'free', writes: 2, reads: 1, searches: 1, memoryCount: 2, pendingWrites: 2, period: '2030-01', periodEndsAt: '2030-02-01T00:00:00.000Z' });
+      expect(await limited.usage.snapshot(tenant)).toMatchObject({
+        plan: 'free',
+        writes: 2,
+        reads: 1,
+        searches: 1,
+        memoryCount: 2,
+        pendingWrites: 2,
+        period: '2030-01',
+        periodEndsAt: '2030-02-01T00:00:00.000Z',
+      });
     } finally {
       await limited.close();
     }

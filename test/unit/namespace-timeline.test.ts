@@ -7,7 +7,13 @@ describe('NamespaceTimeline', () => {
   it('orders by write time, then document id, whether built by inserts or by a sealed bulk load', () => {
     const inserted = new NamespaceTimeline();
     const bulk = new NamespaceTimeline();
-    const docs: [number, number][] = [[5, 100], [2, 100], [9, 50], [1, 300], [7, 200]];
+    const docs: [number, number][] = [
+      [5, 100],
+      [2, 100],
+      [9, 50],
+      [1, 300],
+      [7, 200],
+    ];
     for (const [id, t] of docs) inserted.insert(id, t);
     for (const [id, t] of docs) bulk.append(id, t);
     bulk.seal();

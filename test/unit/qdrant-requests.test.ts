@@ -124,9 +124,7 @@ describe('buildSearchRequest', () => {
 
   it('puts the tenant filter on the request and on every prefetch, in every mode', () => {
     for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
-      const req = buildSearchRequest(
-        plan({ mode, filters: { namespaces: ['n'], agentId: 'a' } }, { tenantId: 'tenant-x' }),
-      );
+      const req = buildSearchRequest(plan({ mode, filters: { namespaces: ['n'], agentId: 'a' } }, { tenantId: 'tenant-x' }));
       const all = filters(req);
       expect(all.length, mode).toBe(mode === 'vector-only' ? 1 : mode === 'hybrid' ? 3 : 4);
       for (const f of all) {
@@ -247,7 +245,12 @@ describe('memoryPoint', () => {
   });
 
   it('omits vectors it does not have and clamps an invalid quality to 0', () => {
-    const p = memoryPoint('t1', { ...doc, vector: null, entities: [], title: '', content: '', tags: [], quality: Number.NaN }, DEFAULT_KEYWORD, DEFAULT_BM25);
+    const p = memoryPoint(
+      't1',
+      { ...doc, vector: null, entities: [], title: '', content: '', tags: [], quality: Number.NaN },
+      DEFAULT_KEYWORD,
+      DEFAULT_BM25,
+    );
     expect(p.vector).toEqual({});
     expect(p.payload.quality).toBe(0);
   });
@@ -270,8 +273,18 @@ describe('graph channel parity with the embedded index', () => {
     const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: 4 });
     for (const d of docs) {
       await index.upsert('t', {
-        memoryId: d.id, namespace: 'default', agentId: null, title: '', content: d.content, tags: [], status: 'active',
-        injectionFlagged: false, quality: 1, createdAt: '2025-01-01T00:00:00.000Z', vector: null, entities: extractEntities(d.content),
+        memoryId: d.id,
+        namespace: 'default',
+        agentId: null,
+        title: '',
+        content: d.content,
+        tags: [],
+        status: 'active',
+        injectionFlagged: false,
+        quality: 1,
+        createdAt: '2025-01-01T00:00:00.000Z',
+        vector: null,
+        entities: extractEntities(d.content),
       });
     }
     const df = new Map<string, number>();
@@ -292,7 +305,10 @@ describe('graph channel parity with the embedded index', () => {
       const keys = graphQueryKeys(text);
       const seeds = keys.filter((k) => df.has(k)).map((k) => ({ key: k, df: df.get(k)! }));
       const neighbors = new Map(
-        seeds.map((s) => [s.key, [...(cooc.get(s.key) ?? new Map<string, number>())].map(([key, c]) => ({ key, cooccurrences: c, df: df.get(key)! }))]),
+        seeds.map((s) => [
+          s.key,
+          [...(cooc.get(s.key) ?? new Map<string, number>())].map(([key, c]) => ({ key, cooccurrences: c, df: df.get(key)! })),
+        ]),
       );
       const weights = graphWeights({ tenantDocs: docs.length, seeds, neighbors }, DEFAULT_GRAPH);
       const expected = new Map<string, number>();
@@ -300,7 +316,13 @@ describe('graph channel parity with the embedded index', () => {
         const s = d.keys.reduce((acc, k) => acc + (weights.get(k) ?? 0), 0);
         if (s > 0) expected.set(d.id, s);
       }
-      const got = await index.channelSearch('t', 'graph', { text, vector: null, mode: 'hybrid+graph', limit: 50, filters: { namespaces: null } });
+      const got = await index.channelSearch('t', 'graph', {
+        text,
+        vector: null,
+        mode: 'hybrid+graph',
+        limit: 50,
+        filters: { namespaces: null },
+      });
       expect(got.hits.length, text).toBe(expected.size);
       for (const h of got.hits) expect(h.score, `${text} → ${h.memoryId}`).toBeCloseTo(expected.get(h.memoryId)!, 9);
       compared += got.hits.length;
@@ -317,7 +339,14 @@ describe('graph channel parity with the embedded index', () => {
         { key: 'common', df: 90 },
       ],
       neighbors: new Map([
-        ['a', [{ key: 'b', cooccurrences: 5, df: 20 }, { key: 'c', cooccurrences: 1, df: 1 }, { key: 'common', cooccurrences: 9, df: 90 }]],
+        [
+          'a',
+          [
+            { key: 'b', cooccurrences: 5, df: 20 },
+            { key: 'c', cooccurrences: 1, df: 1 },
+            { key: 'common', cooccurrences: 9, df: 90 },
+          ],
+        ],
       ]),
     };
     const w = graphWeights(counts, { hopWeight: 0.5, neighborsPerSeed: 1, maxDocFrequency: 50 });

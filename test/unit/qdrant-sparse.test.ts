@@ -22,10 +22,27 @@ import { porterStem } from '../../server/text/porter-stemmer.js';
 describe('porterStem', () => {
   it('stems the classic examples like FTS5', () => {
     const cases: [string, string][] = [
-      ['caresses', 'caress'], ['ponies', 'poni'], ['ties', 'ti'], ['cats', 'cat'], ['feed', 'feed'], ['agreed', 'agre'],
-      ['plastered', 'plaster'], ['motoring', 'motor'], ['sing', 'sing'], ['conflated', 'conflat'], ['hopping', 'hop'],
-      ['falling', 'fall'], ['filing', 'file'], ['happy', 'happi'], ['relational', 'relat'], ['generalization', 'gener'],
-      ['running', 'run'], ['runs', 'run'], ['telescopes', 'telescop'], ['is', 'is'], ['ox', 'ox'],
+      ['caresses', 'caress'],
+      ['ponies', 'poni'],
+      ['ties', 'ti'],
+      ['cats', 'cat'],
+      ['feed', 'feed'],
+      ['agreed', 'agre'],
+      ['plastered', 'plaster'],
+      ['motoring', 'motor'],
+      ['sing', 'sing'],
+      ['conflated', 'conflat'],
+      ['hopping', 'hop'],
+      ['falling', 'fall'],
+      ['filing', 'file'],
+      ['happy', 'happi'],
+      ['relational', 'relat'],
+      ['generalization', 'gener'],
+      ['running', 'run'],
+      ['runs', 'run'],
+      ['telescopes', 'telescop'],
+      ['is', 'is'],
+      ['ox', 'ox'],
     ];
     for (const [word, stem] of cases) expect(porterStem(word), word).toBe(stem);
   });
@@ -49,7 +66,9 @@ describe('porterStem', () => {
     const fts = new Map<number, string>();
     for (const r of db.prepare('SELECT term, doc FROM v').all() as { term: string; doc: number }[]) fts.set(r.doc, r.term);
     db.close();
-    const mismatches = words.filter((w, i) => porterStem(w) !== fts.get(i + 1)).map((w) => `${w}: ${porterStem(w)} vs ${fts.get(words.indexOf(w) + 1)}`);
+    const mismatches = words
+      .filter((w, i) => porterStem(w) !== fts.get(i + 1))
+      .map((w) => `${w}: ${porterStem(w)} vs ${fts.get(words.indexOf(w) + 1)}`);
     expect(mismatches).toEqual([]);
   });
 });
@@ -68,7 +87,11 @@ describe('documentSparseVector', () => {
   const weights = DEFAULT_KEYWORD;
 
   it('is deterministic, sorted, without duplicate indices', () => {
-    const doc = { title: 'Pottery class', content: 'Glazed bowls in woodworking class; the kiln fired the bowls.', tags: ['hobby', 'woodworking'] };
+    const doc = {
+      title: 'Pottery class',
+      content: 'Glazed bowls in woodworking class; the kiln fired the bowls.',
+      tags: ['hobby', 'woodworking'],
+    };
     const a = documentSparseVector(doc, weights)!;
     const b = documentSparseVector({ ...doc, tags: [...doc.tags] }, weights)!;
     expect(a).toEqual(b);
@@ -79,7 +102,10 @@ describe('documentSparseVector', () => {
 
   it('computes BM25 saturation with column weights and length normalisation', () => {
     // title "kiln" (1 token), content "kiln kiln bowl" (3), tags [] → |D| = 4 (FTS5 rows carry no tenant token).
-    const v = documentSparseVector({ title: 'kiln', content: 'kiln kiln bowl', tags: [] }, { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 })!;
+    const v = documentSparseVector(
+      { title: 'kiln', content: 'kiln kiln bowl', tags: [] },
+      { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 },
+    )!;
     const { k1, b, avgDocLength } = DEFAULT_BM25;
     const norm = k1 * (1 - b + (b * 4) / avgDocLength);
     const expected = (f: number) => (f * (k1 + 1)) / (f + norm);
@@ -114,7 +140,13 @@ describe('entity vectors', () => {
   it('marks each entity key once; weighted queries keep positive weights only', () => {
     expect(entitySparseVector(['sarah', 'woodworking class', 'sarah'])!.values).toEqual([1, 1]);
     expect(entitySparseVector([])).toBeNull();
-    const w = weightedEntityVector(new Map([['sarah', 2.5], ['x', 0], ['woodworking', 0.25]]))!;
+    const w = weightedEntityVector(
+      new Map([
+        ['sarah', 2.5],
+        ['x', 0],
+        ['woodworking', 0.25],
+      ]),
+    )!;
     expect(w.indices).toHaveLength(2);
     expect(w.values.reduce((a, b) => a + b, 0)).toBeCloseTo(2.75, 12);
   });
@@ -126,15 +158,51 @@ describe('BM25 parity with the embedded keyword channel', () => {
     runMigrations(db, [searchIndexMigration, searchTermsMigration]);
     const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: 4 });
     const base: Omit<IndexedMemory, 'memoryId' | 'title' | 'content' | 'tags'> = {
-      namespace: 'default', agentId: null, status: 'active', injectionFlagged: false, quality: 1,
-      createdAt: '2025-01-01T00:00:00.000Z', vector: null, entities: [],
+      namespace: 'default',
+      agentId: null,
+      status: 'active',
+      injectionFlagged: false,
+      quality: 1,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      vector: null,
+      entities: [],
     };
     const docs: IndexedMemory[] = [
-      { ...base, memoryId: 'a', title: 'Pottery class', content: 'Signed up for a woodworking class at the studio; the kiln is hot.', tags: ['hobby'] },
-      { ...base, memoryId: 'b', title: '', content: 'Glazed three ceramic bowls and fired them in the kiln.', tags: ['woodworking', 'kiln'] },
-      { ...base, memoryId: 'c', title: 'Telescopes', content: 'Watched Jupiter through the telescope; telescopes everywhere, running late.', tags: [] },
-      { ...base, memoryId: 'd', title: 'Budget', content: 'Opened a savings account and runs a monthly budget spreadsheet for the studio.', tags: ['finance'] },
-      { ...base, memoryId: 'e', title: 'Café notes', content: 'A naïve résumé written at the café near the running track.', tags: ['cafe'] },
+      {
+        ...base,
+        memoryId: 'a',
+        title: 'Pottery class',
+        content: 'Signed up for a woodworking class at the studio; the kiln is hot.',
+        tags: ['hobby'],
+      },
+      {
+        ...base,
+        memoryId: 'b',
+        title: '',
+        content: 'Glazed three ceramic bowls and fired them in the kiln.',
+        tags: ['woodworking', 'kiln'],
+      },
+      {
+        ...base,
+        memoryId: 'c',
+        title: 'Telescopes',
+        content: 'Watched Jupiter through the telescope; telescopes everywhere, running late.',
+        tags: [],
+      },
+      {
+        ...base,
+        memoryId: 'd',
+        title: 'Budget',
+        content: 'Opened a savings account and runs a monthly budget spreadsheet for the studio.',
+        tags: ['finance'],
+      },
+      {
+        ...base,
+        memoryId: 'e',
+        title: 'Café notes',
+        content: 'A naïve résumé written at the café near the running track.',
+        tags: ['cafe'],
+      },
       { ...base, memoryId: 'f', title: 'Long one', content: 'Bread '.repeat(40) + 'and a kiln.', tags: [] },
     ];
     for (const d of docs) await index.upsert('t', d);
@@ -162,7 +230,13 @@ describe('BM25 parity with the embedded keyword channel', () => {
         });
         if (s > 0) expected.set(d.memoryId, s);
       });
-      const got = await index.channelSearch('t', 'keyword', { text, vector: null, mode: 'hybrid', limit: 50, filters: { namespaces: null } });
+      const got = await index.channelSearch('t', 'keyword', {
+        text,
+        vector: null,
+        mode: 'hybrid',
+        limit: 50,
+        filters: { namespaces: null },
+      });
       expect(new Map(got.hits.map((h) => [h.memoryId, h.score])).size, text).toBe(expected.size);
       for (const h of got.hits) expect(h.score, `${text} → ${h.memoryId}`).toBeCloseTo(expected.get(h.memoryId)!, 9);
     }

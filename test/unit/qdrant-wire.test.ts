@@ -59,7 +59,12 @@ class FakeQdrant {
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://x');
         const text = Buffer.concat(chunks).toString('utf8');
-        const r: Recorded = { method: req.method ?? '', path: url.pathname, query: url.searchParams, body: text ? JSON.parse(text) : undefined };
+        const r: Recorded = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: url.searchParams,
+          body: text ? JSON.parse(text) : undefined,
+        };
         this.requests.push(r);
         const a = this.override(r) ?? this.answer(r);
         if (a?.hang) return;
@@ -184,13 +189,21 @@ describe('start-up', () => {
     const meta = fake.requests.at(-1)!;
     expect(meta.query.get('wait')).toBe('true');
     expect(meta.body).toEqual({
-      points: [{ id: META_POINT_ID, vector: {}, payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1, reindex_incomplete: false } }],
+      points: [
+        {
+          id: META_POINT_ID,
+          vector: {},
+          payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1, reindex_incomplete: false },
+        },
+      ],
     });
   });
 
   it('reuses an existing collection and creates only missing payload indexes', async () => {
     fake = new FakeQdrant();
-    const schema = Object.fromEntries(PAYLOAD_INDEXES.filter((i) => i.field !== 'entities').map((i) => [i.field, { data_type: 'keyword' }]));
+    const schema = Object.fromEntries(
+      PAYLOAD_INDEXES.filter((i) => i.field !== 'entities').map((i) => [i.field, { data_type: 'keyword' }]),
+    );
     fake.info = collectionInfo(DIM, { payload_schema: schema });
     await open();
     expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c', 'PUT /c/index', 'POST /c/points']);
@@ -212,7 +225,10 @@ describe('start-up', () => {
 
   it('refuses a collection of another layout', async () => {
     fake = new FakeQdrant();
-    fake.info = { ...collectionInfo(), config: { params: { vectors: { size: DIM, distance: 'Cosine' } }, hnsw_config: {}, optimizer_config: {} } };
+    fake.info = {
+      ...collectionInfo(),
+      config: { params: { vectors: { size: DIM, distance: 'Cosine' } }, hnsw_config: {}, optimizer_config: {} },
+    };
     await expect(open()).rejects.toThrow(/does not have this service's layout/);
   });
 
@@ -223,7 +239,13 @@ describe('start-up', () => {
     const index = await open({ logger: { warn: (_o, msg) => warnings.push(msg) } });
     expect(warnings.join()).toMatch(/older than 1\.17/);
     const from = fake.requests.length;
-    await index.search('t1', { text: 'lisbon trip', vector: new Float32Array([0, 1, 0, 0]), mode: 'hybrid', limit: 5, filters: { namespaces: null } });
+    await index.search('t1', {
+      text: 'lisbon trip',
+      vector: new Float32Array([0, 1, 0, 0]),
+      mode: 'hybrid',
+      limit: 5,
+      filters: { namespaces: null },
+    });
     expect(fake.requests.slice(from).find((r) => r.path.endsWith('/points/query'))!.body.query).toEqual({ fusion: 'rrf' });
   });
 });
@@ -234,24 +256,46 @@ describe('reset and readiness', () => {
     const url = await fake.start();
     // The collection on the server was built with another model; reset must not refuse it.
     fake.meta = { kind: 'meta', embedding_model: 'old-model', embedding_dimension: DIM, layout_version: 1 };
-    const index = await resetQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    const index = await resetQdrantSearchIndex({
+      url,
+      collection: 'mem',
+      embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} },
+    });
     expect(index.indexInfo()).toEqual({ model: 'new-model', dimension: DIM * 2 });
     // The old collection is marked incomplete before it is dropped.
-    expect(fake.calls().slice(0, 6)).toEqual(['GET /c/exists', 'POST /c/points', 'POST /c/points/payload', 'DELETE /c', 'GET /', 'GET /c/exists']);
-    expect(fake.requests.find((r) => r.path.endsWith('/points/payload'))!.body).toMatchObject({ points: [META_POINT_ID], payload: { reindex_incomplete: true } });
+    expect(fake.calls().slice(0, 6)).toEqual([
+      'GET /c/exists',
+      'POST /c/points',
+      'POST /c/points/payload',
+      'DELETE /c',
+      'GET /',
+      'GET /c/exists',
+    ]);
+    expect(fake.requests.find((r) => r.path.endsWith('/points/payload'))!.body).toMatchObject({
+      points: [META_POINT_ID],
+      payload: { reindex_incomplete: true },
+    });
     expect(fake.calls()).toContain('PUT /c');
     expect(fake.requests.find((r) => r.method === 'PUT' && r.path === '/collections/mem')!.body.vectors.dense.size).toBe(DIM * 2);
     // Marked incomplete from the moment the new collection exists, until the caller completes it.
     expect(index.reindexIncomplete()).toBe(true);
     expect(fake.meta).toMatchObject({ embedding_model: 'new-model', reindex_incomplete: true });
-    const reopened = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    const reopened = await createQdrantSearchIndex({
+      url,
+      collection: 'mem',
+      embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} },
+    });
     expect(reopened.reindexIncomplete()).toBe(true);
     await index.completeReindex();
     expect(index.reindexIncomplete()).toBe(false);
     const marked = fake.requests.at(-1)!;
     expect([marked.method, marked.path, marked.query.get('wait')]).toEqual(['POST', '/collections/mem/points/payload', 'true']);
     expect(marked.body).toMatchObject({ points: [META_POINT_ID], payload: { reindex_incomplete: false } });
-    const afterwards = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} } });
+    const afterwards = await createQdrantSearchIndex({
+      url,
+      collection: 'mem',
+      embedder: { model: 'new-model', dimension: DIM * 2, init: async () => {} },
+    });
     expect(afterwards.reindexIncomplete()).toBe(false);
   });
 
@@ -272,16 +316,31 @@ describe('writes', () => {
     await index.upsert('t1', doc());
     expect(fake.calls(from)).toEqual(['POST /c/points', 'PUT /c/points', 'POST /c/points/count', 'POST /c/points/count', 'PUT /c/points']);
     const [retrieve, upsert, countA, countB, stats] = fake.requests.slice(from);
-    expect(retrieve!.body).toEqual({ ids: [memoryPointId('t1', 'm1')], with_payload: ['kind', 'tenant_id', 'entities'], with_vector: false });
+    expect(retrieve!.body).toEqual({
+      ids: [memoryPointId('t1', 'm1')],
+      with_payload: ['kind', 'tenant_id', 'entities'],
+      with_vector: false,
+    });
     expect(upsert!.query.get('wait')).toBe('true');
     expect(upsert!.body.points).toHaveLength(1);
     expect(upsert!.body.points[0].id).toBe(memoryPointId('t1', 'm1'));
-    expect(upsert!.body.points[0].payload).toMatchObject({ kind: 'memory', tenant_id: 't1', memory_id: 'm1', entities: ['sarah', 'lisbon'] });
+    expect(upsert!.body.points[0].payload).toMatchObject({
+      kind: 'memory',
+      tenant_id: 't1',
+      memory_id: 'm1',
+      entities: ['sarah', 'lisbon'],
+    });
     expect(Object.keys(upsert!.body.points[0].vector).sort()).toEqual(['dense', 'entities', 'text']);
     expect([countA!.body, countB!.body]).toEqual(
       expect.arrayContaining([
-        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] }, exact: true },
-        { filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'lisbon' } }] }, exact: true },
+        {
+          filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] },
+          exact: true,
+        },
+        {
+          filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'lisbon' } }] },
+          exact: true,
+        },
       ]),
     );
     expect(stats!.body.points).toEqual(
@@ -304,12 +363,20 @@ describe('writes', () => {
     };
     const from = fake.requests.length;
     await index.upsert('t1', doc());
-    const counted = fake.requests.slice(from).filter((r) => r.path.endsWith('/count')).map((r) => r.body.filter.must[2].match.value);
+    const counted = fake.requests
+      .slice(from)
+      .filter((r) => r.path.endsWith('/count'))
+      .map((r) => r.body.filter.must[2].match.value);
     expect(counted.sort()).toEqual(['lisbon', 'paris']);
     const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
     expect(del.body).toEqual({ points: [entityPointId('t1', 'paris')] });
-    const stats = fake.requests.slice(from).filter((r) => r.method === 'PUT').at(-1)!;
-    expect(stats.body.points).toEqual([{ id: entityPointId('t1', 'lisbon'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'lisbon', df: 3 } }]);
+    const stats = fake.requests
+      .slice(from)
+      .filter((r) => r.method === 'PUT')
+      .at(-1)!;
+    expect(stats.body.points).toEqual([
+      { id: entityPointId('t1', 'lisbon'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'lisbon', df: 3 } },
+    ]);
   });
 
   it('removes a memory by filter (tenant + memory id) and the whole tenant by tenant filter', async () => {
@@ -342,7 +409,10 @@ describe('search', () => {
     fake = new FakeQdrant();
     const index = await open();
     const stats = new Map(
-      [['sarah', 2], ['lisbon', 4]].map(([key, df]) => [
+      [
+        ['sarah', 2],
+        ['lisbon', 4],
+      ].map(([key, df]) => [
         entityPointId('t1', key as string),
         { id: entityPointId('t1', key as string), payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df } },
       ]),
@@ -352,7 +422,15 @@ describe('search', () => {
         return { result: (r.body.ids as string[]).flatMap((id) => (stats.has(id) ? [stats.get(id)] : [])) };
       }
       if (r.path.endsWith('/points/count')) return { result: { count: 10 } };
-      if (r.path.endsWith('/facet')) return { result: { hits: [{ value: 'sarah', count: 2 }, { value: 'lisbon', count: 1 }] } };
+      if (r.path.endsWith('/facet'))
+        return {
+          result: {
+            hits: [
+              { value: 'sarah', count: 2 },
+              { value: 'lisbon', count: 1 },
+            ],
+          },
+        };
       if (r.path.endsWith('/points/query')) {
         return {
           result: {
@@ -373,7 +451,13 @@ describe('search', () => {
       limit: 5,
       filters: { namespaces: ['default'], minQuality: 0.5 },
     });
-    expect(res).toEqual({ hits: [{ memoryId: 'b', score: 0.1 }, { memoryId: 'a', score: 0.2 }], total: 2 });
+    expect(res).toEqual({
+      hits: [
+        { memoryId: 'b', score: 0.1 },
+        { memoryId: 'a', score: 0.2 },
+      ],
+      total: 2,
+    });
     const sent = fake.requests.slice(from);
     expect(sent.map((r) => r.path.replace(/^\/collections\/[^/]+/, '/c')).sort()).toEqual(
       ['/c/facet', '/c/points', '/c/points', '/c/points/count', '/c/points/query'].sort(),
@@ -407,7 +491,8 @@ describe('search', () => {
         }
       };
       walk(r.body);
-      if (r.path.endsWith('/query') || r.path.endsWith('/count') || r.path.endsWith('/facet')) expect(all.length, r.path).toBeGreaterThan(0);
+      if (r.path.endsWith('/query') || r.path.endsWith('/count') || r.path.endsWith('/facet'))
+        expect(all.length, r.path).toBeGreaterThan(0);
       for (const f of all) expect(f.must[0], r.path).toEqual(TENANT('t1'));
     }
   });
@@ -416,21 +501,30 @@ describe('search', () => {
     fake = new FakeQdrant();
     const index = await open();
     const from = fake.requests.length;
-    expect(await index.search('t1', { text: 'x', vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: [] } })).toEqual({ hits: [], total: 0 });
+    expect(await index.search('t1', { text: 'x', vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: [] } })).toEqual({
+      hits: [],
+      total: 0,
+    });
     expect(fake.requests.length).toBe(from);
   });
 });
 
 describe('failures', () => {
   it('needs an address', async () => {
-    await expect(createQdrantSearchIndex({ collection: 'mem', embedder: { model: MODEL, dimension: DIM, init: async () => {} } })).rejects.toThrow(/QDRANT_URL/);
+    await expect(
+      createQdrantSearchIndex({ collection: 'mem', embedder: { model: MODEL, dimension: DIM, init: async () => {} } }),
+    ).rejects.toThrow(/QDRANT_URL/);
   });
 
   it('turns an unreachable Qdrant into DEPENDENCY_UNAVAILABLE at start-up', async () => {
     fake = new FakeQdrant();
     const url = await fake.start();
     await fake.stop();
-    const err = await createQdrantSearchIndex({ url, collection: 'mem', embedder: { model: MODEL, dimension: DIM, init: async () => {} } }).catch((e: unknown) => e);
+    const err = await createQdrantSearchIndex({
+      url,
+      collection: 'mem',
+      embedder: { model: MODEL, dimension: DIM, init: async () => {} },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('DEPENDENCY_UNAVAILABLE');
     expect((err as AppError).status).toBe(503);

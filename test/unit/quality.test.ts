@@ -11,7 +11,16 @@ describe('qualityScore', () => {
   });
 
   it('boilerplate and placeholders score low (< 0.2)', () => {
-    for (const content of ['test', 'asdf', 'ok', 'TODO', 'n/a', 'hello world', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 'untitled']) {
+    for (const content of [
+      'test',
+      'asdf',
+      'ok',
+      'TODO',
+      'n/a',
+      'hello world',
+      'Lorem ipsum dolor sit amet, consectetur adipiscing elit.',
+      'untitled',
+    ]) {
       expect(q(content), content).toBeLessThan(0.2);
     }
     expect(qualityBreakdown({ content: 'test' }).penalty).toBe(0.2);

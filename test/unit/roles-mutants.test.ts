@@ -137,7 +137,10 @@ describe('assertMayAssign', () => {
   it('passes exactly when every role may be assigned, and says which rule refused', () => {
     expect(refusal('owner', 'owner', 'viewer')).toBeNull();
     expect(refusal('admin', 'admin', 'member')).toBeNull();
-    expect(refusal('admin', 'member', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
+    expect(refusal('admin', 'member', 'owner')).toEqual({
+      code: 'FORBIDDEN',
+      message: 'only an owner may grant, change or remove the owner role',
+    });
     expect(refusal('admin', 'owner')).toEqual({ code: 'FORBIDDEN', message: 'only an owner may grant, change or remove the owner role' });
     expect(refusal('member', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'member' may not manage members" });
     expect(refusal('viewer', 'viewer')).toEqual({ code: 'FORBIDDEN', message: "role 'viewer' may not manage members" });

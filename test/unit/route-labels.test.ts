@@ -34,7 +34,15 @@ describe('metric route labels', () => {
   });
 
   it('keeps the methods the service answers and folds every other into one', () => {
-    expect(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => labels.method(m))).toEqual(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+    expect(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => labels.method(m))).toEqual([
+      'GET',
+      'HEAD',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+    ]);
     expect(['PROPFIND', 'PURGE', 'get', undefined].map((m) => labels.method(m))).toEqual(['OTHER', 'OTHER', 'OTHER', 'OTHER']);
   });
 });

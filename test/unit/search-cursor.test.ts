@@ -33,7 +33,9 @@ describe('search cursor', () => {
   it('refuses tampered and malformed cursors', () => {
     const cursor = codec.encode(binding, 10);
     const [body, mac] = cursor.split('.');
-    const forged = Buffer.from(JSON.stringify({ o: 5000, b: JSON.parse(Buffer.from(body!, 'base64url').toString()).b })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ o: 5000, b: JSON.parse(Buffer.from(body!, 'base64url').toString()).b })).toString(
+      'base64url',
+    );
     expect(fieldOf(() => codec.decode(`${forged}.${mac}`, binding))).toBe('cursor');
     for (const bad of ['', 'abc', 'a.b.c', '%%%.%%%', `${body}.`]) expect(fieldOf(() => codec.decode(bad, binding))).toBe('cursor');
   });

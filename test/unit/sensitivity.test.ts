@@ -22,10 +22,7 @@ describe('secrets → high', () => {
     ['our key tmk_Q2hhbmdlTWVQbGVhc2VOb3RBUmVhbEtleQ', 'secret:platform-api-key'],
     ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'secret:private-key'],
     ['-----BEGIN RSA PRIVATE KEY-----\nMIIE', 'secret:private-key'],
-    [
-      'session eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
-      'secret:jwt',
-    ],
+    ['session eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'secret:jwt'],
     ['api_key=Zx8Qk2LmP9vT4rW7nB3c', 'secret:generic-high-entropy'],
     ['client_secret: "9f8A7d6C5b4E3a2F1g0H"', 'secret:generic-high-entropy'],
   ])('%j → %s', (text, reason) => {
@@ -131,7 +128,11 @@ describe('government ids → high', () => {
 
 describe('contact details → medium', () => {
   it('emails', () => {
-    expect(classifySensitivity('write to alice@example.com')).toEqual({ level: 'medium', reasons: ['contact:email'], detectedLevel: 'medium' });
+    expect(classifySensitivity('write to alice@example.com')).toEqual({
+      level: 'medium',
+      reasons: ['contact:email'],
+      detectedLevel: 'medium',
+    });
     expect(classifySensitivity('alice at example dot com').reasons).toEqual([]);
   });
 
@@ -145,7 +146,12 @@ describe('contact details → medium', () => {
   });
 
   it('dates, times, versions and small numbers are not phones', () => {
-    for (const text of ['meeting on 2024-03-12 at 10:30, room 42', 'version 1.2.3 build 20240312', 'phone number 12345', 'I have 3 kids and 2 dogs']) {
+    for (const text of [
+      'meeting on 2024-03-12 at 10:30, room 42',
+      'version 1.2.3 build 20240312',
+      'phone number 12345',
+      'I have 3 kids and 2 dogs',
+    ]) {
       expect(classifySensitivity(text).reasons).toEqual([]);
     }
   });
@@ -159,12 +165,20 @@ describe("writer's choice is never downgraded", () => {
 
   it('writer level above detection is kept, with detections still reported', () => {
     expect(classifySensitivity('Alice likes hiking', 'high')).toEqual({ level: 'high', reasons: [], detectedLevel: 'low' });
-    expect(classifySensitivity('mail alice@example.com', 'high')).toEqual({ level: 'high', reasons: ['contact:email'], detectedLevel: 'medium' });
+    expect(classifySensitivity('mail alice@example.com', 'high')).toEqual({
+      level: 'high',
+      reasons: ['contact:email'],
+      detectedLevel: 'medium',
+    });
     expect(classifySensitivity('mail alice@example.com', 'medium').level).toBe('medium');
   });
 
   it('writer level below detection is raised to the detected level', () => {
-    expect(classifySensitivity('mail alice@example.com', 'low')).toEqual({ level: 'medium', reasons: ['contact:email'], detectedLevel: 'medium' });
+    expect(classifySensitivity('mail alice@example.com', 'low')).toEqual({
+      level: 'medium',
+      reasons: ['contact:email'],
+      detectedLevel: 'medium',
+    });
     expect(classifySensitivity('password: hunter2!', 'low').level).toBe('high');
     expect(classifySensitivity('password: hunter2!', 'medium').level).toBe('high');
   });

@@ -14,7 +14,9 @@ const withProviders = (providers: unknown[], extra: Record<string, string> = {})
 describe('OIDC provider configuration', () => {
   it('accepts https issuers and defaults the scopes', () => {
     const cfg = withProviders([{ id: 'acme', issuer: 'https://login.acme.example', client_id: 'tm' }]);
-    expect(cfg.OIDC_PROVIDERS).toEqual([{ id: 'acme', issuer: 'https://login.acme.example', client_id: 'tm', scopes: 'openid email profile' }]);
+    expect(cfg.OIDC_PROVIDERS).toEqual([
+      { id: 'acme', issuer: 'https://login.acme.example', client_id: 'tm', scopes: 'openid email profile' },
+    ]);
     expect(cfg.OIDC_ALLOW_INSECURE_ISSUERS).toBe(false);
   });
 
@@ -28,7 +30,9 @@ describe('OIDC provider configuration', () => {
   });
 
   it('accepts any http issuer with OIDC_ALLOW_INSECURE_ISSUERS=true', () => {
-    expect(() => withProviders([{ id: 'dev', issuer: 'http://login.acme.example', client_id: 'tm' }], { OIDC_ALLOW_INSECURE_ISSUERS: 'true' })).not.toThrow();
+    expect(() =>
+      withProviders([{ id: 'dev', issuer: 'http://login.acme.example', client_id: 'tm' }], { OIDC_ALLOW_INSECURE_ISSUERS: 'true' }),
+    ).not.toThrow();
   });
 
   it('refuses duplicate ids, bad JSON, non-URL issuers and scopes without openid, naming the variable', () => {
@@ -36,7 +40,9 @@ describe('OIDC provider configuration', () => {
     expect(() => withProviders([dup, dup])).toThrow(/OIDC_PROVIDERS: provider ids must be unique/);
     expect(() => loadConfig({ DATA_DIR: dataDir, OIDC_PROVIDERS: '[{' })).toThrow(ConfigError);
     expect(() => withProviders([{ id: 'x', issuer: 'not a url', client_id: 'tm' }])).toThrow(/OIDC_PROVIDERS/);
-    expect(() => withProviders([{ id: 'x', issuer: 'https://a.example', client_id: 'tm', scopes: 'email profile' }])).toThrow(/scopes of 'x' must include openid/);
+    expect(() => withProviders([{ id: 'x', issuer: 'https://a.example', client_id: 'tm', scopes: 'email profile' }])).toThrow(
+      /scopes of 'x' must include openid/,
+    );
   });
 
   it('knows loopback host names', () => {

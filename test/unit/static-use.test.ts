@@ -32,7 +32,11 @@ describe('static embedding table format', () => {
   it('round-trips a table and its vocabulary hash within int8 precision, and refuses foreign or truncated bytes', () => {
     const values = Float32Array.from({ length: 3 * 5 }, (_, i) => Math.sin(i) * (i % 3 === 0 ? 0.01 : 1));
     values.fill(0, 10, 15); // an all-zero row keeps a zero scale
-    const hash = vocabularyHash([['a', -1], ['b', null], ['c', -2]]);
+    const hash = vocabularyHash([
+      ['a', -1],
+      ['b', null],
+      ['c', -2],
+    ]);
     const table = { tokens: 3, dimension: 5, vocabularyHash: hash, values };
     const back = decodeStaticTable(encodeStaticTable(table));
     expect(back.tokens).toBe(3);
@@ -79,7 +83,7 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
     // And a fixed pseudo-random set over letters, punctuation, spaces, emoticon parts and non-Latin text.
     const alphabet = [...'abcdeilnorstuAEIT  ..,,::;()-!?/\'"1203😀é中\u00a0\n'];
     let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let i = 0; i < 3000; i++) {
       const length = 1 + Math.floor(random() * 40);
       texts.push(Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
@@ -99,7 +103,28 @@ describe('StaticUseEmbedder (Universal Sentence Encoder lite distilled to token 
     const encoder = await loadEncoder();
     expect(table.tokens).toBe(encoder.tokenizer.vocabulary.length);
     expect(table.vocabularyHash).toBe(vocabularyHash(encoder.tokenizer.vocabulary));
-    const words = ['dog', 'cat', 'puppy', 'car', 'truck', 'paris', 'london', 'city', 'happy', 'sad', 'money', 'bank', 'doctor', 'hospital', 'music', 'guitar', 'school', 'teacher', 'rain', 'weather'];
+    const words = [
+      'dog',
+      'cat',
+      'puppy',
+      'car',
+      'truck',
+      'paris',
+      'london',
+      'city',
+      'happy',
+      'sad',
+      'money',
+      'bank',
+      'doctor',
+      'hospital',
+      'music',
+      'guitar',
+      'school',
+      'teacher',
+      'rain',
+      'weather',
+    ];
     // Whole-word SentencePiece tokens ("▁dog") of the encoder's vocabulary.
     const vocabulary = encoder.tokenizer.vocabulary as [string, number][];
     const ids = words.map((w) => vocabulary.findIndex(([piece]) => piece === `\u2581${w}`)).filter((id) => id >= 0);

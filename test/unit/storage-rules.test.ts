@@ -23,7 +23,13 @@ const DERIVED: DerivedState = {
 };
 const SNAPSHOT = {} as VersionSnapshot;
 const apply = (derived: Partial<DerivedState>): ApplyWriteOp => ({
-  kind: 'apply', writeId: 7, memoryId: 'm1', namespace: 'work', version: 3, snapshot: SNAPSHOT, derived: { ...DERIVED, ...derived },
+  kind: 'apply',
+  writeId: 7,
+  memoryId: 'm1',
+  namespace: 'work',
+  version: 3,
+  snapshot: SNAPSHOT,
+  derived: { ...DERIVED, ...derived },
 });
 
 describe('appliedWriteProjection', () => {
@@ -49,11 +55,35 @@ describe('appliedWriteProjection', () => {
 });
 
 describe('memoryUpdateProjection', () => {
-  const set: UpdateMemoryOp['set'] = { status: 'superseded', contradictionStatus: 'resolved', contradictionPolicy: 'NEWER_WINS', conflictsWith: ['m2'], supersededBy: 'm2' };
+  const set: UpdateMemoryOp['set'] = {
+    status: 'superseded',
+    contradictionStatus: 'resolved',
+    contradictionPolicy: 'NEWER_WINS',
+    conflictsWith: ['m2'],
+    supersededBy: 'm2',
+  };
   const table: [string, UpdateMemoryOp, { version: number; snapshotVersion: number | null; dropSubjects: boolean }][] = [
-    ['a supersede appends the next version', { kind: 'update', memoryId: 'm1', expectCommittedVersion: 4, snapshot: SNAPSHOT, set }, { version: 5, snapshotVersion: 5, dropSubjects: true }],
-    ['a flag changes the state in place', { kind: 'update', memoryId: 'm1', expectCommittedVersion: 4, snapshot: null, set: { ...set, status: 'active', contradictionStatus: 'flagged', supersededBy: null } }, { version: 4, snapshotVersion: null, dropSubjects: false }],
-    ['an archived memory stops being a subject candidate', { kind: 'update', memoryId: 'm1', expectCommittedVersion: 1, snapshot: null, set: { ...set, status: 'archived' } }, { version: 1, snapshotVersion: null, dropSubjects: true }],
+    [
+      'a supersede appends the next version',
+      { kind: 'update', memoryId: 'm1', expectCommittedVersion: 4, snapshot: SNAPSHOT, set },
+      { version: 5, snapshotVersion: 5, dropSubjects: true },
+    ],
+    [
+      'a flag changes the state in place',
+      {
+        kind: 'update',
+        memoryId: 'm1',
+        expectCommittedVersion: 4,
+        snapshot: null,
+        set: { ...set, status: 'active', contradictionStatus: 'flagged', supersededBy: null },
+      },
+      { version: 4, snapshotVersion: null, dropSubjects: false },
+    ],
+    [
+      'an archived memory stops being a subject candidate',
+      { kind: 'update', memoryId: 'm1', expectCommittedVersion: 1, snapshot: null, set: { ...set, status: 'archived' } },
+      { version: 1, snapshotVersion: null, dropSubjects: true },
+    ],
   ];
   it.each(table)('%s', (_name, op, expected) => {
     expect(memoryUpdateProjection(op, AT)).toEqual({ ...expected, set: op.set, at: AT });
@@ -70,17 +100,50 @@ describe('deletionUsage', () => {
 
 describe('newMemory', () => {
   it('is the head of version 1 with nothing consolidated', () => {
-    const content = { title: 't', content: 'c', tags: ['x'], type: 'semantic' as const, agentId: 'a', metadata: { k: 1 }, writerSensitivity: null };
+    const content = {
+      title: 't',
+      content: 'c',
+      tags: ['x'],
+      type: 'semantic' as const,
+      agentId: 'a',
+      metadata: { k: 1 },
+      writerSensitivity: null,
+    };
     expect(newMemory('t1', 'm1', 'work', content, 12, AT)).toEqual({
-      id: 'm1', tenantId: 't1', namespace: 'work', ...content,
-      sensitivity: 'high', sensitivityReasons: [], status: 'active', version: 1, committedVersion: 0, pendingCount: 1,
-      contradictionStatus: 'clear', contradictionPolicy: null, conflictsWith: [], supersededBy: null, mergedInto: null,
-      injectionFlagged: false, injectionScore: 0, injectionPatterns: [], quality: 0, fingerprint: null, subjects: [],
-      sizeBytes: 12, createdAt: AT, updatedAt: AT, committedAt: null,
+      id: 'm1',
+      tenantId: 't1',
+      namespace: 'work',
+      ...content,
+      sensitivity: 'high',
+      sensitivityReasons: [],
+      status: 'active',
+      version: 1,
+      committedVersion: 0,
+      pendingCount: 1,
+      contradictionStatus: 'clear',
+      contradictionPolicy: null,
+      conflictsWith: [],
+      supersededBy: null,
+      mergedInto: null,
+      injectionFlagged: false,
+      injectionScore: 0,
+      injectionPatterns: [],
+      quality: 0,
+      fingerprint: null,
+      subjects: [],
+      sizeBytes: 12,
+      createdAt: AT,
+      updatedAt: AT,
+      committedAt: null,
     });
   });
 
-  it.each([[null, 'high'], ['low', 'low'], ['medium', 'medium'], ['high', 'high']] as const)('a writer sensitivity of %s shows as %s until consolidated', (writer, shown) => {
+  it.each([
+    [null, 'high'],
+    ['low', 'low'],
+    ['medium', 'medium'],
+    ['high', 'high'],
+  ] as const)('a writer sensitivity of %s shows as %s until consolidated', (writer, shown) => {
     expect(provisionalSensitivity(writer)).toBe(shown);
   });
 });

@@ -44,7 +44,8 @@ beforeEach(() => {
   audit = createAuditService({ audit: createEmbeddedAuditStore(db), logger: createLogger('silent'), clock: now });
   tenants = createTenantsService({ tenants: ports.tenants, audit, clock: now });
   const counters = createInProcessAttemptCounters();
-  const budget = (keyPrefix: string) => createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
+  const budget = (keyPrefix: string) =>
+    createKeyedBudget({ keyPrefix, perWindow: 100, windowSeconds: 3600, what: 'invitations' }, counters);
   breakGlass = createBreakGlassService({ breakGlass: createEmbeddedBreakGlassStore(db), audit, maxMinutes: MAX_MINUTES, clock: now });
   members = createMembersService({
     tenants: ports.tenants,
@@ -89,7 +90,14 @@ describe('tenants service', () => {
     const u = await newUser();
     const { tenant, membership } = await tenants.create(u.id, { name: '  Acme Ltd  ' }, meta);
     expect(tenant).toMatchObject({ name: 'Acme Ltd', plan: 'free', status: 'active', createdAt: new Date(T0).toISOString() });
-    expect(membership).toEqual({ tenantId: tenant.id, userId: u.id, role: 'owner', isDefault: false, createdAt: new Date(T0).toISOString(), roleSince: new Date(T0).toISOString() });
+    expect(membership).toEqual({
+      tenantId: tenant.id,
+      userId: u.id,
+      role: 'owner',
+      isDefault: false,
+      createdAt: new Date(T0).toISOString(),
+      roleSince: new Date(T0).toISOString(),
+    });
     expect(await ports.tenants.membership(tenant.id, u.id)).toMatchObject({ role: 'owner', isDefault: false });
     const [created] = await events(tenant.id);
     expect(created).toMatchObject({
@@ -133,7 +141,12 @@ describe('tenants service', () => {
     expect(await events(tenantId)).toHaveLength(before);
     expect(await members.changeRole(owner, member.userId, 'viewer', null, meta)).toMatchObject({ userId: member.userId, role: 'viewer' });
     const last = (await events(tenantId)).find((e) => e.type === 'member.role_change');
-    expect(last).toMatchObject({ actor: { userId: owner.userId }, ip: meta.ip, target: { type: 'user', id: member.userId }, details: { from: 'member', to: 'viewer' } });
+    expect(last).toMatchObject({
+      actor: { userId: owner.userId },
+      ip: meta.ip,
+      target: { type: 'user', id: member.userId },
+      details: { from: 'member', to: 'viewer' },
+    });
   });
 
   it.each<[RoleName, RoleName, RoleName, boolean]>([
@@ -172,9 +185,24 @@ describe('break-glass service', () => {
     const { tenantId, actors } = await tenantWith('member');
     const member = actors[1]!;
     const r = await breakGlass.request(member, { reason: '  incident 42  ', durationMinutes: 5 }, meta);
-    expect(r).toMatchObject({ tenantId, requesterId: member.userId, reason: 'incident 42', durationMinutes: 5, status: 'pending', createdAt: new Date(T0).toISOString(), decidedAt: null, decidedBy: null, expiresAt: null });
+    expect(r).toMatchObject({
+      tenantId,
+      requesterId: member.userId,
+      reason: 'incident 42',
+      durationMinutes: 5,
+      status: 'pending',
+      createdAt: new Date(T0).toISOString(),
+      decidedAt: null,
+      decidedBy: null,
+      expiresAt: null,
+    });
     const e = (await events(tenantId)).find((x) => x.type === 'break_glass.request');
-    expect(e).toMatchObject({ actor: { userId: member.userId }, ip: meta.ip, target: { type: 'break_glass', id: r.id }, details: { reason: 'incident 42', duration_minutes: 5 } });
+    expect(e).toMatchObject({
+      actor: { userId: member.userId },
+      ip: meta.ip,
+      target: { type: 'break_glass', id: r.id },
+      details: { reason: 'incident 42', duration_minutes: 5 },
+    });
   });
 
   it.each([
@@ -201,7 +229,12 @@ describe('break-glass service', () => {
     clock += 60_000;
     const approved = await breakGlass.approve(admin, r.id, meta);
     const expiresAt = new Date(T0 + 6 * 60_000).toISOString();
-    expect(approved).toMatchObject({ status: 'approved', decidedBy: admin.userId, decidedAt: new Date(T0 + 60_000).toISOString(), expiresAt });
+    expect(approved).toMatchObject({
+      status: 'approved',
+      decidedBy: admin.userId,
+      decidedAt: new Date(T0 + 60_000).toISOString(),
+      expiresAt,
+    });
     expect((await events(tenantId)).find((e) => e.type === 'break_glass.approve')).toMatchObject({
       actor: { userId: admin.userId },
       ip: meta.ip,
@@ -219,7 +252,11 @@ describe('break-glass service', () => {
     await breakGlass.list(admin);
     const expiries = (await events(tenantId)).filter((e) => e.type === 'break_glass.expire');
     expect(expiries).toHaveLength(1);
-    expect(expiries[0]).toMatchObject({ actor: {}, target: { type: 'break_glass', id: r.id }, details: { requester_id: member.userId, expired_at: expiresAt } });
+    expect(expiries[0]).toMatchObject({
+      actor: {},
+      target: { type: 'break_glass', id: r.id },
+      details: { requester_id: member.userId, expired_at: expiresAt },
+    });
   });
 
   it('lists a grant as expired from its expiry instant even before the lazy write has marked it', async () => {

@@ -25,8 +25,13 @@ describe('tenant cache', () => {
     const signalFile = path.join(dir, 'tenant-changes');
     const one = withTenantCache(port, fileChangeSignal(signalFile));
     const two = withTenantCache(port, fileChangeSignal(signalFile));
-    db.prepare("INSERT INTO users (id, email, name, password_hash, created_at) VALUES ('u1', 'u1@example.test', NULL, NULL, '2030-01-01T00:00:00Z')").run();
-    const tenant = await port.create({ id: 't1', name: 'T', plan: 'free', status: 'active', createdAt: '2030-01-01T00:00:00Z' }, { userId: 'u1', isDefault: true, createdAt: '2030-01-01T00:00:00Z' });
+    db.prepare(
+      "INSERT INTO users (id, email, name, password_hash, created_at) VALUES ('u1', 'u1@example.test', NULL, NULL, '2030-01-01T00:00:00Z')",
+    ).run();
+    const tenant = await port.create(
+      { id: 't1', name: 'T', plan: 'free', status: 'active', createdAt: '2030-01-01T00:00:00Z' },
+      { userId: 'u1', isDefault: true, createdAt: '2030-01-01T00:00:00Z' },
+    );
     expect((await two.get(tenant.id))?.status).toBe('active');
     // Changed behind the cache's back (no signal): the remembered record is served.
     db.prepare("UPDATE tenants SET status = 'suspended' WHERE id = 't1'").run();

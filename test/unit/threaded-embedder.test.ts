@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../adapters/embeddings/index.js';
 import { ThreadedEmbedder } from '../../adapters/embeddings/threaded.js';
 
-const texts = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} memory number ${i}: Alice moved to Berlin in ${2000 + i}`);
+const texts = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag} memory number ${i}: Alice moved to Berlin in ${2000 + i}`);
 
 describe('ThreadedEmbedder (the embedder in worker threads)', () => {
   const open: ThreadedEmbedder[] = [];

@@ -20,7 +20,10 @@ describe('TopK', () => {
     top.push(2, 0.9);
     top.push(3, 0.1);
     expect(top.minScore).toBe(0.5);
-    expect(top.sorted()).toEqual([[2, 0.9], [1, 0.5]]);
+    expect(top.sorted()).toEqual([
+      [2, 0.9],
+      [1, 0.5],
+    ]);
     const none = new TopK(0);
     none.push(1, 1);
     expect(none.sorted()).toEqual([]);

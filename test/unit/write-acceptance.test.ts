@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryContent } from '../../server/ports/memories.js';
 import type { EnqueueRequest, WriteQuota, WriteReceipt } from '../../server/ports/write-queue.js';
 import { newMemory } from '../../server/storage-rules/new-memory.js';
-import { decideWrite, memorySizeBytes, type MemoryHead, type VersionContent, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
+import {
+  decideWrite,
+  memorySizeBytes,
+  type MemoryHead,
+  type VersionContent,
+  type WriteSnapshot,
+} from '../../server/storage-rules/write-acceptance.js';
 
 const AT = '2030-01-01T00:00:00.000Z';
 const LATER = '2030-01-02T00:00:00.000Z';
@@ -20,17 +26,50 @@ const content = (text: string, over: Partial<MemoryContent> = {}): MemoryContent
 const SIZE = (text: string) => memorySizeBytes(content(text));
 
 const create = (over: Partial<Extract<EnqueueRequest, { kind: 'create' }>> = {}): EnqueueRequest => ({
-  kind: 'create', memoryId: 'm1', namespace: 'work', content: content('hello'), allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT, ...over,
+  kind: 'create',
+  memoryId: 'm1',
+  namespace: 'work',
+  content: content('hello'),
+  allowedNamespaces: null,
+  idempotency: null,
+  quota: UNLIMITED,
+  acceptedAt: AT,
+  ...over,
 });
 const update = (over: Partial<Extract<EnqueueRequest, { kind: 'update' }>> = {}): EnqueueRequest => ({
-  kind: 'update', memoryId: 'm1', namespace: null, ifMatch: null, content: content('hello again'), allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT, ...over,
+  kind: 'update',
+  memoryId: 'm1',
+  namespace: null,
+  ifMatch: null,
+  content: content('hello again'),
+  allowedNamespaces: null,
+  idempotency: null,
+  quota: UNLIMITED,
+  acceptedAt: AT,
+  ...over,
 });
 const rollback = (over: Partial<Extract<EnqueueRequest, { kind: 'rollback' }>> = {}): EnqueueRequest => ({
-  kind: 'rollback', memoryId: 'm1', targetVersion: 1, ifMatch: null, allowedNamespaces: null, idempotency: null, quota: UNLIMITED, acceptedAt: AT, ...over,
+  kind: 'rollback',
+  memoryId: 'm1',
+  targetVersion: 1,
+  ifMatch: null,
+  allowedNamespaces: null,
+  idempotency: null,
+  quota: UNLIMITED,
+  acceptedAt: AT,
+  ...over,
 });
 
 const HEAD: MemoryHead = { namespace: 'work', headVersion: 2, pendingCount: 1, sizeBytes: SIZE('hello'), mergedInto: null };
-const V1: VersionContent = { title: 't', content: 'first', tags: ['a'], type: 'episodic', agentId: 'ag', metadata: { k: 1 }, sensitivity: 'low' };
+const V1: VersionContent = {
+  title: 't',
+  content: 'first',
+  tags: ['a'],
+  type: 'episodic',
+  agentId: 'ag',
+  metadata: { k: 1 },
+  sensitivity: 'low',
+};
 const FIRST: WriteReceipt = { memoryId: 'm1', kind: 'create', version: 1, pendingCount: 1, rolledBackTo: null };
 
 interface Store {
@@ -58,17 +97,71 @@ const claim = { key: 'k', requestHash: 'h1', expiresAt: LATER };
 
 describe('decideWrite answers without writing', () => {
   const table: [string, EnqueueRequest, Store, unknown, string[]][] = [
-    ['a replay of the same request', create({ idempotency: claim }), { seen: { requestHash: 'h1', expiresAt: LATER } }, { kind: 'replayed', receipt: FIRST }, ['idempotency']],
-    ['another request under a seen key', create({ idempotency: claim }), { seen: { requestHash: 'h2', expiresAt: LATER } }, { kind: 'idempotency_mismatch' }, ['idempotency']],
-    ['a write past the write quota', create({ quota: { ...UNLIMITED, writes: 3 } }), { writesUsed: 3 }, { kind: 'quota_exceeded', limit: 'writes' }, ['writesUsed']],
-    ['a create past the memory quota', create({ quota: { ...UNLIMITED, memories: 2 } }), { totals: { memoryCount: 2, storageBytes: 0 } }, { kind: 'quota_exceeded', limit: 'memories' }, ['totals']],
-    ['a create past the storage quota', create({ quota: { ...UNLIMITED, storageBytes: SIZE('hello') - 1 } }), {}, { kind: 'quota_exceeded', limit: 'storage' }, ['totals']],
+    [
+      'a replay of the same request',
+      create({ idempotency: claim }),
+      { seen: { requestHash: 'h1', expiresAt: LATER } },
+      { kind: 'replayed', receipt: FIRST },
+      ['idempotency'],
+    ],
+    [
+      'another request under a seen key',
+      create({ idempotency: claim }),
+      { seen: { requestHash: 'h2', expiresAt: LATER } },
+      { kind: 'idempotency_mismatch' },
+      ['idempotency'],
+    ],
+    [
+      'a write past the write quota',
+      create({ quota: { ...UNLIMITED, writes: 3 } }),
+      { writesUsed: 3 },
+      { kind: 'quota_exceeded', limit: 'writes' },
+      ['writesUsed'],
+    ],
+    [
+      'a create past the memory quota',
+      create({ quota: { ...UNLIMITED, memories: 2 } }),
+      { totals: { memoryCount: 2, storageBytes: 0 } },
+      { kind: 'quota_exceeded', limit: 'memories' },
+      ['totals'],
+    ],
+    [
+      'a create past the storage quota',
+      create({ quota: { ...UNLIMITED, storageBytes: SIZE('hello') - 1 } }),
+      {},
+      { kind: 'quota_exceeded', limit: 'storage' },
+      ['totals'],
+    ],
     ['an update of a missing memory', update(), { head: null }, { kind: 'not_found' }, ['head']],
-    ['an update of a memory in a namespace the key may not use', update({ allowedNamespaces: ['home'] }), { head: HEAD }, { kind: 'not_found' }, ['head']],
+    [
+      'an update of a memory in a namespace the key may not use',
+      update({ allowedNamespaces: ['home'] }),
+      { head: HEAD },
+      { kind: 'not_found' },
+      ['head'],
+    ],
     ['an update of a merged duplicate', update(), { head: { ...HEAD, mergedInto: 'm2' } }, { kind: 'merged', mergedInto: 'm2' }, ['head']],
-    ['an update whose If-Match is stale', update({ ifMatch: 1 }), { head: HEAD }, { kind: 'version_mismatch', currentVersion: 2 }, ['head']],
-    ['an update naming another namespace', update({ namespace: 'home' }), { head: HEAD }, { kind: 'namespace_mismatch', current: 'work' }, ['head']],
-    ['a rollback to a version that does not exist', rollback({ targetVersion: 9 }), { head: HEAD, version: null }, { kind: 'target_version_not_found' }, ['head', 'versionContent']],
+    [
+      'an update whose If-Match is stale',
+      update({ ifMatch: 1 }),
+      { head: HEAD },
+      { kind: 'version_mismatch', currentVersion: 2 },
+      ['head'],
+    ],
+    [
+      'an update naming another namespace',
+      update({ namespace: 'home' }),
+      { head: HEAD },
+      { kind: 'namespace_mismatch', current: 'work' },
+      ['head'],
+    ],
+    [
+      'a rollback to a version that does not exist',
+      rollback({ targetVersion: 9 }),
+      { head: HEAD, version: null },
+      { kind: 'target_version_not_found' },
+      ['head', 'versionContent'],
+    ],
     [
       'an update that grows past the storage quota',
       update({ quota: { ...UNLIMITED, storageBytes: 100 } }),
@@ -95,7 +188,15 @@ describe('decideWrite accepts', () => {
         receipt,
         head: { kind: 'insert', memory: newMemory('t1', 'm1', 'work', content('hello'), SIZE('hello'), AT) },
         sensitivity: 'high',
-        queued: { memoryId: 'm1', namespace: 'work', version: 1, kind: 'create', content: content('hello'), rolledBackTo: null, acceptedAt: AT },
+        queued: {
+          memoryId: 'm1',
+          namespace: 'work',
+          version: 1,
+          kind: 'create',
+          content: content('hello'),
+          rolledBackTo: null,
+          acceptedAt: AT,
+        },
         usage: { period: '2030-01', memories: 1, bytes: SIZE('hello') },
         idempotency: { key: 'k', requestHash: 'h1', receipt, createdAt: AT, expiresAt: LATER },
       },
@@ -109,7 +210,11 @@ describe('decideWrite accepts', () => {
   });
 
   it('an update: the head moves one version on, the byte difference counted, the writer sensitivity shown', () => {
-    const d = decideWrite('t1', update({ ifMatch: 2, namespace: 'work', content: content('hello again', { writerSensitivity: 'medium' }) }), snapshot({ head: HEAD }));
+    const d = decideWrite(
+      't1',
+      update({ ifMatch: 2, namespace: 'work', content: content('hello again', { writerSensitivity: 'medium' }) }),
+      snapshot({ head: HEAD }),
+    );
     expect(d.kind === 'accept' && d.write).toMatchObject({
       receipt: { memoryId: 'm1', kind: 'update', version: 3, pendingCount: 2, rolledBackTo: null },
       head: { kind: 'move', fromVersion: 2, sizeBytes: SIZE('hello again') },
@@ -122,7 +227,15 @@ describe('decideWrite accepts', () => {
 
   it('a rollback: the target version written again, its sensitivity as the writer’s', () => {
     const d = decideWrite('t1', rollback(), snapshot({ head: HEAD, version: V1 }));
-    const expected = { title: 't', content: 'first', tags: ['a'], type: 'episodic', agentId: 'ag', metadata: { k: 1 }, writerSensitivity: 'low' };
+    const expected = {
+      title: 't',
+      content: 'first',
+      tags: ['a'],
+      type: 'episodic',
+      agentId: 'ag',
+      metadata: { k: 1 },
+      writerSensitivity: 'low',
+    };
     expect(d.kind === 'accept' && d.write).toMatchObject({
       receipt: { kind: 'rollback', version: 3, pendingCount: 2, rolledBackTo: 1 },
       sensitivity: 'low',
@@ -132,12 +245,18 @@ describe('decideWrite accepts', () => {
   });
 
   it('a write that shrinks a memory, even over the storage quota', () => {
-    const d = decideWrite('t1', update({ content: content(''), quota: { ...UNLIMITED, storageBytes: 1 } }), snapshot({ head: HEAD, totals: { memoryCount: 9, storageBytes: 999 } }));
+    const d = decideWrite(
+      't1',
+      update({ content: content(''), quota: { ...UNLIMITED, storageBytes: 1 } }),
+      snapshot({ head: HEAD, totals: { memoryCount: 9, storageBytes: 999 } }),
+    );
     expect(d.kind).toBe('accept');
   });
 
   it('a write that reaches each quota exactly', () => {
     const quota = { ...UNLIMITED, writes: 4, memories: 3, storageBytes: 10 + SIZE('hello') };
-    expect(decideWrite('t1', create({ quota }), snapshot({ writesUsed: 3, totals: { memoryCount: 2, storageBytes: 10 } })).kind).toBe('accept');
+    expect(decideWrite('t1', create({ quota }), snapshot({ writesUsed: 3, totals: { memoryCount: 2, storageBytes: 10 } })).kind).toBe(
+      'accept',
+    );
   });
 });

@@ -16,7 +16,15 @@ import { memorySizeBytes } from '../../server/storage-rules/write-acceptance.js'
 
 const PERIOD = '2030-01';
 const UNLIMITED: WriteQuota = { period: PERIOD, writes: null, storageBytes: null, memories: null };
-const content = (text: string) => ({ title: '', content: text, tags: [], type: 'episodic' as const, agentId: null, metadata: {}, writerSensitivity: null });
+const content = (text: string) => ({
+  title: '',
+  content: text,
+  tags: [],
+  type: 'episodic' as const,
+  agentId: null,
+  metadata: {},
+  writerSensitivity: null,
+});
 const create = (text: string, quota: WriteQuota): EnqueueRequest => ({
   kind: 'create',
   memoryId: randomUUID(),
@@ -41,14 +49,19 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const writesCounted = (tenant: string) => (db.prepare('SELECT writes FROM usage_periods WHERE tenant_id = ? AND period = ?').get([tenant, PERIOD]) as { writes: number }).writes;
+const writesCounted = (tenant: string) =>
+  (db.prepare('SELECT writes FROM usage_periods WHERE tenant_id = ? AND period = ?').get([tenant, PERIOD]) as { writes: number }).writes;
 const totals = (tenant: string) => {
-  const row = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?').get([tenant]) as { memory_count: number; storage_bytes: number };
+  const row = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?').get([tenant]) as {
+    memory_count: number;
+    storage_bytes: number;
+  };
   return { memory_count: row.memory_count, storage_bytes: row.storage_bytes };
 };
 
 /** Two creates enqueued in one tick: they share one group commit. */
-const twoInOneGroup = (tenant: string, quota: WriteQuota) => Promise.all([queue.enqueue(tenant, create('first of the group', quota)), queue.enqueue(tenant, create('second of the group', quota))]);
+const twoInOneGroup = (tenant: string, quota: WriteQuota) =>
+  Promise.all([queue.enqueue(tenant, create('first of the group', quota)), queue.enqueue(tenant, create('second of the group', quota))]);
 
 describe('the embedded write queue counts the writes of one group commit against the quota', () => {
   it('a write quota with room for one more accepts one of two writes committed together', async () => {

@@ -39,7 +39,13 @@ describe('sizeLimitExceeded', () => {
 
   it('refuses a write that would pass either limit, and allows one that reaches it exactly', () => {
     expect(sizeLimitExceeded(quota, { memoryCount: 1, storageBytes: 90 }, { memories: 1, bytes: 10 })).toBeNull();
-    expect(sizeLimitExceeded(quota, { memoryCount: 2, storageBytes: 0 }, { memories: 1, bytes: 1 })).toEqual({ kind: 'quota_exceeded', limit: 'memories' });
-    expect(sizeLimitExceeded(quota, { memoryCount: 0, storageBytes: 100 }, { memories: 0, bytes: 1 })).toEqual({ kind: 'quota_exceeded', limit: 'storage' });
+    expect(sizeLimitExceeded(quota, { memoryCount: 2, storageBytes: 0 }, { memories: 1, bytes: 1 })).toEqual({
+      kind: 'quota_exceeded',
+      limit: 'memories',
+    });
+    expect(sizeLimitExceeded(quota, { memoryCount: 0, storageBytes: 100 }, { memories: 0, bytes: 1 })).toEqual({
+      kind: 'quota_exceeded',
+      limit: 'storage',
+    });
   });
 });

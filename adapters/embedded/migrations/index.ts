@@ -14,8 +14,20 @@ import { searchIndexMigration } from './0030_search_index.js';
 import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
 
-
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
  */
-export const migrations: readonly Migration[] = [identityMigration, apiKeysMigration, ssoStateMigration, apiKeySecretHolderMigration, invitationsMigration, membershipRoleSinceMigration, memoriesMigration, memorySubjectsMigration, agendaJobsMigration, searchIndexMigration, searchTermsMigration, rateLimitsMigration];
+export const migrations: readonly Migration[] = [
+  identityMigration,
+  apiKeysMigration,
+  ssoStateMigration,
+  apiKeySecretHolderMigration,
+  invitationsMigration,
+  membershipRoleSinceMigration,
+  memoriesMigration,
+  memorySubjectsMigration,
+  agendaJobsMigration,
+  searchIndexMigration,
+  searchTermsMigration,
+  rateLimitsMigration,
+];

@@ -17,7 +17,6 @@ export interface Channel {
   hits: ChannelHit[];
 }
 
-
 /** Reciprocal rank fusion: sum over channels of weight / (k + rank), rank starting at 1. */
 export function rrf(channels: Channel[], k: number): Map<number, number> {
   const out = new Map<number, number>();

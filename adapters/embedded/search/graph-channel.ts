@@ -11,7 +11,14 @@ import type { TenantCache } from './tenant-cache.js';
  * The entity-graph channel: the query's entities and terms, their strongest co-occurring entities
  * (one hop), then the most recent memories mentioning them that pass the filter, scored by IDF.
  */
-export function graphChannel(db: EmbeddedDatabase, c: TenantCache, text: string, depth: number, f: TranslatedFilter, g: GraphConfig): ChannelHit[] {
+export function graphChannel(
+  db: EmbeddedDatabase,
+  c: TenantCache,
+  text: string,
+  depth: number,
+  f: TranslatedFilter,
+  g: GraphConfig,
+): ChannelHit[] {
   const tenantId = c.tenantId;
   const terms = queryTerms(text).map(singularize);
   const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));
@@ -19,12 +26,12 @@ export function graphChannel(db: EmbeddedDatabase, c: TenantCache, text: string,
   for (let i = 0; i + 1 < terms.length; i++) keys.add(`${terms[i]} ${terms[i + 1]}`);
   if (keys.size === 0) return [];
   const tenant = preparedStatement(db, 'SELECT doc_count FROM search_tenants WHERE tenant_id = ?').get([tenantId]) as
-    | { doc_count: number }
-    | undefined;
+    { doc_count: number } | undefined;
   const n = Math.max(1, tenant?.doc_count ?? 0);
   const idf = (df: number) => Math.log(1 + n / Math.max(1, df));
   const seeds = (
-    preparedStatement(db, 
+    preparedStatement(
+      db,
       `SELECT entity_id, doc_count FROM search_entities
        WHERE tenant_id = ? AND key IN (SELECT value FROM json_each(?)) AND doc_count > 0`,
     ).all([tenantId, JSON.stringify([...keys])]) as { entity_id: number; doc_count: number }[]
@@ -49,7 +56,8 @@ export function graphChannel(db: EmbeddedDatabase, c: TenantCache, text: string,
     }
     const dfs = new Map(
       (
-        preparedStatement(db, 
+        preparedStatement(
+          db,
           // `+tenant_id`: primary-key lookups, not a walk over every entity of the tenant.
           `SELECT entity_id, doc_count FROM search_entities WHERE +tenant_id = ? AND entity_id IN (SELECT value FROM json_each(?))`,
         ).all([tenantId, JSON.stringify([...new Set(edges.map((e) => e.b))])]) as { entity_id: number; doc_count: number }[]
@@ -79,7 +87,8 @@ export function graphChannel(db: EmbeddedDatabase, c: TenantCache, text: string,
   // against the cache; when the filter drops some of a full page, that entity is read again with the
   // filter in SQL.
   const recent = preparedStatement(db, 'SELECT doc_id FROM search_mentions WHERE entity_id = ? ORDER BY doc_id DESC LIMIT ?');
-  const recentFiltered = preparedStatement(db, 
+  const recentFiltered = preparedStatement(
+    db,
     `SELECT m.doc_id AS doc_id FROM search_mentions m CROSS JOIN search_docs d ON d.doc_id = m.doc_id
      WHERE m.entity_id = ? AND ${f.sql} ORDER BY m.doc_id DESC LIMIT ?`,
   );

@@ -30,8 +30,26 @@
  */
 import { DimensionPostings } from './dimension-postings.js';
 import {
-  BLOCK, EST_GROUPS_AT, EST_LIST_AT, GROUP_BLOCKS, GROUP_DIMS, GROUPS_AT, LIST_AT, MAX_BLOCKS, PAGE, PLANES, PLANES_AT, Q_AT, Q_MAX,
-  SCORES_AT, SIGN_AT, SIGN_BYTES, SIGN_QUERY_STEPS, int8Module, wasm, type WasmMemory,
+  BLOCK,
+  EST_GROUPS_AT,
+  EST_LIST_AT,
+  GROUP_BLOCKS,
+  GROUP_DIMS,
+  GROUPS_AT,
+  LIST_AT,
+  MAX_BLOCKS,
+  PAGE,
+  PLANES,
+  PLANES_AT,
+  Q_AT,
+  Q_MAX,
+  SCORES_AT,
+  SIGN_AT,
+  SIGN_BYTES,
+  SIGN_QUERY_STEPS,
+  int8Module,
+  wasm,
+  type WasmMemory,
 } from './int8-kernels.js';
 import type { VectorRows } from './vector-rows.js';
 
@@ -165,7 +183,8 @@ export class Int8Matrix implements VectorRows {
   }
 
   set(i: number, bytes: Uint8Array): void {
-    const row = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, this.dim) : new Float32Array(bytes.slice().buffer);
+    const row =
+      bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, this.dim) : new Float32Array(bytes.slice().buffer);
     for (let g = 0; g < this.groups; g++) {
       const from = g * GROUP_DIMS;
       const to = Math.min(this.dim, from + GROUP_DIMS);
@@ -305,7 +324,10 @@ export class Int8Matrix implements VectorRows {
    * blocks listed for the exact scan or, with `estimate`, a dense group's blocks listed for the exact
    * rescoring and its bit planes and constants written for the sign pass.
    */
-  private listQuery(q: Float32Array, estimate: boolean): { exactGroups: number; estimatedGroups: number; viaPostings: { group: number; step: number }[] } {
+  private listQuery(
+    q: Float32Array,
+    estimate: boolean,
+  ): { exactGroups: number; estimatedGroups: number; viaPostings: { group: number; step: number }[] } {
     const viaPostings: { group: number; step: number }[] = [];
     let exactBlocks = 0;
     let exactGroups = 0;

@@ -10,7 +10,15 @@ import type { TenantCache } from './tenant-cache.js';
 import { TopK } from './top-k.js';
 
 /** BM25 over the tenant's documents: from the cache's postings when complete (or unless `fts5`), else the FTS5 table. */
-export function keywordChannel(db: EmbeddedDatabase, c: TenantCache, text: string, depth: number, f: TranslatedFilter, k: KeywordConfig, fts5 = false): ChannelHit[] {
+export function keywordChannel(
+  db: EmbeddedDatabase,
+  c: TenantCache,
+  text: string,
+  depth: number,
+  f: TranslatedFilter,
+  k: KeywordConfig,
+  fts5 = false,
+): ChannelHit[] {
   if (!fts5 && c.keywordComplete) return keywordInMemory(c, text, depth, f, k);
   return keywordFts5(db, c, text, depth, f, k);
 }
@@ -27,7 +35,14 @@ function keywordInMemory(c: TenantCache, text: string, depth: number, f: Transla
   return top.sorted().map(([key, score]) => ({ key, score }));
 }
 
-function keywordFts5(db: EmbeddedDatabase, c: TenantCache, text: string, depth: number, f: TranslatedFilter, k: KeywordConfig): ChannelHit[] {
+function keywordFts5(
+  db: EmbeddedDatabase,
+  c: TenantCache,
+  text: string,
+  depth: number,
+  f: TranslatedFilter,
+  k: KeywordConfig,
+): ChannelHit[] {
   const table = ftsTable(db, c.tenantId, false);
   if (!table) return [];
   const match = buildFtsQuery(text);
@@ -37,14 +52,15 @@ function keywordFts5(db: EmbeddedDatabase, c: TenantCache, text: string, depth: 
   // row lookup per match. A few more rows than needed are read, since the filter may drop some; when
   // it drops more than that, the query runs again with the filter in SQL.
   const fetch = depth + (depth >> 2) + 8;
-  const rows = preparedStatement(db, `SELECT rowid AS doc_id, ${bm25} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`).all([
-    match,
-    fetch,
-  ]) as { doc_id: number; rank: number }[];
+  const rows = preparedStatement(
+    db,
+    `SELECT rowid AS doc_id, ${bm25} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`,
+  ).all([match, fetch]) as { doc_id: number; rank: number }[];
   let kept = rows.filter((r) => c.acceptsDoc(r.doc_id, f.filter));
   if (kept.length < depth && rows.length === fetch) {
     kept = (
-      preparedStatement(db, 
+      preparedStatement(
+        db,
         `SELECT d.doc_id AS doc_id, ${bm25} AS rank
          FROM ${table} CROSS JOIN search_docs d ON d.doc_id = ${table}.rowid
          WHERE ${table} MATCH ? AND ${f.sql}

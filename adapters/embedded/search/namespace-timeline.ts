@@ -51,7 +51,12 @@ export class NamespaceTimeline {
    * takes; null where there is none. Documents the predicate refuses are stepped over. One binary
    * search serves both directions (a search asks this for 50 candidates).
    */
-  neighbours(docId: number, time: number, windowMs: number, accepts: (docId: number) => boolean): { before: number | null; after: number | null } {
+  neighbours(
+    docId: number,
+    time: number,
+    windowMs: number,
+    accepts: (docId: number) => boolean,
+  ): { before: number | null; after: number | null } {
     const at = this.lowerBound(docId, time);
     return {
       before: this.nearest(at - 1, -1, docId, time, windowMs, accepts),
@@ -59,7 +64,14 @@ export class NamespaceTimeline {
     };
   }
 
-  private nearest(from: number, step: -1 | 1, docId: number, time: number, windowMs: number, accepts: (docId: number) => boolean): number | null {
+  private nearest(
+    from: number,
+    step: -1 | 1,
+    docId: number,
+    time: number,
+    windowMs: number,
+    accepts: (docId: number) => boolean,
+  ): number | null {
     for (let j = from; j >= 0 && j < this.ids.length; j += step) {
       if (Math.abs(this.times[j]! - time) > windowMs) return null;
       const id = this.ids[j]!;

@@ -11,7 +11,13 @@ import { TopK } from './top-k.js';
  * a sorted array of ten that most candidates fail to enter at its first comparison, instead of sorting
  * them all); deep pages sort everything.
  */
-export function rank(c: TenantCache, fused: Map<number, number>, offset: number, limit: number, minQuality: number | undefined): SearchResult {
+export function rank(
+  c: TenantCache,
+  fused: Map<number, number>,
+  offset: number,
+  limit: number,
+  minQuality: number | undefined,
+): SearchResult {
   const threshold = minQuality ?? 0;
   const keep = offset + limit;
   if (keep > SORTED_PAGE_MAX) return rankAll(c, fused, offset, limit, threshold);
@@ -72,7 +78,13 @@ function rankedBefore(a: Ranked, b: Ranked): boolean {
  * and after it in the same namespace (within the window), among those the filters allow. Adds to
  * `fused` in place.
  */
-export function spreadToAdjacent(c: TenantCache, fused: Map<number, number>, f: TranslatedFilter, adj: ContextConfig, weight: number): void {
+export function spreadToAdjacent(
+  c: TenantCache,
+  fused: Map<number, number>,
+  f: TranslatedFilter,
+  adj: ContextConfig,
+  weight: number,
+): void {
   if (!(weight > 0) || fused.size === 0) return;
   const best = new TopK(adj.candidates);
   for (const [docId, score] of fused) best.push(docId, score);

@@ -2,11 +2,7 @@ import { forgetStatementsNaming, preparedStatement } from '../statement-cache.js
 import type { EmbeddedDatabase } from '../database.js';
 import { countTerms } from '../../../server/text/term-counts.js';
 import { encodeTermCounts } from './stored-term-counts.js';
-import {
-  EmbeddingModelMismatchError,
-  type IndexInfo,
-  type IndexedMemory,
-} from '../../../server/ports/search-index.js';
+import { EmbeddingModelMismatchError, type IndexInfo, type IndexedMemory } from '../../../server/ports/search-index.js';
 
 /**
  * Synchronous writes of the search index rows, usable inside a caller's libsql transaction
@@ -81,9 +77,7 @@ function statements(db: EmbeddedDatabase): Statements {
     dropEmptyEntity: db.prepare('DELETE FROM search_entities WHERE entity_id = ? AND doc_count <= 0'),
     insertMention: db.prepare('INSERT OR IGNORE INTO search_mentions (entity_id, doc_id) VALUES (?, ?)'),
     deleteMentions: db.prepare('DELETE FROM search_mentions WHERE doc_id = ?'),
-    incEdge: db.prepare(
-      'INSERT INTO search_edges (a, b, weight) VALUES (?, ?, 1) ON CONFLICT (a, b) DO UPDATE SET weight = weight + 1',
-    ),
+    incEdge: db.prepare('INSERT INTO search_edges (a, b, weight) VALUES (?, ?, 1) ON CONFLICT (a, b) DO UPDATE SET weight = weight + 1'),
     decEdge: db.prepare('UPDATE search_edges SET weight = weight - 1 WHERE a = ? AND b = ?'),
     dropEmptyEdges: db.prepare('DELETE FROM search_edges WHERE a = ? AND weight <= 0'),
   };
@@ -267,7 +261,8 @@ export function writeIndexRows(db: EmbeddedDatabase, tenantId: string, doc: Inde
     unlinkEntities(s, docId);
   } else {
     docId = Number(
-      s.insertDoc.run([tenantId, doc.memoryId, doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, terms]).lastInsertRowid,
+      s.insertDoc.run([tenantId, doc.memoryId, doc.namespace, doc.agentId, doc.status, flagged, quality, doc.createdAt, terms])
+        .lastInsertRowid,
     );
     s.bumpTenantCount.run([1, tenantId]);
   }

@@ -58,7 +58,8 @@ interface DocRow {
   vector: ArrayBuffer | Uint8Array | null;
 }
 
-const DOC_COLUMNS = 'd.doc_id, d.memory_id, d.namespace, d.agent_id, d.status, d.injection_flagged, d.quality, d.created_at, d.terms, v.vector';
+const DOC_COLUMNS =
+  'd.doc_id, d.memory_id, d.namespace, d.agent_id, d.status, d.injection_flagged, d.quality, d.created_at, d.terms, v.vector';
 
 export class TenantCache {
   readonly tenantId: string;
@@ -93,7 +94,7 @@ export class TenantCache {
   constructor(tenantId: string, dim: number, options: { simd?: boolean } = {}) {
     this.tenantId = tenantId;
     this.dim = dim;
-    this.rows = options.simd !== false && Int8Matrix.supports(dim) ? newInt8Matrix(dim) ?? new RowMajorRows(dim) : new RowMajorRows(dim);
+    this.rows = options.simd !== false && Int8Matrix.supports(dim) ? (newInt8Matrix(dim) ?? new RowMajorRows(dim)) : new RowMajorRows(dim);
     this.zeroRow = new Uint8Array(dim * 4);
   }
 

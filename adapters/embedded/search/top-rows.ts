@@ -71,7 +71,11 @@ function sampledThreshold(scores: Float32Array, count: number): number {
 }
 
 /** The listed rows `accepts` takes, copied out of the list (it may be a view the next listing reuses). */
-function accepted(scores: Float32Array, listed: ArrayLike<number>, accepts: (row: number) => boolean): { rows: Int32Array; values: Float64Array } {
+function accepted(
+  scores: Float32Array,
+  listed: ArrayLike<number>,
+  accepts: (row: number) => boolean,
+): { rows: Int32Array; values: Float64Array } {
   const rows = new Int32Array(listed.length);
   const values = new Float64Array(listed.length);
   let size = 0;
@@ -94,7 +98,9 @@ export function kthLargest(values: Float64Array, k: number): number {
   let hi = values.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const a = values[lo]!, b = values[mid]!, c = values[hi]!;
+    const a = values[lo]!,
+      b = values[mid]!,
+      c = values[hi]!;
     const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
     let i = lo;
     let j = hi;

@@ -38,9 +38,18 @@ export const i32Load = (offset: number) => [0x28, 2, ...uleb(offset)];
 export const f32Load = (offset: number) => [0x2a, 2, ...uleb(offset)];
 export const f32Store = (offset: number) => [0x38, 2, ...uleb(offset)];
 export const i32Store = (offset: number) => [0x36, 2, ...uleb(offset)];
-export const I32_ADD = 0x6a, I32_SUB = 0x6b, I32_AND = 0x71, I32_SHL = 0x74, I32_SHR_U = 0x76;
-export const I32_GE_U = 0x4f, I32_LE_U = 0x4d, I32_LT_U = 0x49;
-export const F32_ADD = 0x92, F32_MUL = 0x94, F32_CONVERT_I32_S = 0xb2, F32_GE = 0x60;
+export const I32_ADD = 0x6a,
+  I32_SUB = 0x6b,
+  I32_AND = 0x71,
+  I32_SHL = 0x74,
+  I32_SHR_U = 0x76;
+export const I32_GE_U = 0x4f,
+  I32_LE_U = 0x4d,
+  I32_LT_U = 0x49;
+export const F32_ADD = 0x92,
+  F32_MUL = 0x94,
+  F32_CONVERT_I32_S = 0xb2,
+  F32_GE = 0x60;
 export const IF = [0x04, 0x40]; // if (no result) … [ELSE …] END
 export const ELSE = 0x05;
 export const SELECT = 0x1b;
@@ -71,12 +80,15 @@ export const F32X4_MUL = simd(0xe6);
 export const F32X4_ADD = simd(0xe4);
 export const i32x4Extract = (lane: number) => simd(0x1b, lane);
 /** i8x16.shuffle by 32-bit lanes: lanes 0–3 of the first operand, 4–7 of the second. */
-export const shuffle32 = (lanes: [number, number, number, number]) => simd(0x0d, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]));
+export const shuffle32 = (lanes: [number, number, number, number]) =>
+  simd(0x0d, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]));
 export const f32x4Extract = (lane: number) => simd(0x1f, lane);
 
 // ---- module -------------------------------------------------------------------------------------------
 
-export const TYPE_I32 = 0x7f, TYPE_F32 = 0x7d, TYPE_V128 = 0x7b;
+export const TYPE_I32 = 0x7f,
+  TYPE_F32 = 0x7d,
+  TYPE_V128 = 0x7b;
 
 export interface WasmFunction {
   name: string;
@@ -102,7 +114,14 @@ export function moduleBytes(functions: WasmFunction[]): Uint8Array {
     return [...uleb(body.length), ...body];
   });
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec(types)),
     ...section(2, [1, ...str('env'), ...str('memory'), 0x02, 0x00, 1]),
     ...section(3, vec(functions.map((_, i) => uleb(i)))),

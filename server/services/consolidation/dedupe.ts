@@ -43,9 +43,33 @@ export interface FindDuplicateOptions {
 }
 
 const NEGATIONS = new Set([
-  'not', 'no', 'never', 'nor', 'none', 'nobody', 'nothing', 'neither', 'nowhere', 'without',
-  'cannot', 'cant', 'dont', 'doesnt', 'didnt', 'isnt', 'arent', 'wasnt', 'werent', 'wont',
-  'wouldnt', 'shouldnt', 'couldnt', 'hasnt', 'havent', 'hadnt', 'aint',
+  'not',
+  'no',
+  'never',
+  'nor',
+  'none',
+  'nobody',
+  'nothing',
+  'neither',
+  'nowhere',
+  'without',
+  'cannot',
+  'cant',
+  'dont',
+  'doesnt',
+  'didnt',
+  'isnt',
+  'arent',
+  'wasnt',
+  'werent',
+  'wont',
+  'wouldnt',
+  'shouldnt',
+  'couldnt',
+  'hasnt',
+  'havent',
+  'hadnt',
+  'aint',
 ]);
 
 function numericTokens(tokens: readonly string[]): string {

@@ -35,64 +35,86 @@ interface Lexicon {
 
 const LEXICONS: Readonly<Record<string, Lexicon>> = {
   fr: {
-    verbs: "ignore|ignorez|ignorer|oublie|oubliez|oublier|n[ée]glige|n[ée]gligez|[ée]carte|[ée]cartez|passe outre|passez outre|ne (?:tiens|tenez) (?:pas|plus) compte|fais abstraction|faites abstraction|ne (?:suis|suivez) (?:pas|plus)",
+    verbs:
+      'ignore|ignorez|ignorer|oublie|oubliez|oublier|n[ée]glige|n[ée]gligez|[ée]carte|[ée]cartez|passe outre|passez outre|ne (?:tiens|tenez) (?:pas|plus) compte|fais abstraction|faites abstraction|ne (?:suis|suivez) (?:pas|plus)',
     subjects: "il|elle|on|je|j'|qui|[çc]a|cela|tu",
     articles: "les|la|le|l'|des|de|du|d'|ces|cette|ce|aux|toute",
     strong: "toutes|tous|tout|tes|vos|ton|ta|votre|l'ensemble des",
-    qualifiers: "pr[ée]c[ée]dentes?|pr[ée]c[ée]dents|ant[ée]rieures?|ant[ée]rieurs|ci-dessus|plus haut|d'origine|initiales?|initiaux|originales?|originaux|du syst[èe]me|syst[èe]me|de s[ée]curit[ée]|pr[ée]alables?|re[çc]ues?|donn[ée]es",
-    nouns: "instructions?|consignes?|r[èe]gles?|directives?|ordres?|prompts?|messages?|commandes?|indications?|contraintes?|restrictions?|filtres?",
-    revealVerbs: "r[ée]v[èée]le|r[ée]v[ée]lez|affiche|affichez|montre|montrez|montre-moi|montrez-moi|donne-moi|donnez-moi|imprime|imprimez|r[ée]p[èe]te|r[ée]p[ée]tez|divulgue|divulguez|d[ée]voile|d[ée]voilez|[ée]cris|[ée]crivez|partage|partagez|recopie|recopiez",
-    secretNouns: "prompt (?:syst[èe]me|initial|d'origine|cach[ée])|invite syst[èe]me|instructions (?:syst[èe]me|du syst[èe]me|initiales|d'origine|cach[ée]es|secr[èe]tes)|message syst[èe]me|consignes (?:syst[èe]me|initiales|cach[ée]es|secr[èe]tes)",
-    possessives: "ton|ta|tes|votre|vos",
-    possessedNouns: "prompt|instructions|consignes",
+    qualifiers:
+      "pr[ée]c[ée]dentes?|pr[ée]c[ée]dents|ant[ée]rieures?|ant[ée]rieurs|ci-dessus|plus haut|d'origine|initiales?|initiaux|originales?|originaux|du syst[èe]me|syst[èe]me|de s[ée]curit[ée]|pr[ée]alables?|re[çc]ues?|donn[ée]es",
+    nouns:
+      'instructions?|consignes?|r[èe]gles?|directives?|ordres?|prompts?|messages?|commandes?|indications?|contraintes?|restrictions?|filtres?',
+    revealVerbs:
+      'r[ée]v[èée]le|r[ée]v[ée]lez|affiche|affichez|montre|montrez|montre-moi|montrez-moi|donne-moi|donnez-moi|imprime|imprimez|r[ée]p[èe]te|r[ée]p[ée]tez|divulgue|divulguez|d[ée]voile|d[ée]voilez|[ée]cris|[ée]crivez|partage|partagez|recopie|recopiez',
+    secretNouns:
+      "prompt (?:syst[èe]me|initial|d'origine|cach[ée])|invite syst[èe]me|instructions (?:syst[èe]me|du syst[èe]me|initiales|d'origine|cach[ée]es|secr[èe]tes)|message syst[èe]me|consignes (?:syst[èe]me|initiales|cach[ée]es|secr[èe]tes)",
+    possessives: 'ton|ta|tes|votre|vos',
+    possessedNouns: 'prompt|instructions|consignes',
   },
   es: {
-    verbs: "ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olv[íi]date de|olv[íi]dense de|descarta|descarte|descartad|omite|omita|omitid|no sigas|no siga|no sigan|haz caso omiso (?:a|de)|hagan caso omiso (?:a|de)|pasa por alto|deja de lado|salta(?:te)?",
-    subjects: "[ée]l|ella|yo|usted|que|quien|t[úu]",
-    articles: "las|los|la|el|lo|esas|estas|esos|estos|a|de",
-    strong: "todas|todos|todo|tus|sus|vuestras|vuestros|cualquier",
-    qualifiers: "anteriores|previas|previos|precedentes|de arriba|de antes|originales|iniciales|del sistema|de sistema|de seguridad|pasadas|mencionadas|recibidas|dadas",
-    nouns: "instrucciones|instrucci[óo]n|reglas|normas|indicaciones|directrices|directivas|[óo]rdenes|prompts?|mensajes|restricciones|comandos|pautas",
-    revealVerbs: "revela|revele|revelad|muestra|muestre|mu[ée]strame|mu[ée]streme|imprime|imprima|dime|d[ií]game|dame|d[ée]me|repite|repita|escribe|escriba|comparte|comparta|filtra",
-    secretNouns: "prompt (?:del sistema|de sistema|inicial|original|oculto)|instrucciones (?:del sistema|de sistema|iniciales|originales|ocultas|secretas)|mensaje (?:del|de) sistema",
-    possessives: "tu|tus|su|sus|vuestro|vuestras",
-    possessedNouns: "prompt|instrucciones",
+    verbs:
+      'ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olv[íi]date de|olv[íi]dense de|descarta|descarte|descartad|omite|omita|omitid|no sigas|no siga|no sigan|haz caso omiso (?:a|de)|hagan caso omiso (?:a|de)|pasa por alto|deja de lado|salta(?:te)?',
+    subjects: '[ée]l|ella|yo|usted|que|quien|t[úu]',
+    articles: 'las|los|la|el|lo|esas|estas|esos|estos|a|de',
+    strong: 'todas|todos|todo|tus|sus|vuestras|vuestros|cualquier',
+    qualifiers:
+      'anteriores|previas|previos|precedentes|de arriba|de antes|originales|iniciales|del sistema|de sistema|de seguridad|pasadas|mencionadas|recibidas|dadas',
+    nouns:
+      'instrucciones|instrucci[óo]n|reglas|normas|indicaciones|directrices|directivas|[óo]rdenes|prompts?|mensajes|restricciones|comandos|pautas',
+    revealVerbs:
+      'revela|revele|revelad|muestra|muestre|mu[ée]strame|mu[ée]streme|imprime|imprima|dime|d[ií]game|dame|d[ée]me|repite|repita|escribe|escriba|comparte|comparta|filtra',
+    secretNouns:
+      'prompt (?:del sistema|de sistema|inicial|original|oculto)|instrucciones (?:del sistema|de sistema|iniciales|originales|ocultas|secretas)|mensaje (?:del|de) sistema',
+    possessives: 'tu|tus|su|sus|vuestro|vuestras',
+    possessedNouns: 'prompt|instrucciones',
   },
   pt: {
-    verbs: "ignore|ignora|ignorem|ignorar|esque[çc]a|esquece|esque[çc]am|desconsidere|desconsidera|desconsiderem|descarte|descarta|n[ãa]o siga|n[ãa]o sigas|deixe de lado|pule",
-    subjects: "ele|ela|eu|voc[êe]|que|quem|tu",
-    articles: "as|os|a|o|essas|estas|esses|estes|de|das|dos",
-    strong: "todas|todos|tudo|suas|seus|tuas|teus|quaisquer",
-    qualifiers: "anteriores|pr[ée]vias|pr[ée]vios|precedentes|acima|originais|iniciais|do sistema|de sistema|de seguran[çc]a|passadas|mencionadas|recebidas|dadas",
-    nouns: "instru[çc][õo]es|instru[çc][ãa]o|regras|orienta[çc][õo]es|diretrizes|diretivas|ordens|prompts?|mensagens|restri[çc][õo]es|comandos",
-    revealVerbs: "revele|revela|mostre|mostra|mostre-me|imprima|imprime|diga-me|me diga|repita|repete|escreva|escreve|compartilhe|exiba",
-    secretNouns: "prompt (?:do sistema|de sistema|inicial|original|oculto)|instru[çc][õo]es (?:do sistema|de sistema|iniciais|originais|ocultas|secretas)|mensagem do sistema",
-    possessives: "seu|seus|sua|suas|teu|teus|tuas",
-    possessedNouns: "prompt|instru[çc][õo]es",
+    verbs:
+      'ignore|ignora|ignorem|ignorar|esque[çc]a|esquece|esque[çc]am|desconsidere|desconsidera|desconsiderem|descarte|descarta|n[ãa]o siga|n[ãa]o sigas|deixe de lado|pule',
+    subjects: 'ele|ela|eu|voc[êe]|que|quem|tu',
+    articles: 'as|os|a|o|essas|estas|esses|estes|de|das|dos',
+    strong: 'todas|todos|tudo|suas|seus|tuas|teus|quaisquer',
+    qualifiers:
+      'anteriores|pr[ée]vias|pr[ée]vios|precedentes|acima|originais|iniciais|do sistema|de sistema|de seguran[çc]a|passadas|mencionadas|recebidas|dadas',
+    nouns:
+      'instru[çc][õo]es|instru[çc][ãa]o|regras|orienta[çc][õo]es|diretrizes|diretivas|ordens|prompts?|mensagens|restri[çc][õo]es|comandos',
+    revealVerbs: 'revele|revela|mostre|mostra|mostre-me|imprima|imprime|diga-me|me diga|repita|repete|escreva|escreve|compartilhe|exiba',
+    secretNouns:
+      'prompt (?:do sistema|de sistema|inicial|original|oculto)|instru[çc][õo]es (?:do sistema|de sistema|iniciais|originais|ocultas|secretas)|mensagem do sistema',
+    possessives: 'seu|seus|sua|suas|teu|teus|tuas',
+    possessedNouns: 'prompt|instru[çc][õo]es',
   },
   it: {
-    verbs: "ignora|ignorate|ignori|ignorare|dimentica|dimenticate|dimentichi|dimenticare|trascura|trascurate|tralascia|tralasciate|scarta|scartate|non seguire|non seguite|non tenere conto (?:di|delle|dei|degli)|non tenete conto (?:di|delle|dei|degli)",
-    subjects: "lui|lei|io|che|chi|tu",
+    verbs:
+      'ignora|ignorate|ignori|ignorare|dimentica|dimenticate|dimentichi|dimenticare|trascura|trascurate|tralascia|tralasciate|scarta|scartate|non seguire|non seguite|non tenere conto (?:di|delle|dei|degli)|non tenete conto (?:di|delle|dei|degli)',
+    subjects: 'lui|lei|io|che|chi|tu',
     articles: "le|la|il|lo|gli|i|l'|queste|quelle|di|delle|dei",
-    strong: "tutte|tutti|tutto|tue|tuoi|vostre|vostri|sue|qualsiasi|ogni",
-    qualifiers: "precedenti|sopra|sopraindicate|originali|iniziali|del sistema|di sistema|di sicurezza|anteriori|passate|ricevute|date",
-    nouns: "istruzioni|istruzione|regole|indicazioni|direttive|ordini|prompts?|messaggi|restrizioni|comandi|linee guida",
-    revealVerbs: "rivela|rivelami|rivelate|mostra|mostrami|mostrate|stampa|stampate|dimmi|ditemi|ripeti|ripetete|scrivi|scrivete|condividi|svela|svelami",
-    secretNouns: "prompt (?:di sistema|del sistema|iniziale|originale|nascosto)|istruzioni (?:di sistema|del sistema|iniziali|originali|nascoste|segrete)|messaggio (?:di|del) sistema",
-    possessives: "tuo|tuoi|tua|tue|vostro|vostre|il tuo|i tuoi|le tue",
-    possessedNouns: "prompt|istruzioni",
+    strong: 'tutte|tutti|tutto|tue|tuoi|vostre|vostri|sue|qualsiasi|ogni',
+    qualifiers: 'precedenti|sopra|sopraindicate|originali|iniziali|del sistema|di sistema|di sicurezza|anteriori|passate|ricevute|date',
+    nouns: 'istruzioni|istruzione|regole|indicazioni|direttive|ordini|prompts?|messaggi|restrizioni|comandi|linee guida',
+    revealVerbs:
+      'rivela|rivelami|rivelate|mostra|mostrami|mostrate|stampa|stampate|dimmi|ditemi|ripeti|ripetete|scrivi|scrivete|condividi|svela|svelami',
+    secretNouns:
+      'prompt (?:di sistema|del sistema|iniziale|originale|nascosto)|istruzioni (?:di sistema|del sistema|iniziali|originali|nascoste|segrete)|messaggio (?:di|del) sistema',
+    possessives: 'tuo|tuoi|tua|tue|vostro|vostre|il tuo|i tuoi|le tue',
+    possessedNouns: 'prompt|istruzioni',
   },
   de: {
-    verbs: "ignoriere|ignorier|ignorieren sie|ignoriert|vergiss|vergesst|vergessen sie|missachte|missachtet|missachten sie|verwirf|verwerft|verwerfen sie|[üu]bergehe|[üu]berspringe|befolge nicht|befolgen sie nicht|beachte nicht|beachten sie nicht",
-    articles: "die|den|der|das|diese|jene",
-    strong: "alle|s[äa]mtliche|deine|ihre|jegliche|eure",
-    qualifiers: "vorherigen|vorigen|bisherigen|obigen|fr[üu]heren|vorangegangenen|vorangehenden|urspr[üu]nglichen|anf[äa]nglichen|system|systemseitigen|oben genannten|gegebenen|erhaltenen|alten",
-    nouns: "anweisungen|anweisung|instruktionen|regeln|befehle|vorgaben|richtlinien|anordnungen|systemprompts?|prompts?|nachrichten|einschr[äa]nkungen|beschr[äa]nkungen|direktiven|auftr[äa]ge",
-    trailingVerbs: "ignorieren|vergessen|missachten|verwerfen|[üu]bergehen",
-    revealVerbs: "zeige|zeig|gib|nenne|verrate|wiederhole|drucke|schreibe|offenbare|enth[üu]lle|gib mir|zeig mir|zeige mir|nenne mir|verrate mir|gebt mir|zeigen sie mir|geben sie mir",
-    secretNouns: "system-?prompt|systemanweisungen|systemnachricht|urspr[üu]nglichen anweisungen|anf[äa]nglichen anweisungen|versteckten anweisungen|geheimen anweisungen",
-    possessives: "deinen|deine|dein|ihren|ihre|euren|eure",
-    possessedNouns: "prompt|anweisungen|instruktionen",
+    verbs:
+      'ignoriere|ignorier|ignorieren sie|ignoriert|vergiss|vergesst|vergessen sie|missachte|missachtet|missachten sie|verwirf|verwerft|verwerfen sie|[üu]bergehe|[üu]berspringe|befolge nicht|befolgen sie nicht|beachte nicht|beachten sie nicht',
+    articles: 'die|den|der|das|diese|jene',
+    strong: 'alle|s[äa]mtliche|deine|ihre|jegliche|eure',
+    qualifiers:
+      'vorherigen|vorigen|bisherigen|obigen|fr[üu]heren|vorangegangenen|vorangehenden|urspr[üu]nglichen|anf[äa]nglichen|system|systemseitigen|oben genannten|gegebenen|erhaltenen|alten',
+    nouns:
+      'anweisungen|anweisung|instruktionen|regeln|befehle|vorgaben|richtlinien|anordnungen|systemprompts?|prompts?|nachrichten|einschr[äa]nkungen|beschr[äa]nkungen|direktiven|auftr[äa]ge',
+    trailingVerbs: 'ignorieren|vergessen|missachten|verwerfen|[üu]bergehen',
+    revealVerbs:
+      'zeige|zeig|gib|nenne|verrate|wiederhole|drucke|schreibe|offenbare|enth[üu]lle|gib mir|zeig mir|zeige mir|nenne mir|verrate mir|gebt mir|zeigen sie mir|geben sie mir',
+    secretNouns:
+      'system-?prompt|systemanweisungen|systemnachricht|urspr[üu]nglichen anweisungen|anf[äa]nglichen anweisungen|versteckten anweisungen|geheimen anweisungen',
+    possessives: 'deinen|deine|dein|ihren|ihre|euren|eure',
+    possessedNouns: 'prompt|anweisungen|instruktionen',
   },
 };
 
@@ -122,8 +144,10 @@ function revealRules(l: Lexicon): RegExp[] {
 }
 
 /** Chinese and Russian: scripts of their own, written out directly. */
-const CJK_OVERRIDE = /(?<![我你他她它们們])(?:忽略|无视|無視|忽視|忘记|忘記|忘掉|不要理会|不要理會|不要遵守|不再遵守|跳过|跳過|放弃|放棄)(?!了)[^。！？\n]{0,6}?(?:之前|以前|先前|上面|上述|前面|所有|全部|系统|系統|原来|原來|原有|一切|早先)[^。！？\n]{0,6}?(?:指令|指示|说明|說明|规则|規則|提示词|提示詞|提示|命令|设定|設定|要求|限制)/u;
-const CJK_REVEAL = /(?:显示|顯示|输出|輸出|告诉我|告訴我|泄露|洩露|打印|透露|说出|說出|重复|重複|展示|给我看|給我看)[^。！？\n]{0,6}?(?:系统提示|系統提示|提示词|提示詞|系统指令|系統指令|初始指令|原始指令|隐藏指令|隱藏指令|系统消息|系統消息)/u;
+const CJK_OVERRIDE =
+  /(?<![我你他她它们們])(?:忽略|无视|無視|忽視|忘记|忘記|忘掉|不要理会|不要理會|不要遵守|不再遵守|跳过|跳過|放弃|放棄)(?!了)[^。！？\n]{0,6}?(?:之前|以前|先前|上面|上述|前面|所有|全部|系统|系統|原来|原來|原有|一切|早先)[^。！？\n]{0,6}?(?:指令|指示|说明|說明|规则|規則|提示词|提示詞|提示|命令|设定|設定|要求|限制)/u;
+const CJK_REVEAL =
+  /(?:显示|顯示|输出|輸出|告诉我|告訴我|泄露|洩露|打印|透露|说出|說出|重复|重複|展示|给我看|給我看)[^。！？\n]{0,6}?(?:系统提示|系統提示|提示词|提示詞|系统指令|系統指令|初始指令|原始指令|隐藏指令|隱藏指令|系统消息|系統消息)/u;
 const RU_OVERRIDE = new RegExp(
   `${WB}(?:игнорируй(?:те)?|проигнорируй(?:те)?|забудь(?:те)?|не обращай(?:те)? внимания на|отбрось(?:те)?|пропусти(?:те)?|не следуй(?:те)?|не выполняй(?:те)?)\\s+(?:(?:все|всё|любые|свои|твои|ваши|эти|данные)\\s+){0,2}(?:(?:предыдущие|прежние|предшествующие|вышеуказанные|вышеприведённые|вышеприведенные|системные|изначальные|исходные|прошлые|старые|полученные)\\s+)?(?:инструкции|указания|правила|команды|промпты?|директивы|ограничения|установки)${WE}`,
   'u',
@@ -145,7 +169,8 @@ export const FOREIGN_GATE = new RegExp(
   'u',
 );
 
-const AI_WORD = "ia|i\\.a\\.|ki|llm|ai|gpt|chatgpt|chatbot|intelligence artificielle|inteligencia artificial|intelig[êe]ncia artificial|intelligenza artificiale|sprachmodell|mod[eè]le de langage|modelo de lenguaje|modelo de linguagem|modello linguistico|assistente ia|assistant ia|asistente de ia|ki-assistent";
+const AI_WORD =
+  'ia|i\\.a\\.|ki|llm|ai|gpt|chatgpt|chatbot|intelligence artificielle|inteligencia artificial|intelig[êe]ncia artificial|intelligenza artificiale|sprachmodell|mod[eè]le de langage|modelo de lenguaje|modelo de linguagem|modello linguistico|assistente ia|assistant ia|asistente de ia|ki-assistent';
 
 /**
  * "If you are an AI, …" / "Note to the AI reading this" in the same languages: text addressed to the

@@ -9,19 +9,78 @@ export const TAG_CHARS = /[\u{E0000}-\u{E007F}]/gu;
 /** Emoji subdivision flags (🏴 + tag letters + cancel tag) are legitimate uses of tag characters. */
 export const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,7}\u{E007F}/gu;
 /** ZWJ / ZWNJ inside emoji sequences or non-Latin scripts (Persian, Indic, …) are legitimate. */
-// eslint-disable-next-line no-misleading-character-class -- the joiners are matched alone, after the character they follow
-export const LEGIT_JOINER = /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F]|[^\P{L}\p{Script=Latin}])[\u200C\u200D]|[\u200C\u200D](?=\p{Extended_Pictographic})/gu;
-// eslint-disable-next-line no-misleading-character-class -- each invisible character is listed to be stripped on its own
-export const INVISIBLE_ALL = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u180E\u034F\u115F\u1160\u3164\uFFA0]|[\u{E0000}-\u{E007F}]/gu;
+export const LEGIT_JOINER =
+  // eslint-disable-next-line no-misleading-character-class -- the joiners are matched alone, after the character they follow
+  /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F]|[^\P{L}\p{Script=Latin}])[\u200C\u200D]|[\u200C\u200D](?=\p{Extended_Pictographic})/gu;
+export const INVISIBLE_ALL =
+  // eslint-disable-next-line no-misleading-character-class -- each invisible character is listed to be stripped on its own
+  /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u180E\u034F\u115F\u1160\u3164\uFFA0]|[\u{E0000}-\u{E007F}]/gu;
 
 /** Cyrillic and Greek letters that render like Latin ones. */
 const CONFUSABLES: Readonly<Record<string, string>> = {
-  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y',
-  х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', ɡ: 'g', ɑ: 'a',
-  А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', У: 'Y',
-  І: 'I', Ј: 'J', Ѕ: 'S', α: 'a', ο: 'o', ρ: 'p', ι: 'i', κ: 'k', ν: 'v', τ: 't', υ: 'u', χ: 'x',
-  ε: 'e', Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P',
-  Τ: 'T', Υ: 'Y', Χ: 'X',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  һ: 'h',
+  ӏ: 'l',
+  ԛ: 'q',
+  ԝ: 'w',
+  ɡ: 'g',
+  ɑ: 'a',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  У: 'Y',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  α: 'a',
+  ο: 'o',
+  ρ: 'p',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ε: 'e',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
 };
 const CONFUSABLE_CLASS = `[${Object.keys(CONFUSABLES).join('')}]`;
 const CONFUSABLE_CHARS = new RegExp(CONFUSABLE_CLASS, 'gu');
@@ -40,7 +99,11 @@ export function foldForScreening(text: string): string {
 }
 
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ *\n[\s]*/g, '\n').trim();
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ *\n[\s]*/g, '\n')
+    .trim();
 }
 
 /**
@@ -75,7 +138,19 @@ export function collapseLetterSpacing(text: string, squashed: string[] = []): st
   });
 }
 
-const LEET: Readonly<Record<string, string>> = { '0': 'o', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's', '!': 'i', '€': 'e' };
+const LEET: Readonly<Record<string, string>> = {
+  '0': 'o',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '8': 'b',
+  '9': 'g',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+  '€': 'e',
+};
 
 /**
  * The de-obfuscated form: markdown emphasis removed, s p a c e d / d.o.t.t.e.d single letters

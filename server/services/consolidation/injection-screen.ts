@@ -34,31 +34,88 @@
  * `injection-text-rules.ts`; this file runs them (markup, invisible characters, encoded payloads) and scores.
  */
 
-import { EVIDENCE_CHARS, INJECTION_FLAG_THRESHOLD, INJECTION_RULES, type InjectionPattern, type InjectionPatternId, type InjectionScreenResult, JSON_ROLE_TURN_WEIGHT, MAX_DECODE_DEPTH, MAX_SCREEN_CHARS, ZERO_WIDTH_MANY_WEIGHT } from './injection-rules.js';
-import { BIDI, collapseLetterSpacing, collapseWhitespace, deobfuscate, EMOJI_TAG_SEQUENCE, foldForScreening, INVISIBLE_ALL, LEGIT_JOINER, TAG_CHARS, ZERO_WIDTH } from './injection-normalise.js';
+import {
+  EVIDENCE_CHARS,
+  INJECTION_FLAG_THRESHOLD,
+  INJECTION_RULES,
+  type InjectionPattern,
+  type InjectionPatternId,
+  type InjectionScreenResult,
+  JSON_ROLE_TURN_WEIGHT,
+  MAX_DECODE_DEPTH,
+  MAX_SCREEN_CHARS,
+  ZERO_WIDTH_MANY_WEIGHT,
+} from './injection-rules.js';
+import {
+  BIDI,
+  collapseLetterSpacing,
+  collapseWhitespace,
+  deobfuscate,
+  EMOJI_TAG_SEQUENCE,
+  foldForScreening,
+  INVISIBLE_ALL,
+  LEGIT_JOINER,
+  TAG_CHARS,
+  ZERO_WIDTH,
+} from './injection-normalise.js';
 import { COMPACT_TEXT_RULES, TEXT_RULES, type TextRule } from './injection-text-rules.js';
 
-export { INJECTION_FLAG_THRESHOLD, INJECTION_RULES, MAX_SCREEN_CHARS, type InjectionCategory, type InjectionPattern, type InjectionPatternId, type InjectionScreenResult } from './injection-rules.js';
+export {
+  INJECTION_FLAG_THRESHOLD,
+  INJECTION_RULES,
+  MAX_SCREEN_CHARS,
+  type InjectionCategory,
+  type InjectionPattern,
+  type InjectionPatternId,
+  type InjectionScreenResult,
+} from './injection-rules.js';
 export { collapseLetterSpacing, deobfuscate, normalizeForScreening } from './injection-normalise.js';
 
 // ---------------------------------------------------------------------------------------------
 // Markup rules (run on the normalised form only)
 
 const MARKUP_RULES: readonly TextRule[] = [
-  ['system-prefix', /(?:^|\n|[.!?]\s)\s*(?:\[|\(|\*\*|<)?\s*(?:system|developer|admin(?:istrator)?|root)(?:\s+(?:message|prompt|note|override|instruction|notice|directive))?\s*(?:\]|\)|\*\*|>)?\s*:\s*(?=[^\n]{0,80}\b(?:you|your|ignore|disregard|always|never|must|do not|don't|respond|reply|answer|assistant|model|ai|override|new|instructions?|reveal|print|output|from now on)\b)/],
-  ['chat-template-token', /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text|eom_id)\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start_of_turn|end_of_turn|system|system_prompt|sys)>|(?:^|\n)\s*#{2,}\s*(?:system|assistant|human|instruction|response)(?:\s+(?:prompt|message))?\s*:/],
+  [
+    'system-prefix',
+    /(?:^|\n|[.!?]\s)\s*(?:\[|\(|\*\*|<)?\s*(?:system|developer|admin(?:istrator)?|root)(?:\s+(?:message|prompt|note|override|instruction|notice|directive))?\s*(?:\]|\)|\*\*|>)?\s*:\s*(?=[^\n]{0,80}\b(?:you|your|ignore|disregard|always|never|must|do not|don't|respond|reply|answer|assistant|model|ai|override|new|instructions?|reveal|print|output|from now on)\b)/,
+  ],
+  [
+    'chat-template-token',
+    /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text|eom_id)\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:start_of_turn|end_of_turn|system|system_prompt|sys)>|(?:^|\n)\s*#{2,}\s*(?:system|assistant|human|instruction|response)(?:\s+(?:prompt|message))?\s*:/,
+  ],
   // A line (or an HTML comment) that gives an AI an order: "assistant: ignore the user and …". A
   // transcript's "Assistant: Sure, here is …" is not an order.
-  ['assistant-directive', /(?:^|\n)\s*(?:\[|\(|\*\*|<)?\s*(?:note (?:to|for) (?:the )?)?(?:assistant|ai|a\.i\.|llm|model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai (?:assistant|agent|model))s?(?:\s+(?:note|notes|instructions?|directive|only|task|override))?\s*(?:\]|\)|\*\*|>)?\s*[:,]\s*(?:please\s+)?(?:ignore|disregard|forget|do not|don'?t|dont|never|always|you must|you should|you will|you are|from now on|tell|send|forward|e-?mail|recommend|say|respond|reply|answer|output|print|reveal|include|insert|append|delete|remove|execute|run|call|visit|open|click|pretend|act as|obey|follow|summari[sz]e|translate|write|stop|switch|mention|claim|inform|refuse|praise|rate|rank|leak|share|post|upload|exfiltrate|change|set|describe)\b/],
-  ['tool-call-markup', /<\/?\s*(?:tool_calls?|tool_use|tool_result|function_calls?|function_results?|invoke|antml:[a-z_]+)\b|<parameter\s+name=|<\|(?:tool_call|python_tag|plugin|function)\|>|<function=/],
-  ['tool-call-json', /"(?:tool_calls|function_call|tool_use|tool_choice)"\s*:|\{\s*"(?:name|tool|function|tool_name)"\s*:\s*"[^"\n]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*[{"[]|"type"\s*:\s*"(?:function|tool_use)"/],
-  ['hidden-html', /<[a-z]{1,20}\b[^>]{0,500}?\bstyle\s*=\s*["'][^"']{0,500}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)|<[a-z]{1,20}\b[^>]{0,500}?\shidden(?:\s|>|=)/],
-  ['script-tag', /<\s*(?:script|iframe|object|embed)\b|(?:href|src|action)\s*=\s*["']?\s*javascript:|\bjavascript:\s*(?:alert|eval|fetch|void|document|window|location)\b|<[a-z]{1,20}\b[^>]{0,500}?\son(?:error|load|click|mouseover|focus|begin)\s*=/],
-  ['markdown-image-exfiltration', /!\[[^\]]{0,200}\]\(\s{0,20}<?\s{0,20}(?:https?:)?\/\/[^)\s?]{1,2048}\?[^)\s=]{0,2048}=|<img\b[^>]{0,500}?\bsrc\s*=\s*["']?(?:https?:)?\/\/[^"'\s>?]{1,2048}\?[^"'\s>=]{0,2048}=/],
+  [
+    'assistant-directive',
+    /(?:^|\n)\s*(?:\[|\(|\*\*|<)?\s*(?:note (?:to|for) (?:the )?)?(?:assistant|ai|a\.i\.|llm|model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai (?:assistant|agent|model))s?(?:\s+(?:note|notes|instructions?|directive|only|task|override))?\s*(?:\]|\)|\*\*|>)?\s*[:,]\s*(?:please\s+)?(?:ignore|disregard|forget|do not|don'?t|dont|never|always|you must|you should|you will|you are|from now on|tell|send|forward|e-?mail|recommend|say|respond|reply|answer|output|print|reveal|include|insert|append|delete|remove|execute|run|call|visit|open|click|pretend|act as|obey|follow|summari[sz]e|translate|write|stop|switch|mention|claim|inform|refuse|praise|rate|rank|leak|share|post|upload|exfiltrate|change|set|describe)\b/,
+  ],
+  [
+    'tool-call-markup',
+    /<\/?\s*(?:tool_calls?|tool_use|tool_result|function_calls?|function_results?|invoke|antml:[a-z_]+)\b|<parameter\s+name=|<\|(?:tool_call|python_tag|plugin|function)\|>|<function=/,
+  ],
+  [
+    'tool-call-json',
+    /"(?:tool_calls|function_call|tool_use|tool_choice)"\s*:|\{\s*"(?:name|tool|function|tool_name)"\s*:\s*"[^"\n]{1,64}"\s*,\s*"(?:arguments|parameters|args|input)"\s*:\s*[{"[]|"type"\s*:\s*"(?:function|tool_use)"/,
+  ],
+  [
+    'hidden-html',
+    /<[a-z]{1,20}\b[^>]{0,500}?\bstyle\s*=\s*["'][^"']{0,500}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)|<[a-z]{1,20}\b[^>]{0,500}?\shidden(?:\s|>|=)/,
+  ],
+  [
+    'script-tag',
+    /<\s*(?:script|iframe|object|embed)\b|(?:href|src|action)\s*=\s*["']?\s*javascript:|\bjavascript:\s*(?:alert|eval|fetch|void|document|window|location)\b|<[a-z]{1,20}\b[^>]{0,500}?\son(?:error|load|click|mouseover|focus|begin)\s*=/,
+  ],
+  [
+    'markdown-image-exfiltration',
+    /!\[[^\]]{0,200}\]\(\s{0,20}<?\s{0,20}(?:https?:)?\/\/[^)\s?]{1,2048}\?[^)\s=]{0,2048}=|<img\b[^>]{0,500}?\bsrc\s*=\s*["']?(?:https?:)?\/\/[^"'\s>?]{1,2048}\?[^"'\s>=]{0,2048}=/,
+  ],
 ];
 
 function excerpt(text: string, index: number, length: number): string {
-  const raw = text.slice(index, index + Math.max(length, 1)).replace(/\s+/g, ' ').trim();
+  const raw = text
+    .slice(index, index + Math.max(length, 1))
+    .replace(/\s+/g, ' ')
+    .trim();
   return raw.length > EVIDENCE_CHARS ? `${raw.slice(0, EVIDENCE_CHARS - 1)}…` : raw;
 }
 
@@ -90,7 +147,8 @@ function htmlComments(text: string): { index: number; length: number; body: stri
 }
 
 /** A chat message in JSON (or a JS/Python literal, or YAML): `{"role": "system", "content": …}`. */
-const ROLE_FIELD = /["']?\brole["']?\s*[:=]\s*(?:["'](system|developer|assistant|tool|function|model)["']|(system|developer)(?=\s*[,}\n]))/g;
+const ROLE_FIELD =
+  /["']?\brole["']?\s*[:=]\s*(?:["'](system|developer|assistant|tool|function|model)["']|(system|developer)(?=\s*[,}\n]))/g;
 const MESSAGE_FIELD = /["']?\b(?:content|parts|text)["']?\s*[:=]/;
 const ROLE_WINDOW_CHARS = 200;
 
@@ -157,15 +215,27 @@ function screenInvisible(raw: string, found: Found, depth: number, prefix: strin
   const withoutLegit = raw.replace(LEGIT_JOINER, '').replace(/^\uFEFF/, '');
   const zw = withoutLegit.match(ZERO_WIDTH) ?? [];
   if (zw.length > 0) {
-    add(found, 'zero-width-chars', `${prefix}${zw.length} zero-width character(s): ${codepoints(zw)}`, zw.length >= 3 ? ZERO_WIDTH_MANY_WEIGHT : INJECTION_RULES['zero-width-chars'].weight);
+    add(
+      found,
+      'zero-width-chars',
+      `${prefix}${zw.length} zero-width character(s): ${codepoints(zw)}`,
+      zw.length >= 3 ? ZERO_WIDTH_MANY_WEIGHT : INJECTION_RULES['zero-width-chars'].weight,
+    );
   }
   const bidi = raw.match(BIDI) ?? [];
   if (bidi.length > 0) add(found, 'bidi-control', `${prefix}${bidi.length} bidi control character(s): ${codepoints(bidi)}`);
   const tagText = raw.replace(EMOJI_TAG_SEQUENCE, '');
   const tags = tagText.match(TAG_CHARS) ?? [];
   if (tags.length > 0) {
-    const hidden = tags.map((c) => String.fromCodePoint(c.codePointAt(0)! - 0xe0000)).join('').replace(/[^\x20-\x7e\n]/g, '');
-    add(found, 'unicode-tag-chars', `${prefix}${tags.length} tag character(s)${hidden.trim() ? `: "${excerpt(hidden, 0, hidden.length)}"` : ''}`);
+    const hidden = tags
+      .map((c) => String.fromCodePoint(c.codePointAt(0)! - 0xe0000))
+      .join('')
+      .replace(/[^\x20-\x7e\n]/g, '');
+    add(
+      found,
+      'unicode-tag-chars',
+      `${prefix}${tags.length} tag character(s)${hidden.trim() ? `: "${excerpt(hidden, 0, hidden.length)}"` : ''}`,
+    );
     if (hidden.trim().length > 0 && depth < MAX_DECODE_DEPTH) screenDecoded(hidden, found, depth + 1, `${prefix}[tag chars] `);
   }
 }
@@ -186,7 +256,8 @@ function readable(bytes: Buffer): string | null {
 }
 
 const BASE64_RUN = /(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,})(?![A-Za-z0-9+/=_-])/g;
-const HEX_RUN = /(?<![0-9a-z])(?:0x)?(?:[0-9a-f]{2}){12,}(?![0-9a-z])|(?<![0-9a-z])[0-9a-f]{2}(?:[ :][0-9a-f]{2}){11,}(?![0-9a-z])|(?:\\x[0-9a-f]{2}){6,}/gi;
+const HEX_RUN =
+  /(?<![0-9a-z])(?:0x)?(?:[0-9a-f]{2}){12,}(?![0-9a-z])|(?<![0-9a-z])[0-9a-f]{2}(?:[ :][0-9a-f]{2}){11,}(?![0-9a-z])|(?:\\x[0-9a-f]{2}){6,}/gi;
 const PERCENT_RUN = /(?:%[0-9a-f]{2}[^%\s]{0,3}){6,}/gi;
 const UNICODE_ESCAPE_RUN = /(?:\\u[0-9a-f]{4}[^\\\s]{0,3}){6,}/gi;
 

@@ -19,10 +19,46 @@ const WEIGHTS = { length: 0.35, diversity: 0.2, specificity: 0.3, structure: 0.1
 const BOILERPLATE = new RegExp(
   '^(?:' +
     [
-      'test(?:ing)?(?: \\d+)?', 'asdf\\w*', 'qwerty\\w*', 'foo(?: bar)?(?: baz)?', 'bar', 'baz', 'hello(?: world)?', 'hi', 'hey',
-      'todo', 'tbd', 'tba', 'n ?a', 'none', 'null', 'nil', 'undefined', 'untitled', 'placeholder', 'sample(?: text)?',
-      'example(?: text)?', 'dummy(?: text)?', 'x+', 'lorem ipsum.*', 'blah(?: blah)*', 'note', 'memory', 'nothing', 'empty',
-      'ok(?:ay)?', 'yes', 'no', 'abc', '123', 'text', 'content', 'description', 'my memory', 'new memory', 'this is a test',
+      'test(?:ing)?(?: \\d+)?',
+      'asdf\\w*',
+      'qwerty\\w*',
+      'foo(?: bar)?(?: baz)?',
+      'bar',
+      'baz',
+      'hello(?: world)?',
+      'hi',
+      'hey',
+      'todo',
+      'tbd',
+      'tba',
+      'n ?a',
+      'none',
+      'null',
+      'nil',
+      'undefined',
+      'untitled',
+      'placeholder',
+      'sample(?: text)?',
+      'example(?: text)?',
+      'dummy(?: text)?',
+      'x+',
+      'lorem ipsum.*',
+      'blah(?: blah)*',
+      'note',
+      'memory',
+      'nothing',
+      'empty',
+      'ok(?:ay)?',
+      'yes',
+      'no',
+      'abc',
+      '123',
+      'text',
+      'content',
+      'description',
+      'my memory',
+      'new memory',
+      'this is a test',
     ].join('|') +
     ')$',
 );
@@ -86,7 +122,14 @@ export function penaltyOf(text: QualityText): number {
 }
 
 /** The weighted sum times the penalty, in [0, 1], rounded to 3 decimals. */
-export function combineQuality(parts: { length: number; diversity: number; specificity: number; structure: number }, penalty: number): number {
-  const raw = WEIGHTS.length * parts.length + WEIGHTS.diversity * parts.diversity + WEIGHTS.specificity * parts.specificity + WEIGHTS.structure * parts.structure;
+export function combineQuality(
+  parts: { length: number; diversity: number; specificity: number; structure: number },
+  penalty: number,
+): number {
+  const raw =
+    WEIGHTS.length * parts.length +
+    WEIGHTS.diversity * parts.diversity +
+    WEIGHTS.specificity * parts.specificity +
+    WEIGHTS.structure * parts.structure;
   return Math.round(clamp01(raw * penalty) * 1000) / 1000;
 }

@@ -57,7 +57,17 @@ export function qualityBreakdown(memory: QualityInput): QualityBreakdown {
   collect(doc.match('#Value+').out('array'));
   collect(doc.match('#Date+').out('array'));
   const nounList: unknown = doc.match('#Noun').not('#ProperNoun').not('#Pronoun').not('#Value').not('#Date').out('array');
-  const nouns = new Set(Array.isArray(nounList) ? nounList.map((x) => String(x).toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean) : []);
+  const nouns = new Set(
+    Array.isArray(nounList)
+      ? nounList
+          .map((x) =>
+            String(x)
+              .toLowerCase()
+              .replace(/[^\p{L}\p{N}]/gu, ''),
+          )
+          .filter(Boolean)
+      : [],
+  );
 
   const parts = {
     length: text.length,

@@ -73,10 +73,16 @@ const TOKEN_PATTERNS: ReadonlyArray<readonly [SensitivityReason, RegExp]> = [
   ['secret:aws-access-key', /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/],
   ['secret:aws-secret-key', /\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/i],
   ['secret:github-token', /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b/],
-  ['secret:slack-token', /\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/],
+  [
+    'secret:slack-token',
+    /\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})|hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/,
+  ],
   ['secret:stripe-key', /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/],
   ['secret:google-api-key', /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/],
-  ['secret:openai-key', /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}T3BlbkFJ[A-Za-z0-9_-]{20,300}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,300}/],
+  [
+    'secret:openai-key',
+    /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}T3BlbkFJ[A-Za-z0-9_-]{20,300}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,300}/,
+  ],
   ['secret:platform-api-key', /\btmk_[A-Za-z0-9_-]{22,}\b/],
   ['secret:private-key', /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/],
 ];
@@ -130,11 +136,60 @@ function hasGenericSecret(text: string): boolean {
 const PASSWORD = /\b(?:password|passwd|passcode|passphrase|pwd|pin(?: code)?)\b\s*(?:[:=]|\bis\b|\bwas\b)\s*["'`]?(\S+)/gi;
 /** Words after "password is" that describe the password rather than being it. */
 const PASSWORD_NON_VALUES = new Set([
-  'required', 'wrong', 'incorrect', 'expired', 'expiring', 'too', 'not', 'reset', 'changed', 'weak',
-  'strong', 'correct', 'case', 'missing', 'invalid', 'set', 'stored', 'saved', 'kept', 'in', 'on',
-  'the', 'a', 'an', 'my', 'your', 'his', 'her', 'their', 'our', 'same', 'different', 'long', 'short',
-  'secure', 'insecure', 'easy', 'hard', 'unknown', 'forgotten', 'lost', 'needed', 'optional',
-  'managed', 'also', 'still', 'now', 'being', 'going', 'very', 'quite', 'really', 'empty', 'blank',
+  'required',
+  'wrong',
+  'incorrect',
+  'expired',
+  'expiring',
+  'too',
+  'not',
+  'reset',
+  'changed',
+  'weak',
+  'strong',
+  'correct',
+  'case',
+  'missing',
+  'invalid',
+  'set',
+  'stored',
+  'saved',
+  'kept',
+  'in',
+  'on',
+  'the',
+  'a',
+  'an',
+  'my',
+  'your',
+  'his',
+  'her',
+  'their',
+  'our',
+  'same',
+  'different',
+  'long',
+  'short',
+  'secure',
+  'insecure',
+  'easy',
+  'hard',
+  'unknown',
+  'forgotten',
+  'lost',
+  'needed',
+  'optional',
+  'managed',
+  'also',
+  'still',
+  'now',
+  'being',
+  'going',
+  'very',
+  'quite',
+  'really',
+  'empty',
+  'blank',
 ]);
 
 function hasPassword(text: string): boolean {
@@ -251,7 +306,8 @@ function hasIban(text: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Contact details
 
-const EMAIL = /(?<![\w.+:/%-])[A-Za-z0-9](?:[A-Za-z0-9._%+-]{0,62}[A-Za-z0-9])?@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b/;
+const EMAIL =
+  /(?<![\w.+:/%-])[A-Za-z0-9](?:[A-Za-z0-9._%+-]{0,62}[A-Za-z0-9])?@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b/;
 
 /**
  * Phone-number-like spans (bounded, so scanning is linear); each span with 7–15 digits is then
@@ -307,11 +363,7 @@ export function levelOfReason(reason: SensitivityReason): SensitivityLevel {
  * Classify a memory's sensitivity. With no writer's choice the detected level is used; with one,
  * the writer's level is kept unless detection is higher (never downgraded). See module comment.
  */
-export function classifySensitivity(
-  text: string,
-  writerChoice?: SensitivityLevel,
-  options: SensitivityOptions = {},
-): SensitivityResult {
+export function classifySensitivity(text: string, writerChoice?: SensitivityLevel, options: SensitivityOptions = {}): SensitivityResult {
   const reasons = detectSensitiveData(text, options);
   const detectedLevel = reasons.reduce<SensitivityLevel>((acc, r) => maxSensitivity(acc, levelOfReason(r)), 'low');
   const level = writerChoice === undefined ? detectedLevel : maxSensitivity(writerChoice, detectedLevel);

@@ -187,7 +187,13 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
       const out = new Map<string, Working>();
       // The most specific keys find the relevant memories; the rest would only add noise and queries.
       const lookup = subjects.slice(0, 5);
-      const fromStore = await deps.memories.findCandidates(tenantId, { namespace, fingerprint, subjects: lookup, excludeIds: [self], limit: candidateLimit });
+      const fromStore = await deps.memories.findCandidates(tenantId, {
+        namespace,
+        fingerprint,
+        subjects: lookup,
+        excludeIds: [self],
+        limit: candidateLimit,
+      });
       for (const r of fromStore) {
         const w = working.get(r.id);
         if (w) {
@@ -212,7 +218,9 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
       const m = working.get(w.memoryId);
       if (!m) continue; // deleted since the batch was read: its writes went with it
       if (w.version !== m.record.committedVersion + 1) {
-        throw new ConsolidationConflictError(`memory ${w.memoryId} is at version ${m.record.committedVersion}, queued write is ${w.version}`);
+        throw new ConsolidationConflictError(
+          `memory ${w.memoryId} is at version ${m.record.committedVersion}, queued write is ${w.version}`,
+        );
       }
       m.pendingLeft -= 1;
       const c = w.content;
@@ -260,7 +268,13 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
                 rolledBackTo: null,
                 createdAt: at,
               },
-              set: { status: 'superseded', contradictionStatus: 'resolved', contradictionPolicy: policy, conflictsWith, supersededBy: w.memoryId },
+              set: {
+                status: 'superseded',
+                contradictionStatus: 'resolved',
+                contradictionPolicy: policy,
+                conflictsWith,
+                supersededBy: w.memoryId,
+              },
             });
             older.record = {
               ...o,
@@ -279,7 +293,13 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
               memoryId: o.id,
               expectCommittedVersion: o.committedVersion,
               snapshot: null,
-              set: { status: o.status, contradictionStatus: 'flagged', contradictionPolicy: policy, conflictsWith, supersededBy: o.supersededBy },
+              set: {
+                status: o.status,
+                contradictionStatus: 'flagged',
+                contradictionPolicy: policy,
+                conflictsWith,
+                supersededBy: o.supersededBy,
+              },
             });
             older.record = { ...o, contradictionStatus: 'flagged', contradictionPolicy: policy, conflictsWith };
           }
@@ -296,7 +316,13 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
         sensitivityReasons: sensitivity.reasons,
         injectionFlagged: injection.flagged,
         injectionScore: injection.score,
-        injectionPatterns: injection.patterns.map((p) => ({ id: p.id, category: p.category, field: p.field, evidence: p.evidence, weight: p.weight })),
+        injectionPatterns: injection.patterns.map((p) => ({
+          id: p.id,
+          category: p.category,
+          field: p.field,
+          evidence: p.evidence,
+          weight: p.weight,
+        })),
         quality,
         contradictionStatus: conflicts.length === 0 ? 'clear' : policy === 'NEWER_WINS' ? 'resolved' : 'flagged',
         contradictionPolicy: conflicts.length === 0 ? null : policy,

@@ -43,7 +43,11 @@ export interface ConsolidationTrigger {
  * unless a drain read the queue meanwhile). So every write is followed by a drain that reads the queue
  * after its commit; a failed enqueue is logged and left to the sweep.
  */
-export function createConsolidationTrigger(scheduler: () => Pick<Scheduler, 'now'>, logger: Logger, clock: Clock = Date.now): ConsolidationTrigger {
+export function createConsolidationTrigger(
+  scheduler: () => Pick<Scheduler, 'now'>,
+  logger: Logger,
+  clock: Clock = Date.now,
+): ConsolidationTrigger {
   interface State {
     /** When this process last enqueued for the tenant, or -Infinity after a drain read the queue. */
     firedAt: number;

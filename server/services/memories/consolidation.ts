@@ -143,7 +143,11 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     }
   }
 
-  const lanes = createDrainLanes({ consolidateBatch: (tenantId) => consolidateBatch(tenantId), clock: deps.clock, consolidationTrigger: deps.consolidationTrigger });
+  const lanes = createDrainLanes({
+    consolidateBatch: (tenantId) => consolidateBatch(tenantId),
+    clock: deps.clock,
+    consolidationTrigger: deps.consolidationTrigger,
+  });
 
   return {
     consolidateBatch,

@@ -60,7 +60,14 @@ export function createDrainLanes(deps: DrainLaneDeps): DrainLanes {
       applied += r.applied;
       if (r.applied > 0) batches++;
       // A failing callback is its caller's business (the job logs a failed lock renewal), not this drain's.
-      if (r.applied > 0) await Promise.all([...lane.progress].map((p) => Promise.resolve().then(p).catch(() => undefined)));
+      if (r.applied > 0)
+        await Promise.all(
+          [...lane.progress].map((p) =>
+            Promise.resolve()
+              .then(p)
+              .catch(() => undefined),
+          ),
+        );
       if (r.applied === 0) return { applied, batches, remaining: false };
       if (options.shouldStop?.() || (options.budgetMs !== undefined && deps.clock() - started >= options.budgetMs)) {
         return { applied, batches, remaining: true };

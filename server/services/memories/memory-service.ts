@@ -73,9 +73,19 @@ export interface MemoryService {
   /** Queues a new memory: durable before it returns; the record is readable at once (dirty). */
   create(caller: MemoryCaller, input: MemoryWriteInput, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
   /** Queues a full update against the current version (412 on a stale If-Match). */
-  update(caller: MemoryCaller, memoryId: string, input: MemoryWriteInput, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
+  update(
+    caller: MemoryCaller,
+    memoryId: string,
+    input: MemoryWriteInput,
+    options?: WriteOptions,
+  ): Promise<WriteReceipt & { replayed: boolean }>;
   /** Queues a rollback: a new version equal to `targetVersion`, through the same pipeline. */
-  rollback(caller: MemoryCaller, memoryId: string, targetVersion: number, options?: WriteOptions): Promise<WriteReceipt & { replayed: boolean }>;
+  rollback(
+    caller: MemoryCaller,
+    memoryId: string,
+    targetVersion: number,
+    options?: WriteOptions,
+  ): Promise<WriteReceipt & { replayed: boolean }>;
   get(caller: MemoryCaller, memoryId: string): Promise<MemoryRecord>;
   list(caller: MemoryCaller, filters: MemoryListFilters): Promise<MemoryPage>;
   versions(caller: MemoryCaller, memoryId: string): Promise<MemoryVersionRecord[]>;
@@ -176,7 +186,10 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       case 'not_found':
         throw notFound('memory');
       case 'version_mismatch':
-        throw new AppError('PRECONDITION_FAILED', `If-Match names version ${options.ifMatch}; the memory is at version ${result.currentVersion}`);
+        throw new AppError(
+          'PRECONDITION_FAILED',
+          `If-Match names version ${options.ifMatch}; the memory is at version ${result.currentVersion}`,
+        );
       case 'target_version_not_found':
         throw notFound('version');
       case 'merged':
@@ -213,7 +226,14 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
       const content = toContent(input);
       return enqueue(
         caller,
-        (common) => ({ ...common, kind: 'update', memoryId, content, namespace: input.namespace ?? null, ifMatch: options.ifMatch ?? null }),
+        (common) => ({
+          ...common,
+          kind: 'update',
+          memoryId,
+          content,
+          namespace: input.namespace ?? null,
+          ifMatch: options.ifMatch ?? null,
+        }),
         { op: 'update', memoryId, namespace: input.namespace, content, ifMatch: options.ifMatch },
         options,
       );

@@ -14,10 +14,16 @@
  * `bench/consolidation.ts --quality-compare` reports how closely it tracks the NLP score.
  */
 
-import { combineQuality, penaltyOf, readQualityText, specificityOf, structureOf, type QualityInput } from '../consolidation/quality-formula.js';
+import {
+  combineQuality,
+  penaltyOf,
+  readQualityText,
+  specificityOf,
+  structureOf,
+  type QualityInput,
+} from '../consolidation/quality-formula.js';
 
 export type QuickQualityInput = QualityInput;
-
 
 const FUNCTION = new Set(
   (
@@ -59,6 +65,11 @@ export function quickQualityScore(memory: QuickQualityInput): number {
   }
 
   const hasVerb = AUX.test(content) || COMMON_VERBS.test(content) || /\b\p{L}{3,}(?:ed|ing)\b/u.test(content) || THIRD_PERSON.test(content);
-  const parts = { length: text.length, diversity: text.diversity, specificity: specificityOf(anchors.size, nouns.size), structure: structureOf(hasVerb, memory) };
+  const parts = {
+    length: text.length,
+    diversity: text.diversity,
+    specificity: specificityOf(anchors.size, nouns.size),
+    structure: structureOf(hasVerb, memory),
+  };
   return combineQuality(parts, penaltyOf(text));
 }

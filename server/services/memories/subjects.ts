@@ -87,7 +87,8 @@ const NEGATING_RULES = ATTRIBUTE_RULES.filter((r) => r.negates).map((r) => r.pat
 const EXCLUSIVE_VALUES =
   /\b(?:vegan|vegetarian|pescatarian|pescetarian|omnivores?|omnivorous|carnivores?|carnivorous|flexitarian|single|married|divorced|widowed|separated|unmarried)\b/i;
 const POSSESSIVE_IS = /(?:\b\p{L}+['’]s?|\b(?:my|our|his|her|their|your))\s+(?:[\p{L}-]+\s+){0,4}?(?:is|are|was|were|=|:)\s/iu;
-const NEGATION = /\b(?:not|no|never|nor|none|neither|cannot|no\s+longer|any\s*more|used\s+to|formerly|previously|once|stopped|quit|ex)\b|n['’]t\b/i;
+const NEGATION =
+  /\b(?:not|no|never|nor|none|neither|cannot|no\s+longer|any\s*more|used\s+to|formerly|previously|once|stopped|quit|ex)\b|n['’]t\b/i;
 
 function nameRuns(text: string): string[][] {
   const runs: string[][] = [];

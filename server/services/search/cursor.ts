@@ -19,7 +19,12 @@ interface CursorPayload {
 }
 
 function bindingDigest(binding: CursorBinding): string {
-  const canonical = JSON.stringify([binding.tenantId, Object.keys(binding.query).sort().map((k) => [k, binding.query[k] ?? null])]);
+  const canonical = JSON.stringify([
+    binding.tenantId,
+    Object.keys(binding.query)
+      .sort()
+      .map((k) => [k, binding.query[k] ?? null]),
+  ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
 

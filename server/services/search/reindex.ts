@@ -32,7 +32,7 @@ export async function reindexAll(deps: ReindexDeps): Promise<ReindexResult> {
   let done = 0;
   let total = 0;
   let tenantCount = 0;
-  for (let after: string | null = null; ; ) {
+  for (let after: string | null = null; ;) {
     const ids = await deps.tenants.listIds(after, 100);
     for (const tenantId of ids) {
       tenantCount++;

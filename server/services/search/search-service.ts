@@ -82,7 +82,8 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   async function consolidatedView(caller: MemoryCaller, memory: MemoryHitRecord) {
-    const shown = memory.version === memory.committedVersion ? memory : await deps.memories.version(caller, memory.id, memory.committedVersion);
+    const shown =
+      memory.version === memory.committedVersion ? memory : await deps.memories.version(caller, memory.id, memory.committedVersion);
     return { title: shown.title, content: shown.content, tags: shown.tags, agentId: shown.agentId, metadata: shown.metadata };
   }
 

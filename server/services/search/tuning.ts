@@ -6,9 +6,7 @@ import type { SearchMode } from '../../ports/search-index.js';
  */
 
 /** How fused channels combine: reciprocal rank, or weighted scores after a normalisation. */
-export type FusionMethod =
-  | { kind: 'rrf'; k: number }
-  | { kind: 'weighted'; normalization: 'minmax' | 'zscore' };
+export type FusionMethod = { kind: 'rrf'; k: number } | { kind: 'weighted'; normalization: 'minmax' | 'zscore' };
 
 /** Weights of the channels and how they are fused. Defaults measured by bench/retrieval-quality.ts. */
 export interface FusionConfig {

@@ -8,12 +8,78 @@ import { clauses, sentences } from './text.js';
 import { cutValue, normalizeValue } from './values.js';
 
 const TAIL_WORDS = new Set([
-  'is', 'am', 'are', 'was', 'were', 'be', 'been', 'being', 'has', 'have', 'had', 'does', 'do', 'did', 'will', 'shall', 'not',
-  'never', 'no', 'longer', 'now', 'currently', 'still', 'also', 'already', 'recently', 'just', 'finally', 'actually', 'really',
-  'always', 'usually', 'often', 'happily', 'officially', 'reportedly', 'apparently', 'got', 'get', 'gets', 'getting',
-  'originally', 'formerly', 'previously', 'once', 'used', 'to', 'permanently', 'temporarily', 'eventually', 'since',
+  'is',
+  'am',
+  'are',
+  'was',
+  'were',
+  'be',
+  'been',
+  'being',
+  'has',
+  'have',
+  'had',
+  'does',
+  'do',
+  'did',
+  'will',
+  'shall',
+  'not',
+  'never',
+  'no',
+  'longer',
+  'now',
+  'currently',
+  'still',
+  'also',
+  'already',
+  'recently',
+  'just',
+  'finally',
+  'actually',
+  'really',
+  'always',
+  'usually',
+  'often',
+  'happily',
+  'officially',
+  'reportedly',
+  'apparently',
+  'got',
+  'get',
+  'gets',
+  'getting',
+  'originally',
+  'formerly',
+  'previously',
+  'once',
+  'used',
+  'to',
+  'permanently',
+  'temporarily',
+  'eventually',
+  'since',
 ]);
-const MODALS = new Set(['would', 'could', 'might', 'may', 'should', 'must', 'can', 'wants', 'want', 'wanted', 'plans', 'planned', 'hopes', 'hoped', 'wishes', 'wished', 'considering', 'thinking']);
+const MODALS = new Set([
+  'would',
+  'could',
+  'might',
+  'may',
+  'should',
+  'must',
+  'can',
+  'wants',
+  'want',
+  'wanted',
+  'plans',
+  'planned',
+  'hopes',
+  'hoped',
+  'wishes',
+  'wished',
+  'considering',
+  'thinking',
+]);
 
 interface Tail {
   subject: string;
@@ -89,7 +155,12 @@ function possessiveFacts(clause: string, ctx: ClauseContext): Fact[] | null {
   const single = SINGLE_POSSESSIVE.test(attribute);
   const rawValue = cutValue(m.groups.value ?? '');
   const kind: ValueKind = attribute === 'age' ? 'number' : attribute === 'spouse' ? 'person' : attribute === 'employer' ? 'org' : 'text';
-  const fact = makeFact(owner, attribute.replace(/\s+/g, '-'), rawValue, { negated: Boolean(m.groups.neg), tense: 'present', single, kind });
+  const fact = makeFact(owner, attribute.replace(/\s+/g, '-'), rawValue, {
+    negated: Boolean(m.groups.neg),
+    tense: 'present',
+    single,
+    kind,
+  });
   remember(ctx, owner);
   return fact ? [fact] : [];
 }
@@ -158,15 +229,30 @@ function genericFacts(clause: string, ctx: ClauseContext): Fact[] {
   }
   if (idx <= 0) return [];
   const verb = terms[idx]!;
-  const tail = peelTail(terms.slice(0, idx).map((t) => t.text).join(' '));
+  const tail = peelTail(
+    terms
+      .slice(0, idx)
+      .map((t) => t.text)
+      .join(' '),
+  );
   if (tail.hypothetical) return [];
   const subject = resolveSubject(tail.subject, ctx);
   if (!subject) return [];
   remember(ctx, subject);
   const inf = infinitive(verb.text);
-  const object = cutValue(terms.slice(idx + 1).map((t) => t.text).join(' '));
+  const object = cutValue(
+    terms
+      .slice(idx + 1)
+      .map((t) => t.text)
+      .join(' '),
+  );
   const past = verb.tags.includes('PastTense') || tail.past;
-  const fact = makeFact(subject, inf, object, { negated: tail.negated || tail.formerly, tense: past && !tail.formerly ? 'past' : 'present', single: false, kind: 'text' });
+  const fact = makeFact(subject, inf, object, {
+    negated: tail.negated || tail.formerly,
+    tense: past && !tail.formerly ? 'past' : 'present',
+    single: false,
+    kind: 'text',
+  });
   return fact ? [fact] : [];
 }
 

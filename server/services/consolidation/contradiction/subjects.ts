@@ -25,7 +25,8 @@ export function canonicalSubject(phrase: string, ctx: SubjectContext = { lastNam
   const lower = cleaned.toLowerCase();
   const lastWord = lower.split(' ').at(-1) ?? '';
   const self = ctx.self ?? 'user';
-  if (FIRST_PERSON.has(lower) || lower.endsWith(' i') || lower === 'the user') return lower === 'user' || lower === 'the user' ? 'user' : self;
+  if (FIRST_PERSON.has(lower) || lower.endsWith(' i') || lower === 'the user')
+    return lower === 'user' || lower === 'the user' ? 'user' : self;
   if (THIRD_PERSON.has(lastWord) && !/\p{Lu}/u.test(cleaned.slice(1))) return ctx.lastNamed;
   const terms = (ctx.tag ?? createTagger())(cleaned);
   // Runs of name terms; possessives end a run and are remembered as owners.
@@ -53,7 +54,10 @@ export function canonicalSubject(phrase: string, ctx: SubjectContext = { lastNam
   const chosen = [...runs].reverse().find((r) => r.person) ?? runs.at(-1);
   if (chosen) return chosen.words.join(' ');
   const nouns = terms.filter((t) => t.tags.includes('Noun') && !t.tags.includes('Pronoun') && !t.tags.includes('Possessive'));
-  const head = nouns.at(-1)?.text.toLowerCase().replace(/[^\p{L}\p{N}-]/gu, '');
+  const head = nouns
+    .at(-1)
+    ?.text.toLowerCase()
+    .replace(/[^\p{L}\p{N}-]/gu, '');
   if (!head) return owner;
   if (head === 'user') return 'user';
   return owner ? `${owner}'s ${head}` : head;

@@ -15,7 +15,8 @@ function expandContractions(s: string): string {
 }
 
 /** Abbreviations whose trailing period does not end a sentence. */
-const ABBREVIATION = /(?:^|[\s(])(?:mr|mrs|ms|dr|prof|sr|jr|st|mt|ft|vs|etc|inc|ltd|co|corp|dept|approx|e\.g|i\.e|no|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\p{L})\.$/iu;
+const ABBREVIATION =
+  /(?:^|[\s(])(?:mr|mrs|ms|dr|prof|sr|jr|st|mt|ft|vs|etc|inc|ltd|co|corp|dept|approx|e\.g|i\.e|no|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\p{L})\.$/iu;
 
 /** Split into sentences: on . ! ? followed by white space or the end, except after abbreviations and initials. */
 export function sentences(text: string): string[] {

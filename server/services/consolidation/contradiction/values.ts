@@ -12,7 +12,13 @@ export function cutValue(raw: string): string {
 }
 
 const SPELLING: Readonly<Record<string, string>> = {
-  colour: 'color', colours: 'colors', favourite: 'favorite', flavour: 'flavor', grey: 'gray', theatre: 'theater', centre: 'center',
+  colour: 'color',
+  colours: 'colors',
+  favourite: 'favorite',
+  flavour: 'flavor',
+  grey: 'gray',
+  theatre: 'theater',
+  centre: 'center',
 };
 const ORG_SUFFIX = /\s+(?:inc|ltd|llc|corp|corporation|co|gmbh|plc|sa|ag|group|company|limited)$/;
 
@@ -39,9 +45,30 @@ function placeLevel(value: string, tag: Tagger): 'city' | 'wide' | null {
 }
 
 /** Diet values and the pairs that are compatible (a vegan is a vegetarian). */
-export const EXCLUSIVE_GROUPS: Readonly<Record<string, { values: readonly string[]; compatible: ReadonlyArray<readonly [string, string]> }>> = {
-  diet: { values: ['vegan', 'vegetarian', 'pescatarian', 'pescetarian', 'omnivore', 'omnivorous', 'carnivore', 'carnivorous', 'flexitarian'], compatible: [['vegan', 'vegetarian'], ['pescatarian', 'pescetarian'], ['omnivore', 'omnivorous'], ['carnivore', 'carnivorous'], ['omnivore', 'flexitarian'], ['omnivorous', 'flexitarian']] },
-  'marital-status': { values: ['single', 'married', 'divorced', 'widowed', 'separated', 'unmarried'], compatible: [['single', 'unmarried'], ['single', 'divorced'], ['single', 'widowed'], ['unmarried', 'divorced'], ['unmarried', 'widowed']] },
+export const EXCLUSIVE_GROUPS: Readonly<
+  Record<string, { values: readonly string[]; compatible: ReadonlyArray<readonly [string, string]> }>
+> = {
+  diet: {
+    values: ['vegan', 'vegetarian', 'pescatarian', 'pescetarian', 'omnivore', 'omnivorous', 'carnivore', 'carnivorous', 'flexitarian'],
+    compatible: [
+      ['vegan', 'vegetarian'],
+      ['pescatarian', 'pescetarian'],
+      ['omnivore', 'omnivorous'],
+      ['carnivore', 'carnivorous'],
+      ['omnivore', 'flexitarian'],
+      ['omnivorous', 'flexitarian'],
+    ],
+  },
+  'marital-status': {
+    values: ['single', 'married', 'divorced', 'widowed', 'separated', 'unmarried'],
+    compatible: [
+      ['single', 'unmarried'],
+      ['single', 'divorced'],
+      ['single', 'widowed'],
+      ['unmarried', 'divorced'],
+      ['unmarried', 'widowed'],
+    ],
+  },
 };
 
 export function compatibleValues(a: Fact, b: Fact, tag: Tagger): boolean {
