@@ -6,7 +6,7 @@
  */
 export const groups = {
   'api-keys': {
-    mutate: ['server/services/api-keys.ts', 'server/services/ip-allowlist.ts'],
+    mutate: ['server/services/api-keys.ts', 'server/services/api-key-fields.ts', 'server/services/ip-allowlist.ts'],
     // The service's own tests over the real embedded store; the HTTP suite (test/e2e/api-keys.test.ts)
     // adds ~15 s per mutant here, so it joins only through MUTATION_TEST_FILES.
     testFiles: ['test/unit/api-keys-service.test.ts', 'test/unit/ip-allowlist.test.ts', 'test/unit/credential-cache.test.ts'],

@@ -3,7 +3,7 @@ import { apiKeyScopes } from '../../server/principal.js';
 import { textIdInput, timestamp } from '../../server/schemas/common.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText } from '../../server/schemas/safe-text.js';
-import { API_KEY_LIST_MAX, API_KEY_NAME_MAX } from '../../server/services/api-keys.js';
+import { API_KEY_LIST_MAX, API_KEY_NAME_MAX } from '../../server/services/api-key-fields.js';
 
 /** One schema per shape of the API key routes, shared by tRPC, REST and the OpenAPI document. */
 

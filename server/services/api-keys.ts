@@ -1,16 +1,15 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
-import { AppError, notFound, unauthenticated, validation } from '../errors.js';
+import { AppError, notFound, unauthenticated } from '../errors.js';
 import type { ApiKeyCredential, ApiKeyRecord, ApiKeyStatus, ApiKeyStore, ApiKeyUsage } from '../ports/api-keys.js';
-import { apiKeyScopes, type ApiKeyAuthenticator, type ApiKeyPrincipal, type ApiKeyScope } from '../principal.js';
-import { isValidNamespace } from '../schemas/namespace.js';
-import { unsafeTextReason } from '../schemas/safe-text.js';
+import type { ApiKeyAuthenticator, ApiKeyPrincipal, ApiKeyScope } from '../principal.js';
 import { auditEventTypes, type AuditEventType, type AuditService } from './audit.js';
 import { systemClock, type Clock } from './clock.js';
 import { keyScopeRequires, scopesAllowedFor, type RoleName } from './roles.js';
 import { assertTenantActive } from './tenants.js';
 import type { TenantStore } from '../ports/tenants.js';
-import { AllowlistEntryError, compileAllowlist, normaliseAllowlistEntry, type IpMatcher } from './ip-allowlist.js';
+import { compileAllowlist, type IpMatcher } from './ip-allowlist.js';
+import { validateAllowlist, validateName, validateNamespaces, validateScopes } from './api-key-fields.js';
 
 /**
  * Scoped API keys: create, list, rotate, revoke, and the per-request authentication of `X-API-Key`.
@@ -35,8 +34,6 @@ export const SECRET_PREFIX = 'tmk_';
 const SECRET_PATTERN = /^tmk_[a-z2-7]{52}$/;
 /** Characters of a secret shown in lists: `tmk_` + 8 (40 of 256 bits; not enough to guess the rest). */
 const DISPLAY_PREFIX_LENGTH = 12;
-export const API_KEY_NAME_MAX = 200;
-export const API_KEY_LIST_MAX = 100;
 
 export type ApiKeyAuditAction = 'api_key.create' | 'api_key.rotate' | 'api_key.revoke' | 'api_key.denied_ip';
 
@@ -199,31 +196,6 @@ function view(record: ApiKeyRecord): ApiKeyView {
   };
 }
 
-const scopeSet: ReadonlySet<string> = new Set(apiKeyScopes);
-
-function validateName(name: unknown): string {
-  if (typeof name !== 'string') throw validation('name', 'required');
-  const trimmed = name.trim();
-  if (trimmed === '') throw validation('name', 'must not be empty');
-  if (trimmed.length > API_KEY_NAME_MAX) throw validation('name', `must be at most ${API_KEY_NAME_MAX} characters`);
-  const unsafe = unsafeTextReason(trimmed);
-  if (unsafe) throw validation('name', unsafe);
-  return trimmed;
-}
-
-function validateScopes(scopes: unknown): ApiKeyScope[] {
-  if (!Array.isArray(scopes) || scopes.length === 0) throw validation('scopes', 'at least one scope is required');
-  for (const [i, s] of scopes.entries()) {
-    if (typeof s !== 'string' || !scopeSet.has(s)) {
-      throw new AppError('VALIDATION_FAILED', `scopes: unknown scope '${String(s)}' (allowed: ${apiKeyScopes.join(', ')})`, {
-        fields: [{ field: `scopes.${i}`, message: `unknown scope '${String(s)}'` }],
-      });
-    }
-  }
-  // Canonical order, duplicates dropped.
-  return apiKeyScopes.filter((s) => scopes.includes(s));
-}
-
 /**
  * 403 unless the issuer's own role covers every scope of the key whose secret they are about to
  * receive. `requested`: the create request's scopes, so the refusal names the offending entries.
@@ -245,52 +217,6 @@ function assertWithinRole(actor: ApiKeyIssuer, scopes: readonly ApiKeyScope[], r
     `role '${role}' may not hold an API key with ${missing.join(', ')}: a key's scopes must be within its holder's own role`,
     fields ? { fields } : undefined,
   );
-}
-
-function validateList(
-  field: string,
-  values: readonly string[] | null | undefined,
-  each: (v: string, i: number) => string,
-): string[] | null {
-  if (values === undefined || values === null) return null;
-  if (!Array.isArray(values)) throw validation(field, 'must be an array of strings');
-  if (values.length === 0) throw validation(field, 'must not be empty (omit it, or send null, for no restriction)');
-  if (values.length > API_KEY_LIST_MAX) throw validation(field, `at most ${API_KEY_LIST_MAX} entries`);
-  const out: string[] = [];
-  values.forEach((v, i) => {
-    const normalised = each(v, i);
-    if (!out.includes(normalised)) out.push(normalised);
-  });
-  return out;
-}
-
-function validateNamespaces(values: readonly string[] | null | undefined): string[] | null {
-  return validateList('namespace_restrictions', values, (v, i) => {
-    if (typeof v !== 'string' || !isValidNamespace(v)) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        `namespace_restrictions: '${String(v)}' is not a valid namespace name (1-64 characters: letters, digits, ".", "_", "-", ":", starting with a letter or digit)`,
-        {
-          fields: [{ field: `namespace_restrictions.${i}`, message: `invalid namespace '${String(v)}'` }],
-        },
-      );
-    }
-    return v;
-  });
-}
-
-function validateAllowlist(values: readonly string[] | null | undefined): string[] | null {
-  return validateList('ip_allowlist', values, (v, i) => {
-    try {
-      if (typeof v !== 'string') throw new AllowlistEntryError(String(v), 'not a string');
-      return normaliseAllowlistEntry(v);
-    } catch (err) {
-      if (!(err instanceof AllowlistEntryError)) throw err;
-      throw new AppError('VALIDATION_FAILED', `ip_allowlist: ${err.message}`, {
-        fields: [{ field: `ip_allowlist.${i}`, message: err.message }],
-      });
-    }
-  });
 }
 
 export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
