@@ -9,9 +9,9 @@ import type { MemoryContent, MemoryVersionRecord, Sensitivity } from '../ports/m
 import type {
   EnqueueRequest,
   EnqueueResult,
+  QueuedWrite,
   RollbackRequest,
   UpdateRequest,
-  WriteKind,
   WriteQuota,
   WriteReceipt,
 } from '../ports/write-queue.js';
@@ -81,15 +81,7 @@ export interface AcceptedWrite {
   /** The head's provisional sensitivity (`provisionalSensitivity` of the content's writer). */
   sensitivity: Sensitivity;
   /** The queued write (its queue position is the store's). */
-  queued: {
-    memoryId: string;
-    namespace: string;
-    version: number;
-    kind: WriteKind;
-    content: MemoryContent;
-    rolledBackTo: number | null;
-    acceptedAt: string;
-  };
+  queued: Omit<QueuedWrite, 'id' | 'tenantId'>;
   usage: UsageDelta;
   /** The Idempotency-Key record to store with this receipt, or null. */
   idempotency: { key: string; requestHash: string; receipt: WriteReceipt; createdAt: string; expiresAt: string } | null;
