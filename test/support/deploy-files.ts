@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -230,5 +230,9 @@ export async function runStep(run: string, shell: string | undefined, env: NodeJ
   writeFileSync(file, run);
   const flags = shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail'] : ['-e'];
   if (shell !== undefined && shell !== 'bash') throw new Error(`unexpected shell ${shell}`);
-  return exitCodeOf('bash', [...flags, file], env);
+  try {
+    return await exitCodeOf('bash', [...flags, file], env);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -253,6 +253,7 @@ describe('.github/workflows/ci.yml', () => {
   beforeAll(() => {
     bin = fakeDockerBin();
   });
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
   const stepEnv = (job: Job, step: WorkflowStep, extra: Record<string, string>) => ({
     ...process.env,
     ...job.env,
