@@ -21,7 +21,10 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
     if (cause.details?.fields) body.fields = cause.details.fields;
     return body;
   }
-  if (cause instanceof ZodError) {
+  // A ZodError is the client's fault only when it came from parsing input (tRPC wraps that as
+  // BAD_REQUEST). Output validation wraps its ZodError as INTERNAL_SERVER_ERROR: that is a server
+  // fault, and its issues describe the response, which the client must not be told about.
+  if (cause instanceof ZodError && !(error instanceof TRPCError && error.code !== 'BAD_REQUEST')) {
     const fields = fieldsOf(cause);
     const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
     return { code: 'VALIDATION_FAILED', message: `invalid input: ${summary}`, request_id: requestId, fields };

@@ -37,10 +37,7 @@ export const tokenResponse = z.object({
 export const revokeOutput = z.object({ revoked: z.literal(true) });
 
 export const stepUpInput = z.object({
-  action: safeText()
-    .min(1)
-    .max(64)
-    .meta({ description: `One of ${stepUpActions.join(', ')}`, example: 'data.export' }),
+  action: z.enum(stepUpActions).meta({ description: 'The privileged action the token will allow', example: 'data.export' }),
   password: z.string().min(1).max(1024).optional().meta({ description: 'Required for users who have a password' }),
 });
 
