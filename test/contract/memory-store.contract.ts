@@ -642,6 +642,19 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.usage.snapshot(tenant, '2030-02')).toMatchObject({ reads: 0, searches: 0 });
     });
 
+    it('counts every one of concurrent first requests of a period, up to the limit', async () => {
+      const ascending = (values: (number | null)[]) => values.filter((v) => v !== null).sort((x, y) => x - y);
+      const unlimited = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-04', 'reads', null)));
+      expect(ascending(unlimited)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const roomy = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-05', 'reads', 100)));
+      expect(ascending(roomy)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      // Only the requests beyond the limit are refused, however the first ones raced.
+      const limited = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-06', 'searches', 5)));
+      expect(ascending(limited)).toEqual([1, 2, 3, 4, 5]);
+      expect(limited.filter((v) => v === null)).toHaveLength(3);
+      expect(await f.usage.snapshot(tenant, '2030-06')).toMatchObject({ reads: 0, searches: 5 });
+    });
+
     it("keeps each tenant's queue in acceptance order while tenants write concurrently", async () => {
       const t2 = randomUUID();
       const first = await create(tenant, 'first');
