@@ -11,7 +11,7 @@ export interface QdrantClientOptions {
   client?: QdrantClient;
   /** Client-side budget of each request (default 10 s). */
   timeoutMs?: number;
-  /** Budget of dropping a collection (default 5 minutes), apart from `timeoutMs`. */
+  /** Budget of dropping a collection (default 5 minutes), apart from `timeoutMs`; with a given `client`, only Qdrant's wait. */
   dropTimeoutMs?: number;
 }
 

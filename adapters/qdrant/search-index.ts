@@ -72,7 +72,7 @@ export interface QdrantSearchIndexOptions {
   embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>;
   /** Per-request timeout (default 10 s); ignored when `client` is given. */
   timeoutMs?: number;
-  /** Budget of the collection drop in a reset (default 5 minutes), apart from `timeoutMs`. */
+  /** Budget of the collection drop in a reset (default 5 minutes), apart from `timeoutMs` (a given `client` keeps its own). */
   dropTimeoutMs?: number;
   fusion?: { method: FusionSetting; weights: ChannelWeights };
   graph?: GraphParams;
