@@ -50,7 +50,8 @@ const envSchema = z.object({
   STORAGE: z.enum(['embedded', 'mongo']).default('embedded'),
   MONGODB_URL: z.string().optional(),
   MONGODB_DB: z.string().default('tenant_memory'),
-  QDRANT_URL: z.url().optional(),
+  /** http(s) only: the Qdrant client speaks REST; a URL without a port means the scheme's (443, 80). */
+  QDRANT_URL: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
   QDRANT_API_KEY: z.string().optional(),
   QDRANT_COLLECTION: z.string().default('memories'),
   EMBEDDINGS_PROVIDER: z.enum(['local', 'use-lite', 'openai', 'hash']).default('local'),
@@ -133,6 +134,16 @@ const envSchema = z.object({
 
 export type Config = z.output<typeof envSchema> & { jwtSecret: string };
 
+/**
+ * Largest MEMORY_CONTENT_MAX_BYTES with STORAGE=mongo. A MongoDB document holds at most 16 MiB, and a
+ * memory's documents (its row, queued write, version, index outbox entry) carry the content beside
+ * the title, tags, metadata (bounded by their schemas to well under 1 MiB), the vector and up to 16
+ * entities whose names and keys can each repeat a run of the content: a quarter leaves room for that.
+ * A larger content would be accepted by the schema and fail in MongoDB, possibly in a consolidation
+ * commit that then fails on every retry.
+ */
+export const MONGO_CONTENT_MAX_BYTES = 4 * 1024 * 1024;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -155,6 +166,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (cfg.STORAGE === 'mongo' && !cfg.QDRANT_URL) {
     throw new ConfigError('invalid configuration:\n  QDRANT_URL: required when STORAGE=mongo');
+  }
+  if (cfg.STORAGE === 'mongo' && cfg.MEMORY_CONTENT_MAX_BYTES > MONGO_CONTENT_MAX_BYTES) {
+    throw new ConfigError(
+      `invalid configuration:\n  MEMORY_CONTENT_MAX_BYTES: at most ${MONGO_CONTENT_MAX_BYTES} (4 MiB) when STORAGE=mongo ` +
+        `(got ${cfg.MEMORY_CONTENT_MAX_BYTES}): a MongoDB document holds at most 16 MiB, and a memory's documents carry more than its content`,
+    );
   }
   if (cfg.EMBEDDINGS_PROVIDER === 'openai' && !cfg.EMBEDDINGS_URL) {
     throw new ConfigError('invalid configuration:\n  EMBEDDINGS_URL: required when EMBEDDINGS_PROVIDER=openai');

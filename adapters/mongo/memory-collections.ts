@@ -6,17 +6,20 @@
  * uses transactions, so the server needs to run as a replica set (a single-node replica set is
  * enough: `mongod --replSet rs0`, then `rs.initiate()`).
  *
- * Collections (indexes are declared here and created at start-up):
+ * Collections (created at start-up, with the indexes declared here):
  *  - `memories`: `_id` = memory id; HEAD and consolidated state as in the port; `subjects` (multikey)
  *    and `fingerprint` serve candidate lookups.
  *  - `memory_versions`: `_id` = `<memoryId>:<version>`, so a version can never be written twice.
- *  - `memory_writes`: queued writes; `seq` from the `memory_counters` document orders the queue;
- *    unique (memoryId, version). A write is deleted in the transaction that commits its version.
+ *  - `memory_writes`: queued writes; `seq`, the tenant's queue position, orders them (unique per
+ *    tenant); unique (memoryId, version). A write is deleted in the transaction that commits its version.
+ *  - `memory_counters`: one queue position counter per tenant (`write-counters.ts`).
  *  - `memory_index_outbox`: search index work recorded in the same transactions and applied to the
  *    search index (Qdrant) right after commit; what a crash left behind is applied on the next commit.
  *  - `idempotency_keys` (TTL on `expiresAt`), `usage_periods`, `usage_totals`, `memory_settings`.
  */
 import { MongoServerError, type ClientSession, type Collection, type Db, type MongoClient } from 'mongodb';
+import { dropIndexesIfPresent, ensureCollections } from './collections-setup.js';
+import { migrateGlobalWriteCounter, type CounterDoc } from './write-counters.js';
 import type { ContradictionPolicy, MemoryContent, MemoryRecord, MemoryVersionRecord } from '../../server/ports/memories.js';
 import type { IndexedMemory } from '../../server/ports/search-index.js';
 import type { QueuedWrite } from '../../server/ports/write-queue.js';
@@ -94,7 +97,7 @@ export interface MemoryCollections {
   memories: Collection<MemoryDoc>;
   versions: Collection<VersionDoc>;
   writes: Collection<WriteDoc>;
-  counters: Collection<{ _id: string; seq: number }>;
+  counters: Collection<CounterDoc>;
   outbox: Collection<OutboxDoc>;
   idem: Collection<IdempotencyDoc>;
   periods: Collection<UsagePeriodDoc>;
@@ -108,17 +111,38 @@ export interface MemoryCollections {
 
 export const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
-/** The aggregate's collections, their indexes created (idempotent). */
+/** Every collection of the aggregate, by its field in `MemoryCollections`. */
+export const MEMORY_COLLECTION_NAMES = {
+  memories: 'memories',
+  versions: 'memory_versions',
+  writes: 'memory_writes',
+  counters: 'memory_counters',
+  outbox: 'memory_index_outbox',
+  idem: 'idempotency_keys',
+  periods: 'usage_periods',
+  totals: 'usage_totals',
+  settings: 'memory_settings',
+} as const;
+
+/** Indexes of the global-counter layout: the queue is no longer ordered across tenants. */
+const RETIRED_WRITE_INDEXES = ['memory_writes_seq', 'memory_writes_tenant_seq'];
+
+/**
+ * The aggregate's collections, created with their indexes (idempotent), and the queue of an earlier
+ * layout brought over (`migrateGlobalWriteCounter`) before any write is accepted.
+ */
 export async function openMemoryCollections(client: MongoClient, db: Db): Promise<MemoryCollections> {
-  const memories: Collection<MemoryDoc> = db.collection<MemoryDoc>('memories');
-  const versions: Collection<VersionDoc> = db.collection<VersionDoc>('memory_versions');
-  const writes: Collection<WriteDoc> = db.collection<WriteDoc>('memory_writes');
-  const counters: Collection<{ _id: string; seq: number }> = db.collection<{ _id: string; seq: number }>('memory_counters');
-  const outbox: Collection<OutboxDoc> = db.collection<OutboxDoc>('memory_index_outbox');
-  const idem: Collection<IdempotencyDoc> = db.collection<IdempotencyDoc>('idempotency_keys');
-  const periods: Collection<UsagePeriodDoc> = db.collection<UsagePeriodDoc>('usage_periods');
-  const totals: Collection<UsageTotalsDoc> = db.collection<UsageTotalsDoc>('usage_totals');
-  const settings: Collection<SettingsDoc> = db.collection<SettingsDoc>('memory_settings');
+  const n = MEMORY_COLLECTION_NAMES;
+  await ensureCollections(db, Object.values(n));
+  const memories: Collection<MemoryDoc> = db.collection<MemoryDoc>(n.memories);
+  const versions: Collection<VersionDoc> = db.collection<VersionDoc>(n.versions);
+  const writes: Collection<WriteDoc> = db.collection<WriteDoc>(n.writes);
+  const counters: Collection<CounterDoc> = db.collection<CounterDoc>(n.counters);
+  const outbox: Collection<OutboxDoc> = db.collection<OutboxDoc>(n.outbox);
+  const idem: Collection<IdempotencyDoc> = db.collection<IdempotencyDoc>(n.idem);
+  const periods: Collection<UsagePeriodDoc> = db.collection<UsagePeriodDoc>(n.periods);
+  const totals: Collection<UsageTotalsDoc> = db.collection<UsageTotalsDoc>(n.totals);
+  const settings: Collection<SettingsDoc> = db.collection<SettingsDoc>(n.settings);
 
   await memories.createIndexes([
     { key: { tenantId: 1, createdAt: -1, _id: -1 }, name: 'memories_tenant_created' },
@@ -132,10 +156,11 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
   ]);
   await versions.createIndexes([{ key: { tenantId: 1, memoryId: 1, version: 1 }, name: 'memory_versions_memory', unique: true }]);
   await writes.createIndexes([
-    { key: { tenantId: 1, seq: 1 }, name: 'memory_writes_tenant_seq' },
+    { key: { tenantId: 1, seq: 1 }, name: 'memory_writes_tenant_position', unique: true },
     { key: { memoryId: 1, version: 1 }, name: 'memory_writes_memory_version', unique: true },
-    { key: { seq: 1 }, name: 'memory_writes_seq' },
   ]);
+  await dropIndexesIfPresent(writes, RETIRED_WRITE_INDEXES);
+  await migrateGlobalWriteCounter(counters, writes);
   await outbox.createIndexes([{ key: { tenantId: 1, at: 1 }, name: 'memory_index_outbox_tenant' }]);
   await idem.createIndexes([
     { key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 },

@@ -1,5 +1,6 @@
 import type { Filter } from 'mongodb';
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
+import { nextConsumeStep, type ConsumeOutcome } from './consume-retry.js';
 import { isDuplicateKey, type MemoryCollections, type UsagePeriodDoc } from './memory-collections.js';
 
 /** Usage counters on MongoDB: per-period counts in `usage_periods`, memory and byte totals in `usage_totals`. */
@@ -12,17 +13,27 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
       // `$lte` never matches a missing field: a period made by the other counter's first request has none of this one.
       const filter: Filter<UsagePeriodDoc> =
         limit === null ? { _id: id } : { _id: id, $or: [{ [counter]: { $lte: limit - by } }, { [counter]: { $exists: false } }] };
-      try {
-        const after = await periods.findOneAndUpdate(
-          filter,
-          { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } },
-          { upsert: true, returnDocument: 'after', projection: { [counter]: 1 } },
-        );
-        return after ? after[counter] : null;
-      } catch (err) {
-        // The counter exists but is at its limit: the upsert tried to insert a duplicate _id.
-        if (isDuplicateKey(err)) return null;
-        throw err;
+      // At most two attempts: an upsert, then (after a duplicate key) a plain update (`consume-retry.ts`).
+      let upsert = true;
+      for (;;) {
+        let outcome: ConsumeOutcome;
+        let error: unknown = null;
+        try {
+          const after = await periods.findOneAndUpdate(
+            filter,
+            { $inc: { [counter]: by }, $setOnInsert: { tenantId, period } },
+            { upsert, returnDocument: 'after', projection: { [counter]: 1 } },
+          );
+          outcome = after ? { kind: 'counted', value: after[counter] } : { kind: 'not_matched' };
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+          outcome = { kind: 'duplicate_key' };
+          error = err;
+        }
+        const step = nextConsumeStep(upsert, outcome);
+        if (step.kind === 'answer') return step.value;
+        if (step.kind === 'fail') throw error;
+        upsert = step.upsert;
       }
     },
 

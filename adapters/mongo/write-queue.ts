@@ -2,6 +2,7 @@ import type { ClientSession } from 'mongodb';
 import type { EnqueueRequest, EnqueueResult, QueuedWrite, WriteQueue, WriteReceipt } from '../../server/ports/write-queue.js';
 import { decideWrite, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
 import type { MemoryCollections, WriteDoc } from './memory-collections.js';
+import { nextWritePosition } from './write-counters.js';
 
 function toWrite(d: WriteDoc): QueuedWrite {
   return {
@@ -23,15 +24,6 @@ function toWrite(d: WriteDoc): QueuedWrite {
  */
 export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
   const { memories, versions, writes, counters, idem, periods, totals, inTransaction, adjustTotals } = c;
-
-  const nextSeq = async (session: ClientSession) => {
-    const doc = await counters.findOneAndUpdate(
-      { _id: 'memory_writes' },
-      { $inc: { seq: 1 } },
-      { upsert: true, returnDocument: 'after', session },
-    );
-    return doc!.seq;
-  };
 
   /**
    * What `decideWrite` may ask of the store for this request, read up front inside the transaction
@@ -89,7 +81,7 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
           );
         }
         if (w.usage.memories !== 0 || w.usage.bytes !== 0) await adjustTotals(tenantId, w.usage.memories, w.usage.bytes, session);
-        const seq = await nextSeq(session);
+        const seq = await nextWritePosition(counters, tenantId, session);
         await writes.insertOne(
           {
             _id: `${q.memoryId}:${q.version}`,
@@ -134,10 +126,11 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
     },
 
     async tenantsWithPending(limit) {
+      // Queue positions are per tenant, so tenants are compared by when their oldest write was accepted.
       const rows = await writes
-        .aggregate<{ _id: string; first: number }>([
-          { $group: { _id: '$tenantId', first: { $min: '$seq' } } },
-          { $sort: { first: 1 } },
+        .aggregate<{ _id: string; first: string }>([
+          { $group: { _id: '$tenantId', first: { $min: '$acceptedAt' } } },
+          { $sort: { first: 1, _id: 1 } },
           { $limit: limit },
         ])
         .toArray();

@@ -1,4 +1,4 @@
-import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import type { QdrantClient, Schemas } from '@qdrant/js-client-rest';
 import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
 import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import type { Embedder } from '../../server/ports/embedder.js';
@@ -11,7 +11,8 @@ import {
   type SearchQuery,
   type SearchResult,
 } from '../../server/ports/search-index.js';
-import { guarded, toDependencyError } from './errors.js';
+import { clientOf, dropCollection } from './client.js';
+import { collectionMissing, guarded } from './errors.js';
 import { tenantFilter } from './filters.js';
 import { graphQueryKeys, graphWeights, type GraphParams } from './graph.js';
 import { META_POINT_ID, entityPointId, memoryPointId } from './ids.js';
@@ -71,6 +72,8 @@ export interface QdrantSearchIndexOptions {
   embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>;
   /** Per-request timeout (default 10 s); ignored when `client` is given. */
   timeoutMs?: number;
+  /** Budget of the collection drop in a reset (default 5 minutes), apart from `timeoutMs` (a given `client` keeps its own). */
+  dropTimeoutMs?: number;
   fusion?: { method: FusionSetting; weights: ChannelWeights };
   graph?: GraphParams;
   keyword?: ColumnWeights;
@@ -134,15 +137,7 @@ export class QdrantSearchIndex implements SearchIndex {
       throw new Error(`invalid embedding configuration: model "${configured.model}", dimension ${configured.dimension}`);
     }
     if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
-    const client =
-      options.client ??
-      new QdrantClient({
-        url: options.url,
-        apiKey: options.apiKey,
-        timeout: options.timeoutMs ?? 10_000,
-        // The version is checked here (it decides the fusion request) instead of by a console warning.
-        checkCompatibility: false,
-      });
+    const client = clientOf(options);
     const collection = options.collection;
     const version = await guarded('connect', () => client.versionInfo());
     const capabilities = fusionCapabilities(version.version);
@@ -240,7 +235,7 @@ export class QdrantSearchIndex implements SearchIndex {
   /** Cheap round trip for readiness checks; throws `AppError('DEPENDENCY_UNAVAILABLE')` when Qdrant is down. */
   async ping(): Promise<void> {
     const res = await guarded('ping', () => this.client.collectionExists(this.collection));
-    if (!res.exists) throw toDependencyError('ping', Object.assign(new Error('collection missing'), { status: 404 }));
+    if (!res.exists) throw collectionMissing('ping');
   }
 
   async close(): Promise<void> {
@@ -477,9 +472,7 @@ export function createQdrantSearchIndex(options: QdrantSearchIndexOptions): Prom
  */
 export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions): Promise<QdrantSearchIndex> {
   if (!options.client && !options.url) throw new Error('the Qdrant search index needs QDRANT_URL (or a client)');
-  const client =
-    options.client ??
-    new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 10_000, checkCompatibility: false });
+  const client = clientOf(options);
   const exists = await guarded('reset', () => client.collectionExists(options.collection));
   if (exists.exists) {
     if (await readMeta(client, options.collection).catch(() => null)) {
@@ -487,7 +480,7 @@ export async function resetQdrantSearchIndex(options: QdrantSearchIndexOptions):
         client.setPayload(options.collection, { points: [META_POINT_ID], payload: { reindex_incomplete: true }, wait: true }),
       );
     }
-    await guarded('reset', () => client.deleteCollection(options.collection));
+    await dropCollection(options, options.collection);
   }
   return QdrantSearchIndex.open({ ...options, client }, true);
 }

@@ -9,6 +9,7 @@ import {
   VERSION_CHANGES,
 } from '../../server/ports/memories.js';
 import { metadataOutput, textIdInput, timestamp } from '../../server/schemas/common.js';
+import { metadataInput } from '../../server/schemas/metadata.js';
 import { namespaceSchema } from '../../server/schemas/namespace.js';
 import { safeText, visibleText } from '../../server/schemas/safe-text.js';
 
@@ -19,7 +20,6 @@ export const MEMORY_LIST_MAX_LIMIT = 100;
 export const MEMORY_TITLE_MAX = 500;
 export const MEMORY_TAGS_MAX = 50;
 export const MEMORY_TAG_MAX = 100;
-export const MEMORY_METADATA_KEYS_MAX = 50;
 
 const enumOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, { error: (issue) => `unknown ${what} '${String(issue.input)}' (allowed: ${values.join(', ')})` });
@@ -35,13 +35,6 @@ export const contradictionPolicySchema = enumOf(CONTRADICTION_POLICIES, 'contrad
 });
 
 export const memoryIdInput = textIdInput('The memory id (memory_id)');
-
-const metadataSchema = z
-  .record(safeText().min(1).max(100), z.union([safeText().max(2000), z.number(), z.boolean(), z.null()]), {
-    error: (issue) => (issue.code === 'invalid_key' ? 'metadata keys must be 1-100 characters without control characters' : undefined),
-  })
-  .refine((m) => Object.keys(m).length <= MEMORY_METADATA_KEYS_MAX, `at most ${MEMORY_METADATA_KEYS_MAX} keys`)
-  .meta({ description: 'Flat JSON object of string, number, boolean or null values', example: { source: 'chat', turn: 12 } });
 
 /**
  * Body of POST /memories and PUT /memories/{id} (a full object). Unknown fields are refused (400)
@@ -61,7 +54,7 @@ const memoryBody = {
   type: memoryTypeSchema.optional(),
   namespace: namespaceSchema.optional().meta({ description: 'Namespace (default `default`); a memory never changes namespace' }),
   agent_id: safeText().min(1).max(200).nullable().optional().meta({ description: 'The agent that wrote it (a filter, not an identity)' }),
-  metadata: metadataSchema.optional(),
+  metadata: metadataInput.optional(),
 };
 
 export const createMemoryInput = z.strictObject(memoryBody);

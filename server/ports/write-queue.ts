@@ -14,7 +14,7 @@ import type { MemoryContent } from './memories.js';
 export type WriteKind = 'create' | 'update' | 'rollback';
 
 export interface QueuedWrite {
-  /** Queue position: increasing in acceptance order (per tenant at least). */
+  /** Queue position: increasing in acceptance order within the tenant (another tenant's are not comparable). */
   id: number;
   tenantId: string;
   memoryId: string;

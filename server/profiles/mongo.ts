@@ -26,6 +26,22 @@ export async function createMongoPorts(
 ): Promise<ProfileStorage> {
   const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
+  try {
+    return await openPorts(client, config, logger, embedder);
+  } catch (err) {
+    // A start that fails after connecting (Qdrant down, an index build refused) leaves no open client
+    // behind: its pool and monitoring timers would keep the process alive and hold server connections.
+    await client.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function openPorts(
+  client: MongoClient,
+  config: Config,
+  logger: Logger,
+  embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>,
+): Promise<ProfileStorage> {
   const db = client.db(config.MONGODB_DB);
   logger.info({ db: config.MONGODB_DB }, 'mongodb connected');
   const searchIndex = await createQdrantSearchIndex({

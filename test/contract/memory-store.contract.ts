@@ -642,6 +642,40 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(await f.usage.snapshot(tenant, '2030-02')).toMatchObject({ reads: 0, searches: 0 });
     });
 
+    it('counts every one of concurrent first requests of a period, up to the limit', async () => {
+      const ascending = (values: (number | null)[]) => values.filter((v) => v !== null).sort((x, y) => x - y);
+      const unlimited = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-04', 'reads', null)));
+      expect(ascending(unlimited)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const roomy = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-05', 'reads', 100)));
+      expect(ascending(roomy)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      // Only the requests beyond the limit are refused, however the first ones raced.
+      const limited = await Promise.all(Array.from({ length: 8 }, () => f.usage.consume(tenant, '2030-06', 'searches', 5)));
+      expect(ascending(limited)).toEqual([1, 2, 3, 4, 5]);
+      expect(limited.filter((v) => v === null)).toHaveLength(3);
+      expect(await f.usage.snapshot(tenant, '2030-06')).toMatchObject({ reads: 0, searches: 5 });
+    });
+
+    it("keeps each tenant's queue in acceptance order while tenants write concurrently", async () => {
+      const t2 = randomUUID();
+      const first = await create(tenant, 'first');
+      if (first.kind !== 'accepted') throw new Error(first.kind);
+      const id = first.receipt.memoryId;
+      // Interleaved: updates of one memory of this tenant, and creates of another tenant.
+      await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? update(tenant, id, `v${i}`) : create(t2, `other ${i}`))));
+      for (const t of [tenant, t2]) {
+        const ids = (await f.queue.peek(t, 100)).map((w) => w.id);
+        expect(ids).toEqual([...ids].sort((x, y) => x - y));
+        expect(new Set(ids).size).toBe(ids.length);
+      }
+      // A memory's versions queue in the order they were reserved.
+      expect((await f.queue.peek(tenant, 100)).map((w) => w.version)).toEqual([1, 2, 3, 4]);
+      expect(await f.queue.pendingCount(t2)).toBe(3);
+      // Applied in queue order, every write commits.
+      for (const t of [tenant, t2]) await consolidateAll(t);
+      expect((await f.memories.get(tenant, id))!.committedVersion).toBe(4);
+      expect(await f.queue.pendingCount(t2)).toBe(0);
+    });
+
     it('counts a limited counter in a period first made by the other counter', async () => {
       expect(await f.usage.consume(tenant, '2030-03', 'reads', 10)).toBe(1);
       expect(await f.usage.consume(tenant, '2030-03', 'searches', 10)).toBe(1);
@@ -658,7 +692,7 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
     it('lists tenants with queued writes, oldest first', async () => {
       const t2 = randomUUID();
       await create(tenant, 'x');
-      await create(t2, 'y');
+      await create(t2, 'y', { acceptedAt: '2030-01-15T10:00:01.000Z' });
       const tenants = await f.queue.tenantsWithPending(100);
       expect(tenants.indexOf(tenant)).toBeLessThan(tenants.indexOf(t2));
     });

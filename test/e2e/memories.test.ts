@@ -92,6 +92,20 @@ describe('memory routes', () => {
     expect((await api('POST', '/memories', { raw: '{bad json', headers: { 'content-type': 'application/json' } })).status).toBe(400);
   });
 
+  it('refuses metadata keys that start with "$" or contain "." (400 naming the key), on create and update alike', async () => {
+    const id = await create({ content: 'metadata keys', metadata: { source: 'chat', price$: 1 } });
+    for (const [method, path] of [
+      ['POST', '/memories'],
+      ['PUT', `/memories/${id}`],
+    ] as const) {
+      for (const key of ['$where', 'a.b']) {
+        const res = await api(method, path, { body: { content: 'x', metadata: { [key]: 1 } } });
+        expect(res.status, `${method} ${key}`).toBe(400);
+        expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [expect.objectContaining({ field: `metadata.${key}` })] });
+      }
+    }
+  });
+
   it('validates list filters: bad dates, negative or too large limit, unknown enums answer 400', async () => {
     for (const q of [
       'from=yesterday',

@@ -1,0 +1,84 @@
+import { MongoServerError, type Db, type MongoClient } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { MEMORY_COLLECTION_NAMES, openMemoryCollections } from '../../adapters/mongo/memory-collections.js';
+import { GLOBAL_WRITE_COUNTER_ID } from '../../adapters/mongo/write-counters.js';
+import { recordingCollection, type RecordedCall } from '../support/recording-mongo.js';
+
+/**
+ * A database stand-in: `existing` collections are there already (`listed` is what listing them shows,
+ * all of them unless another instance creates some in between); every call is recorded.
+ */
+function recordingDb(
+  existing: string[],
+  answers: Record<string, Record<string, (...args: any[]) => unknown>> = {},
+  listed: string[] = existing,
+) {
+  const calls: RecordedCall[] = [];
+  const created: string[] = [];
+  const db = {
+    listCollections: () => ({ toArray: async () => [...listed, ...created].map((name) => ({ name })) }),
+    async createCollection(name: string) {
+      calls.push({ collection: name, method: 'createCollection', args: [name] });
+      if (existing.includes(name)) throw new MongoServerError({ message: `Collection ${name} already exists.`, code: 48 });
+      created.push(name);
+    },
+    collection: (name: string) => recordingCollection(name, calls, answers[name]),
+  };
+  return { db: db as unknown as Db, calls, created };
+}
+
+const client = {} as MongoClient;
+
+describe('MongoDB memory collections at start-up', () => {
+  it('creates every collection of the aggregate before any transaction can', async () => {
+    const { db, created, calls } = recordingDb(['memories', 'memory_versions']);
+    await openMemoryCollections(client, db);
+    const all = Object.values(MEMORY_COLLECTION_NAMES);
+    expect(new Set([...created, 'memories', 'memory_versions'])).toEqual(new Set(all));
+    // Including the three no index creates: the counters, the usage totals and the settings.
+    expect(created).toEqual(expect.arrayContaining(['memory_counters', 'usage_totals', 'memory_settings']));
+    // Created first: no index build or read runs on a collection that does not exist yet.
+    const firstOther = calls.findIndex((c) => c.method !== 'createCollection');
+    expect(calls.slice(firstOther).some((c) => c.method === 'createCollection')).toBe(false);
+  });
+
+  it('takes a collection another instance created meanwhile as created', async () => {
+    const { db, calls } = recordingDb(Object.values(MEMORY_COLLECTION_NAMES), {}, []);
+    await expect(openMemoryCollections(client, db)).resolves.toBeDefined();
+    expect(calls.filter((c) => c.method === 'createCollection')).toHaveLength(Object.keys(MEMORY_COLLECTION_NAMES).length);
+  });
+
+  it('declares a unique queue position per tenant and drops the indexes of the global order', async () => {
+    const { db, calls } = recordingDb([], { memory_writes: { indexExists: (name: string) => name === 'memory_writes_seq' } });
+    await openMemoryCollections(client, db);
+    const writeIndexes = calls.find((c) => c.collection === 'memory_writes' && c.method === 'createIndexes')!.args[0];
+    expect(writeIndexes).toContainEqual({ key: { tenantId: 1, seq: 1 }, name: 'memory_writes_tenant_position', unique: true });
+    expect(writeIndexes.some((i: { key: object }) => JSON.stringify(i.key) === '{"seq":1}')).toBe(false);
+    const dropped = calls.filter((c) => c.method === 'dropIndex').map((c) => c.args[0]);
+    expect(dropped).toEqual(['memory_writes_seq']);
+  });
+
+  it("moves a queue numbered by the global counter: each tenant's counter starts after it, then it goes", async () => {
+    const { db, calls } = recordingDb([], {
+      memory_counters: { findOne: (f: { _id: string }) => (f._id === GLOBAL_WRITE_COUNTER_ID ? { _id: f._id, seq: 500 } : null) },
+      memory_writes: { distinct: () => ['tenant-a', 'tenant-b'] },
+    });
+    await openMemoryCollections(client, db);
+    const counterCalls = calls.filter((c) => c.collection === 'memory_counters');
+    const bulk = counterCalls.find((c) => c.method === 'bulkWrite')!.args[0];
+    expect(bulk).toEqual([
+      { updateOne: { filter: { _id: 'writes:tenant-a' }, update: { $max: { seq: 500 } }, upsert: true } },
+      { updateOne: { filter: { _id: 'writes:tenant-b' }, update: { $max: { seq: 500 } }, upsert: true } },
+    ]);
+    // Removed after the raise, and only if no process of the old version moved it meanwhile.
+    expect(counterCalls.map((c) => c.method).slice(-2)).toEqual(['bulkWrite', 'deleteOne']);
+    expect(counterCalls.at(-1)!.args[0]).toEqual({ _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 });
+  });
+
+  it('has nothing to move on a database of this layout', async () => {
+    const { db, calls } = recordingDb([]);
+    await openMemoryCollections(client, db);
+    const counterCalls = calls.filter((c) => c.collection === 'memory_counters' && c.method !== 'createCollection');
+    expect(counterCalls.map((c) => c.method)).toEqual(['findOne']);
+  });
+});
