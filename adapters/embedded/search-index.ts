@@ -1,7 +1,6 @@
 import type { EmbeddedDatabase } from './database.js';
 import { preparedStatement, type Statement } from './statement-cache.js';
 import { translateFilter, type TranslatedFilter } from './search/filter-translation.js';
-import { fuse, type Channel, type ChannelHit } from './search/fusion.js';
 import { graphChannel } from './search/graph-channel.js';
 import { IvfIndex, type IvfOptions } from './search/ivf.js';
 import { keywordChannel } from './search/keyword-channel.js';
@@ -16,6 +15,7 @@ import {
   writeIndexRows,
 } from './search/rows.js';
 import { TenantCache } from './search/tenant-cache.js';
+import { fuseChannels, type Channel, type ChannelHit } from '../../server/services/search/fusion.js';
 import {
   DEFAULT_CONTEXT,
   DEFAULT_FUSION,
@@ -187,7 +187,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     // Every step below reads the tenant as of this sync: a document committed afterwards is left out.
     const c = this.cache(tenantId);
 
-    const channels: Channel[] = [];
+    const channels: Channel<number>[] = [];
     if (query.mode === 'vector-only') {
       channels.push({ name: 'dense', weight: 1, hits: this.denseChannel(c, query.vector!, depth, f, tuning.exact, tuning.probes) });
     } else {
@@ -205,8 +205,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
         channels.push({ name: 'graph', weight: w.graph, hits: graphChannel(this.db, c, query.text, depth, f, tuning.graph ?? this.graph) });
       }
     }
-    const live = channels.filter((ch) => ch.hits.length > 0);
-    const fused = live.length === 1 ? new Map(live[0]!.hits.map((h) => [h.key, h.score])) : fuse(live, fusion.method);
+    const fused = fuseChannels(channels, fusion.method);
     const context = tuning.context ?? this.context;
     spreadToAdjacent(c, fused, f, context, context.weight[query.mode]);
     return rank(c, fused, offset, limit, query.filters.minQuality);
@@ -282,7 +281,14 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
   }
 
-  private denseChannel(c: TenantCache, q: Float32Array, depth: number, f: TranslatedFilter, exact = false, probes?: number): ChannelHit[] {
+  private denseChannel(
+    c: TenantCache,
+    q: Float32Array,
+    depth: number,
+    f: TranslatedFilter,
+    exact = false,
+    probes?: number,
+  ): ChannelHit<number>[] {
     if (c.vectorCount === 0) return [];
     let hits: { docId: number; score: number }[];
     if (!exact && c.vectorCount > this.annThreshold) {

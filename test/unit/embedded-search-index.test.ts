@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEmbeddedDatabase, openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { deleteIndexRows, EmbeddedSearchIndex, writeIndexRows } from '../../adapters/embedded/search-index.js';
-import { fuse, rrf, weightedFusion } from '../../adapters/embedded/search/fusion.js';
+import { fuse, rrf, weightedFusion } from '../../server/services/search/fusion.js';
 import { buildFtsQuery } from '../../adapters/embedded/search/fts-query.js';
 import { queryTerms } from '../../server/text/query-text.js';
 import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';

@@ -4,7 +4,7 @@ import { queryTerms } from '../../../server/text/query-text.js';
 import type { EmbeddedDatabase } from '../database.js';
 import { preparedStatement } from '../statement-cache.js';
 import type { TranslatedFilter } from './filter-translation.js';
-import type { ChannelHit } from './fusion.js';
+import type { ChannelHit } from '../../../server/services/search/fusion.js';
 import type { TenantCache } from './tenant-cache.js';
 
 /**
@@ -18,7 +18,7 @@ export function graphChannel(
   depth: number,
   f: TranslatedFilter,
   g: GraphConfig,
-): ChannelHit[] {
+): ChannelHit<number>[] {
   const tenantId = c.tenantId;
   const terms = queryTerms(text).map(singularize);
   const keys = new Set<string>(extractEntities(text, { max: 24 }).map((e) => e.key));

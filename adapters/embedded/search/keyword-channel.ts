@@ -4,7 +4,7 @@ import type { EmbeddedDatabase } from '../database.js';
 import { preparedStatement } from '../statement-cache.js';
 import type { TranslatedFilter } from './filter-translation.js';
 import { buildFtsQuery } from './fts-query.js';
-import type { ChannelHit } from './fusion.js';
+import type { ChannelHit } from '../../../server/services/search/fusion.js';
 import { ftsTable } from './rows.js';
 import type { TenantCache } from './tenant-cache.js';
 import { TopK } from './top-k.js';
@@ -18,13 +18,13 @@ export function keywordChannel(
   f: TranslatedFilter,
   k: KeywordConfig,
   fts5 = false,
-): ChannelHit[] {
+): ChannelHit<number>[] {
   if (!fts5 && c.keywordComplete) return keywordInMemory(c, text, depth, f, k);
   return keywordFts5(db, c, text, depth, f, k);
 }
 
 /** The same BM25 as FTS5's bm25() with the same weights, over the cache's postings; filtered exactly. */
-function keywordInMemory(c: TenantCache, text: string, depth: number, f: TranslatedFilter, k: KeywordConfig): ChannelHit[] {
+function keywordInMemory(c: TenantCache, text: string, depth: number, f: TranslatedFilter, k: KeywordConfig): ChannelHit<number>[] {
   const scores = c.keywordScores(queryStems(text), { title: k.titleWeight, content: k.contentWeight, tags: k.tagsWeight });
   // At 100k memories a query matches thousands: the filter runs only for those that could still rank.
   const top = new TopK(depth);
@@ -42,7 +42,7 @@ function keywordFts5(
   depth: number,
   f: TranslatedFilter,
   k: KeywordConfig,
-): ChannelHit[] {
+): ChannelHit<number>[] {
   const table = ftsTable(db, c.tenantId, false);
   if (!table) return [];
   const match = buildFtsQuery(text);
