@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../server/config.js';
-import { EmbeddingModelMismatchError, IncompleteReindexError } from '../server/ports/search-index.js';
+import { EmbeddingModelMismatchError, IncompleteReindexError, SearchIndexLayoutError } from '../server/ports/search-index.js';
 import { AppError } from '../server/errors.js';
 import { isPrimaryOfMany, superviseHttpProcesses } from '../server/cluster.js';
 import { createProgress } from '../bench/harness/progress.js';
@@ -29,7 +29,11 @@ function envFromFlags(flags: Record<string, string | undefined>): Record<string,
 
 /** Problems the operator fixes by configuration get their message alone and exit 78 (EX_CONFIG). */
 function fail(err: unknown): never {
-  const operatorFixable = err instanceof ConfigError || err instanceof EmbeddingModelMismatchError || err instanceof IncompleteReindexError;
+  const operatorFixable =
+    err instanceof ConfigError ||
+    err instanceof EmbeddingModelMismatchError ||
+    err instanceof IncompleteReindexError ||
+    err instanceof SearchIndexLayoutError;
   process.stderr.write(`${operatorFixable ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(operatorFixable ? 78 : 1);
 }

@@ -14,6 +14,13 @@ export interface FilterScope {
   memoryId?: string;
   /** Memory points mentioning this entity key (graph look-ups). */
   entity?: string;
+  /** Memory points holding this keyword term id (the tenant's document frequency of the term). */
+  term?: number;
+  /**
+   * Memory points of one namespace written within [from, to] (RFC 3339, inclusive), except one memory:
+   * the episodic-context look-ups around a search result.
+   */
+  timeline?: { namespace: string; from: string; to: string; except: string };
 }
 
 /**
@@ -35,6 +42,17 @@ export function tenantFilter(tenantId: string, scope: FilterScope = {}): Filter 
   if (scope.entity !== undefined) {
     if (kind !== 'memory') throw new RangeError('entity applies to memory points only');
     must.push({ key: 'entities', match: { value: scope.entity } });
+  }
+  if (scope.term !== undefined) {
+    if (kind !== 'memory') throw new RangeError('term applies to memory points only');
+    must.push({ key: 'terms', match: { value: scope.term } });
+  }
+  if (scope.timeline !== undefined) {
+    if (kind !== 'memory') throw new RangeError('timeline applies to memory points only');
+    const t = scope.timeline;
+    must.push({ key: 'namespace', match: { value: t.namespace } });
+    must.push({ key: 'created_at', range: { gte: t.from, lte: t.to } });
+    mustNot.push({ key: 'memory_id', match: { value: t.except } });
   }
   const f = scope.filters;
   if (f) {

@@ -1,4 +1,5 @@
 import type { ExtractedEntity } from '../../server/ports/search-index.js';
+import type { GraphConfig } from '../../server/services/search/tuning.js';
 import { extractEntities, singularize } from '../../server/text/entities.js';
 import { queryTerms } from '../../server/text/query-text.js';
 
@@ -8,14 +9,15 @@ import { queryTerms } from '../../server/text/query-text.js';
  * fetches the counts (entity statistics points, facets) and turns the weights into a sparse query.
  */
 
-/** Same shape and meaning as the embedded index's `GraphConfig`. */
-export interface GraphParams {
-  /** Weight of a 1-hop related entity relative to its association strength (0 disables expansion). */
-  hopWeight: number;
-  /** Related entities followed per query entity. */
-  neighborsPerSeed: number;
-  /** Entities mentioned by more memories than this are not expanded or scanned. */
-  maxDocFrequency: number;
+/** The graph tuning both profiles share (`GraphConfig`); `maxMentionsPerEntity` has no Qdrant counterpart (docs/search-qdrant.md). */
+export type GraphParams = Pick<GraphConfig, 'hopWeight' | 'neighborsPerSeed' | 'maxDocFrequency' | 'maxExpandFrequency'>;
+
+/** Most entities whose memories the channel reads (the strongest weights), as the embedded index reads. */
+export const MAX_GRAPH_ENTITIES = 24;
+
+/** Co-mentioned entities considered per seed: the most frequent companions, as the embedded index reads its strongest edges. */
+export function companionsPerSeed(g: Pick<GraphParams, 'neighborsPerSeed'>): number {
+  return g.neighborsPerSeed * 4;
 }
 
 /** Most entities linked per memory (the embedded index's MAX_ENTITIES_PER_DOC). */
@@ -60,10 +62,12 @@ export interface GraphCounts {
 }
 
 /**
- * Entity weights of the graph channel: a seed weighs its specificity ln(1 + N/df); a neighbour b of
- * seed a weighs hopWeight · cooc(a,b)/√(df_a·df_b) · ln(1 + N/df_b) (only the best `neighborsPerSeed`
- * per seed); an entity reached twice keeps its largest weight. A memory's graph score is the sum of
- * the weights of the entities it mentions.
+ * Entity weights of the graph channel: a seed weighs its specificity ln(1 + N/df); a seed mentioned by
+ * at most `maxExpandFrequency` memories is expanded to its most frequent companions
+ * (`companionsPerSeed`), of which the best `neighborsPerSeed` by hopWeight · cooc(a,b)/√(df_a·df_b) ·
+ * ln(1 + N/df_b) join; an entity reached twice keeps its largest weight. Only the
+ * `MAX_GRAPH_ENTITIES` strongest are kept (ties by key). A memory's graph score is the sum of the
+ * weights of the entities it mentions.
  */
 export function graphWeights(counts: GraphCounts, g: GraphParams): Map<string, number> {
   const n = Math.max(1, counts.tenantDocs);
@@ -77,8 +81,12 @@ export function graphWeights(counts: GraphCounts, g: GraphParams): Map<string, n
   }
   if (g.hopWeight > 0 && g.neighborsPerSeed > 0) {
     for (const [a, dfA] of seedDf) {
+      if (dfA > g.maxExpandFrequency) continue;
       const list = (counts.neighbors.get(a) ?? [])
-        .filter((e) => e.key !== a && e.cooccurrences > 0 && e.df > 0 && e.df <= g.maxDocFrequency)
+        .filter((e) => e.key !== a && e.cooccurrences > 0)
+        .sort((x, y) => y.cooccurrences - x.cooccurrences || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+        .slice(0, companionsPerSeed(g))
+        .filter((e) => e.df > 0 && e.df <= g.maxDocFrequency)
         .map((e) => ({ key: e.key, score: (e.cooccurrences / Math.sqrt(dfA * Math.max(1, e.df))) * idf(e.df) }))
         .sort((x, y) => y.score - x.score || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
       for (const { key, score } of list.slice(0, g.neighborsPerSeed)) {
@@ -87,5 +95,7 @@ export function graphWeights(counts: GraphCounts, g: GraphParams): Map<string, n
       }
     }
   }
-  return weight;
+  if (weight.size <= MAX_GRAPH_ENTITIES) return weight;
+  const strongest = [...weight].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  return new Map(strongest.slice(0, MAX_GRAPH_ENTITIES));
 }

@@ -5,10 +5,13 @@ import type { Schemas } from '@qdrant/js-client-rest';
  *
  * Points (all carry `kind`):
  * - `memory`: one per indexed memory; id = UUIDv5(tenant, memory). Named vectors: `dense` (the
- *   embedding, cosine), `text` (client-side BM25 term weights, IDF applied by Qdrant's `idf` modifier)
- *   and `entities` (1 per mentioned entity key; the graph channel queries it with its own weights).
- *   Payload: tenant_id, memory_id, namespace, agent_id, status, injection_flagged, quality,
- *   created_at, entities (the first 16 distinct entity keys). No title or content: Qdrant holds no text.
+ *   embedding, cosine), `text` (per term id, the column-weighted term frequency; no modifier: BM25 is
+ *   computed at query time from the tenant's own statistics, see keyword.ts) and `entities` (1 per
+ *   mentioned entity key; the graph channel queries it with its own weights). Payload: tenant_id,
+ *   memory_id, namespace, agent_id, status, injection_flagged, quality, created_at, entities (the first
+ *   16 distinct entity keys), terms (the term ids of `text`, indexed so the tenant's document frequency
+ *   of a term is a count) and doc_length (tokens, for BM25's length normalisation and the tenant's
+ *   average). No title or content: Qdrant holds no text.
  * - `entity`: one per (tenant, entity key) with `df`, the number of the tenant's memories mentioning
  *   the key; no vectors. Read by id at query time to find the query's entities and their frequencies.
  * - `meta`: one point (no tenant) recording the embedding model and dimension; no vectors.
@@ -30,6 +33,10 @@ export interface MemoryPayload {
   quality: number;
   created_at: string;
   entities: string[];
+  /** Distinct term ids (the `text` vector's indices). */
+  terms: number[];
+  /** Tokens over title, content and tags (stop-words included, as FTS5 counts them). */
+  doc_length: number;
 }
 
 /** Payload of an entity statistics point. */
@@ -50,8 +57,13 @@ export interface MetaPayload {
   reindex_incomplete?: boolean;
 }
 
-/** Bumped when the point layout changes incompatibly (a start-up check refuses an older layout). */
-export const LAYOUT_VERSION = 1;
+/**
+ * Bumped when the point layout changes incompatibly; a start-up check refuses another layout and names
+ * `tenant-memory reindex`. 2: `text` holds term frequencies without Qdrant's collection-wide IDF
+ * modifier, memory points carry `terms` and `doc_length` (layout 1 had BM25 weights with a fixed
+ * average length and the `idf` modifier, which let other tenants' documents move a tenant's scores).
+ */
+export const LAYOUT_VERSION = 2;
 
 /** The collection as created: named dense vector plus two named sparse vectors. */
 export function collectionSpec(dimension: number): Schemas['CreateCollection'] {
@@ -59,7 +71,7 @@ export function collectionSpec(dimension: number): Schemas['CreateCollection'] {
   return {
     vectors: { [DENSE_VECTOR]: { size: dimension, distance: 'Cosine' } },
     sparse_vectors: {
-      [TEXT_VECTOR]: { modifier: 'idf' },
+      [TEXT_VECTOR]: { modifier: 'none' },
       [ENTITY_VECTOR]: { modifier: 'none' },
     },
   };
@@ -68,8 +80,10 @@ export function collectionSpec(dimension: number): Schemas['CreateCollection'] {
 /**
  * Payload indexes. `tenant_id` is the tenant key (`is_tenant`: Qdrant co-locates each tenant's points
  * and plans every query inside one tenant). The others serve the request filters, the entity look-ups
- * and deletion by memory. `quality` is not indexed: `minQuality` is a soft ordering applied after
- * fusion, never a filter.
+ * and deletion by memory; `terms` the per-tenant document frequencies (counts), `doc_length` the
+ * tenant's average length (a facet) and the BM25 formula, `created_at` the episodic-context look-ups
+ * (ordered by time). `quality` is not indexed: `minQuality` is a soft ordering applied after fusion,
+ * never a filter.
  */
 export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['PayloadFieldSchema'] }[] = [
   { field: 'tenant_id', schema: { type: 'keyword', is_tenant: true } },
@@ -80,4 +94,27 @@ export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['Payload
   { field: 'status', schema: 'keyword' },
   { field: 'injection_flagged', schema: 'bool' },
   { field: 'entities', schema: 'keyword' },
+  { field: 'terms', schema: { type: 'integer', lookup: true, range: false } },
+  { field: 'doc_length', schema: { type: 'integer', lookup: true, range: false } },
+  { field: 'created_at', schema: 'datetime' },
 ];
+
+/**
+ * Whether an existing collection was written by an older layout (its `text` vector still has Qdrant's
+ * `idf` modifier, or its metadata point records an older layout): such a collection needs
+ * `tenant-memory reindex` (MongoDB holds every memory; the reindex rebuilds the collection).
+ */
+export function outdatedLayout(textModifier: string | null | undefined, recordedLayout: number | null): boolean {
+  return (textModifier ?? 'none') !== 'none' || (recordedLayout !== null && recordedLayout < LAYOUT_VERSION);
+}
+
+/** The oldest Qdrant this layout and its requests work on: formula queries (the keyword channel) came in 1.14. */
+export const MIN_QDRANT_VERSION = '1.14';
+
+/** Whether a server version string ("1.17.0", "v1.14.1") is at least `MIN_QDRANT_VERSION`; an unparsable one is not. */
+export function supportsQdrantVersion(version: string | undefined): boolean {
+  const m = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  if (!m) return false;
+  const [major, minor] = MIN_QDRANT_VERSION.split('.').map(Number) as [number, number];
+  return Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor);
+}

@@ -1,10 +1,18 @@
 import type { QdrantClient, Schemas } from '@qdrant/js-client-rest';
 import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
-import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
+import {
+  DEFAULT_CONTEXT,
+  DEFAULT_FUSION,
+  DEFAULT_GRAPH,
+  DEFAULT_KEYWORD,
+  type ContextConfig,
+  type FusionConfig,
+} from '../../server/services/search/tuning.js';
 import type { Embedder } from '../../server/ports/embedder.js';
 import {
   EmbeddingModelMismatchError,
   SEARCH_MODES,
+  SearchIndexLayoutError,
   type IndexInfo,
   type IndexedMemory,
   type SearchIndex,
@@ -14,49 +22,35 @@ import {
 import { clientOf, dropCollection } from './client.js';
 import { collectionMissing, guarded } from './errors.js';
 import { tenantFilter } from './filters.js';
-import { graphQueryKeys, graphWeights, type GraphParams } from './graph.js';
+import type { GraphParams } from './graph.js';
 import { META_POINT_ID, entityPointId, memoryPointId } from './ids.js';
-import {
-  buildSearchRequest,
-  fusionCapabilities,
-  memoryPoint,
-  rankPoints,
-  type ChannelWeights,
-  type FusionCapabilities,
-  type FusionSetting,
-} from './requests.js';
+import { PARALLEL_REQUESTS, RETRIEVE_CHUNK, chunks, mapLimit } from './parallel.js';
+import { memoryPoint } from './requests.js';
 import {
   DENSE_VECTOR,
   ENTITY_VECTOR,
   LAYOUT_VERSION,
+  MIN_QDRANT_VERSION,
   PAYLOAD_INDEXES,
   TEXT_VECTOR,
   collectionSpec,
+  outdatedLayout,
+  supportsQdrantVersion,
   type EntityPayload,
   type MemoryPayload,
   type MetaPayload,
 } from './schema.js';
-import { DEFAULT_BM25, weightedEntityVector, querySparseVector, type Bm25Params, type ColumnWeights, type SparseVector } from './sparse.js';
+import { searchQdrant, type QdrantSearchSettings } from './search.js';
+import type { ColumnWeights } from './sparse.js';
 
 /**
  * The search index of the server profile on Qdrant: one collection for every tenant, the tenant as a
  * keyword payload index with `is_tenant: true` and a tenant filter on every request (built by
- * `tenantFilter`, the only filter builder here). Per memory: a dense vector, a BM25 sparse vector
- * (Qdrant applies IDF) and an entity sparse vector; hybrid search is one Query API request whose
- * prefetches are the channels and whose query fuses them. See `schema.ts` for the point layout and
- * `docs` in each helper for how each channel mirrors the embedded index.
- *
- * Differences from the embedded index, by construction:
- * - BM25 document length normalisation uses a fixed average length (see sparse.ts); IDF is Qdrant's
- *   (ln(1 + (N − n + 0.5)/(n + 0.5)), collection-wide), not FTS5's.
- * - Dense search is Qdrant's HNSW (approximate, filtered in-graph) rather than an exact scan.
- * - Graph: entity frequencies come from per-(tenant, entity) statistics points recounted on every
- *   write that changes a memory's entities (concurrent writers can leave a count briefly stale until
- *   the next write touching that entity); co-occurrences come from a facet over the memories that
- *   mention the query entity, limited to its `neighborCandidates` most frequent companions (the
- *   embedded index ranks all companions). Weights are then computed exactly as the embedded index does.
- * - Fusion: RRF with the embedded k and weights on Qdrant ≥ 1.17 (identical scores); on older servers
- *   see `fusionQuery`. Score fusion (`weighted`) falls back to RRF.
+ * `tenantFilter`, the only filter builder here). Per memory: a dense vector, a term-frequency sparse
+ * vector and an entity sparse vector. A search (search.ts) reads the tenant's own statistics, fetches
+ * the channels in one batched Query API request and ranks them with the embedded index's functions
+ * (fusion, episodic context, final order in server/services/search). See `schema.ts` for the point
+ * layout and docs/search-qdrant.md for what still differs from the embedded index.
  */
 
 export interface QdrantSearchIndexOptions {
@@ -74,37 +68,16 @@ export interface QdrantSearchIndexOptions {
   timeoutMs?: number;
   /** Budget of the collection drop in a reset (default 5 minutes), apart from `timeoutMs` (a given `client` keeps its own). */
   dropTimeoutMs?: number;
-  fusion?: { method: FusionSetting; weights: ChannelWeights };
+  /** Retrieval tuning, the embedded index's by default (server/services/search/tuning.ts). */
+  fusion?: FusionConfig;
   graph?: GraphParams;
+  context?: ContextConfig;
   keyword?: ColumnWeights;
-  bm25?: Bm25Params;
   /** Candidates each channel contributes before fusion (at least offset + limit; default 100). */
   candidateDepth?: number;
-  /** Companions of a query entity considered for the 1-hop expansion (default 100). */
-  neighborCandidates?: number;
+  /** Most memories one keyword term's prefetch reads (default 10,000; see keyword.ts). */
+  keywordTermLimit?: number;
   logger?: { warn(obj: object, msg: string): void };
-}
-
-const RETRIEVE_CHUNK = 256;
-const PARALLEL_REQUESTS = 8;
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 export class QdrantSearchIndex implements SearchIndex {
@@ -115,19 +88,16 @@ export class QdrantSearchIndex implements SearchIndex {
     private readonly client: QdrantClient,
     private readonly collection: string,
     private readonly info: IndexInfo,
-    private readonly capabilities: FusionCapabilities,
-    private readonly fusion: { method: FusionSetting; weights: ChannelWeights },
-    private readonly graph: GraphParams,
+    private readonly settings: Omit<QdrantSearchSettings, 'depth'>,
     private readonly keyword: ColumnWeights,
-    private readonly bm25: Bm25Params,
     private readonly candidateDepth: number,
-    private readonly neighborCandidates: number,
   ) {}
 
   /**
    * Connects, creates the collection and its payload indexes when missing (idempotent, safe when
    * several instances start at once), and records or checks the embedding model and dimension.
-   * Throws `EmbeddingModelMismatchError` when the collection was built with another model, and
+   * Throws `EmbeddingModelMismatchError` when the collection was built with another model,
+   * `SearchIndexLayoutError` when an older version wrote it (both name `tenant-memory reindex`), and
    * `AppError('DEPENDENCY_UNAVAILABLE')` when Qdrant cannot be reached.
    */
   static async open(options: QdrantSearchIndexOptions, reindexing = false): Promise<QdrantSearchIndex> {
@@ -140,28 +110,26 @@ export class QdrantSearchIndex implements SearchIndex {
     const client = clientOf(options);
     const collection = options.collection;
     const version = await guarded('connect', () => client.versionInfo());
-    const capabilities = fusionCapabilities(version.version);
-    if (!capabilities.rrfWeights) {
-      options.logger?.warn(
-        { qdrantVersion: version.version },
-        'Qdrant older than 1.17: hybrid fusion cannot weigh channels' +
-          (capabilities.rrfK ? '' : ' or set the RRF constant') +
-          '; rankings differ from the embedded profile until Qdrant is upgraded',
+    // The keyword channel is a formula query (Qdrant 1.14): refuse an older server at start-up rather than fail every search.
+    if (!supportsQdrantVersion(version.version)) {
+      throw new Error(
+        `Qdrant ${version.version} is too old for this service: the search index needs Qdrant ${MIN_QDRANT_VERSION} or newer`,
       );
     }
     await ensureCollection(client, collection, configured);
-    const { reindexIncomplete, ...info } = await ensureIndexInfo(client, collection, configured, reindexing);
+    const { reindexIncomplete, layoutVersion: _layout, ...info } = await ensureIndexInfo(client, collection, configured, reindexing);
     const index = new QdrantSearchIndex(
       client,
       collection,
       info,
-      capabilities,
-      options.fusion ?? DEFAULT_FUSION,
-      options.graph ?? DEFAULT_GRAPH,
+      {
+        fusion: options.fusion ?? DEFAULT_FUSION,
+        graph: options.graph ?? DEFAULT_GRAPH,
+        context: options.context ?? DEFAULT_CONTEXT,
+        keywordTermLimit: options.keywordTermLimit ?? 10_000,
+      },
       options.keyword ?? DEFAULT_KEYWORD,
-      options.bm25 ?? DEFAULT_BM25,
       options.candidateDepth ?? 100,
-      options.neighborCandidates ?? 100,
     );
     index.incomplete = reindexIncomplete;
     return index;
@@ -199,7 +167,7 @@ export class QdrantSearchIndex implements SearchIndex {
       byId.set(d.memoryId, d);
     }
     if (byId.size === 0) return;
-    const points = [...byId.values()].map((d) => memoryPoint(tenantId, d, this.keyword, this.bm25));
+    const points = [...byId.values()].map((d) => memoryPoint(tenantId, d, this.keyword));
     const before = await this.storedEntityKeys(
       tenantId,
       points.map((p) => String(p.id)),
@@ -255,81 +223,10 @@ export class QdrantSearchIndex implements SearchIndex {
     const policy = resolveSearchFilter(query.filters);
     if (!policy) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
-    const graphOn = query.mode === 'hybrid+graph' && this.fusion.weights['hybrid+graph'].graph > 0;
-    const request = buildSearchRequest({
-      tenantId,
-      query,
-      policy,
-      depth,
-      fusion: this.fusion.method,
-      weights: this.fusion.weights,
-      capabilities: this.capabilities,
-      textVector: query.mode === 'vector-only' ? null : querySparseVector(query.text),
-      graphVector: graphOn ? await this.graphVector(tenantId, query.text) : null,
-    });
-    if (!request) return { hits: [], total: 0 };
-    const res = await guarded('search', () => this.client.query(this.collection, request));
-    return rankPoints(res.points, tenantId, offset, limit, query.filters.minQuality);
+    return searchQdrant({ client: this.client, collection: this.collection }, { ...this.settings, depth }, tenantId, query, policy);
   }
 
-  // ---- entity graph ------------------------------------------------------------------------------
-
-  /** The weighted entity query of the graph channel, or null when the query names no known entity. */
-  private async graphVector(tenantId: string, text: string): Promise<SparseVector | null> {
-    const keys = graphQueryKeys(text);
-    if (keys.length === 0) return null;
-    const [tenantDocs, known] = await Promise.all([this.countMemories(tenantId), this.entityFrequencies(tenantId, keys)]);
-    const seeds = [...known].map(([key, df]) => ({ key, df })).filter((s) => s.df <= this.graph.maxDocFrequency);
-    if (seeds.length === 0) return null;
-    const neighbors = new Map<string, { key: string; cooccurrences: number; df: number }[]>();
-    if (this.graph.hopWeight > 0 && this.graph.neighborsPerSeed > 0) {
-      const facets = await mapLimit(seeds, PARALLEL_REQUESTS, (s) =>
-        guarded('graph', () =>
-          this.client.facet(this.collection, {
-            key: 'entities',
-            filter: tenantFilter(tenantId, { entity: s.key }),
-            limit: this.neighborCandidates + 1,
-            exact: true,
-          }),
-        ),
-      );
-      const companions = new Set<string>();
-      for (const f of facets) for (const h of f.hits) if (typeof h.value === 'string' && !known.has(h.value)) companions.add(h.value);
-      const df = new Map([...known, ...(await this.entityFrequencies(tenantId, [...companions]))]);
-      seeds.forEach((s, i) => {
-        neighbors.set(
-          s.key,
-          facets[i]!.hits.filter((h): h is { value: string; count: number } => typeof h.value === 'string' && h.value !== s.key).map(
-            (h) => ({ key: h.value, cooccurrences: h.count, df: df.get(h.value) ?? 0 }),
-          ),
-        );
-      });
-    }
-    return weightedEntityVector(graphWeights({ tenantDocs, seeds, neighbors }, this.graph));
-  }
-
-  private async countMemories(tenantId: string): Promise<number> {
-    const res = await guarded('count', () => this.client.count(this.collection, { filter: tenantFilter(tenantId), exact: true }));
-    return res.count;
-  }
-
-  /** Document frequency of each key known in the tenant (absent keys are left out). */
-  private async entityFrequencies(tenantId: string, keys: readonly string[]): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    const ids = [...new Set(keys)].filter((k) => k.length > 0).map((k) => entityPointId(tenantId, k));
-    const batches = await mapLimit(chunks(ids, RETRIEVE_CHUNK), PARALLEL_REQUESTS, (batch) =>
-      guarded('graph', () => this.client.retrieve(this.collection, { ids: batch, with_payload: true, with_vector: false })),
-    );
-    for (const records of batches) {
-      for (const r of records) {
-        const p = r.payload as Partial<EntityPayload> | null | undefined;
-        if (p?.kind === 'entity' && p.tenant_id === tenantId && typeof p.entity_key === 'string' && typeof p.df === 'number' && p.df > 0) {
-          out.set(p.entity_key, p.df);
-        }
-      }
-    }
-    return out;
-  }
+  // ---- entity statistics -------------------------------------------------------------------------
 
   /** The entity keys currently stored on the given memory points of the tenant, by point id. */
   private async storedEntityKeys(tenantId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
@@ -401,6 +298,11 @@ async function ensureCollection(client: QdrantClient, name: string, configured: 
         `sparse vectors "${TEXT_VECTOR}" and "${ENTITY_VECTOR}"); set QDRANT_COLLECTION to another name or remove it`,
     );
   }
+  // Before anything is added to it: a collection of the previous layout is left as it is for the reindex.
+  const modifier = sparse[TEXT_VECTOR].modifier;
+  if (outdatedLayout(typeof modifier === 'string' ? modifier : null, null)) {
+    throw new SearchIndexLayoutError(`Qdrant collection "${name}" applies a collection-wide IDF to keyword scores`);
+  }
   if (dense.size !== configured.dimension) {
     const recorded = await readMeta(client, name);
     throw new EmbeddingModelMismatchError(recorded ?? { model: 'unknown', dimension: dense.size }, configured);
@@ -416,6 +318,8 @@ async function ensureCollection(client: QdrantClient, name: string, configured: 
 
 interface RecordedMeta extends IndexInfo {
   reindexIncomplete: boolean;
+  /** The recorded layout (1 when the point predates the field). */
+  layoutVersion: number;
 }
 
 async function readMeta(client: QdrantClient, name: string): Promise<RecordedMeta | null> {
@@ -427,7 +331,12 @@ async function readMeta(client: QdrantClient, name: string): Promise<RecordedMet
       `Qdrant collection "${name}" was written by a newer version of this service (layout ${p.layout_version}, this one reads ${LAYOUT_VERSION})`,
     );
   }
-  return { model: p.embedding_model, dimension: p.embedding_dimension, reindexIncomplete: p.reindex_incomplete === true };
+  return {
+    model: p.embedding_model,
+    dimension: p.embedding_dimension,
+    reindexIncomplete: p.reindex_incomplete === true,
+    layoutVersion: typeof p.layout_version === 'number' ? p.layout_version : 1,
+  };
 }
 
 /**
@@ -440,6 +349,11 @@ async function ensureIndexInfo(client: QdrantClient, name: string, configured: I
     if (recorded.model !== configured.model || recorded.dimension !== configured.dimension) {
       throw new EmbeddingModelMismatchError(recorded, configured);
     }
+    if (outdatedLayout(null, recorded.layoutVersion)) {
+      throw new SearchIndexLayoutError(
+        `Qdrant collection "${name}" records layout ${recorded.layoutVersion}; this version reads ${LAYOUT_VERSION}`,
+      );
+    }
     return recorded;
   }
   const payload: MetaPayload = {
@@ -450,7 +364,7 @@ async function ensureIndexInfo(client: QdrantClient, name: string, configured: I
     reindex_incomplete: reindexing,
   };
   await guarded('connect', () => client.upsert(name, { wait: true, points: [{ id: META_POINT_ID, vector: {}, payload: { ...payload } }] }));
-  return { ...configured, reindexIncomplete: reindexing };
+  return { ...configured, reindexIncomplete: reindexing, layoutVersion: LAYOUT_VERSION };
 }
 
 /** The factory the server profile calls (`QDRANT_URL`, `QDRANT_API_KEY`, `QDRANT_COLLECTION`). */

@@ -3,38 +3,21 @@ import { queryStems } from '../../server/text/query-text.js';
 import { countTerms, weightedFrequency } from '../../server/text/term-counts.js';
 
 /**
- * Client-side BM25 sparse vectors for Qdrant, built to score like the embedded index's FTS5 `bm25()`.
+ * Sparse vectors for Qdrant: the keyword channel's term frequencies and the graph channel's entities.
  *
  * Terms: the embedded index's own term counts for documents (`countTerms`: NFKD, diacritics removed,
  * lower case, letter/digit runs, the FTS5 Porter stemmer) and its query-term selection (`queryTerms`:
- * stop-words dropped, de-duplicated, at most 32, then stemmed alike). A term's index is the 32-bit FNV-1a hash of its UTF-8 stem, so
- * ids are stable across processes and versions without a vocabulary (two stems sharing a hash, about
- * one pair in 10^5 for a 1,000-stem vocabulary, add up into one dimension).
+ * stop-words dropped, de-duplicated, at most 32, then stemmed alike). A term's index is the 32-bit
+ * FNV-1a hash of its UTF-8 stem, so ids are stable across processes and versions without a vocabulary
+ * (two stems sharing a hash, about one pair in 10^5 for a 1,000-stem vocabulary, add up into one
+ * dimension).
  *
- * Document values: BM25 term-frequency saturation with length normalisation,
- *   f·(k1 + 1) / (f + k1·(1 − b + b·|D| / avgdl)),
- * where f is the column-weighted frequency (title ×2, content ×1, tags ×1.5, as the embedded index's
- * `bm25(search_fts, 2, 1, 1.5)`) and |D| the document's token count (stop-words included, as FTS5
- * counts them). k1 = 1.2 and b = 0.75 are FTS5's own constants. The embedded index uses the live
- * average length; a sparse vector cannot change once written, so avgdl is a fixed expectation, 64
- * tokens: memories are short (a chat turn or a fact is 10–60 tokens; LoCoMo turns average about 25),
- * and a value near the real mean only matters for how much longer-than-average memories are damped.
- *
- * Query values: 1 per query term, summed when two terms share a stem (FTS5 scores each quoted term of
- * the OR query as its own phrase, so "runs running" counts "run" twice). The IDF factor is applied by
- * Qdrant (`modifier: idf`): ln(1 + (N − n + 0.5) / (n + 0.5)) over the whole collection, whereas the
- * embedded index scores per tenant, so its IDF is the tenant's own; it uses, as FTS5 does,
- * ln((N − n + 0.5) / (n + 0.5)) floored at 1e-6. Rankings are therefore close, not identical.
+ * A document's `text` value for a term is its column-weighted frequency f (title ×2, content ×1,
+ * tags ×1.5, as the embedded index's `bm25(search_fts, 2, 1, 1.5)`), not a BM25 weight: BM25 needs the
+ * tenant's document count, the term's document frequency in the tenant and the tenant's average
+ * length, which change with every write and must not include other tenants, so the keyword channel
+ * computes it at query time from f and the memory's length (keyword.ts).
  */
-
-export interface Bm25Params {
-  k1: number;
-  b: number;
-  /** Expected document length in tokens (fixed; see above). */
-  avgDocLength: number;
-}
-
-export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75, avgDocLength: 64 };
 
 /** Column weights of the keyword channel; the same shape and defaults as the embedded index's. */
 export interface ColumnWeights {
@@ -70,33 +53,47 @@ export function toSparse(values: Map<number, number>): SparseVector | null {
   return { indices: entries.map(([i]) => i), values: entries.map(([, v]) => v) };
 }
 
-/** The `text` vector of a memory (null when it has no token at all). */
-export function documentSparseVector(
-  doc: { title: string; content: string; tags: readonly string[] },
-  weights: ColumnWeights,
-  bm25: Bm25Params = DEFAULT_BM25,
-): SparseVector | null {
+/** What the keyword channel stores of a memory: the `text` vector, its term ids and the token count. */
+export interface DocumentTerms {
+  /** Term id → column-weighted frequency (null when the memory has no token at all). */
+  vector: SparseVector | null;
+  /** The vector's indices (the `terms` payload, counted for document frequencies). */
+  termIds: number[];
+  /** Tokens over title, content and tags, stop-words included (FTS5's document length). */
+  length: number;
+}
+
+export function documentTerms(doc: { title: string; content: string; tags: readonly string[] }, weights: ColumnWeights): DocumentTerms {
   const { length, counts } = countTerms(doc);
-  if (length === 0) return null;
-  const norm = bm25.k1 * (1 - bm25.b + (bm25.b * length) / bm25.avgDocLength);
   const values = new Map<number, number>();
   for (const [stem, packed] of counts) {
     const f = weightedFrequency(packed, weights.titleWeight, weights.contentWeight, weights.tagsWeight);
     if (f <= 0) continue;
     const idx = termIndex(stem);
-    values.set(idx, (values.get(idx) ?? 0) + (f * (bm25.k1 + 1)) / (f + norm));
+    values.set(idx, (values.get(idx) ?? 0) + f);
   }
-  return toSparse(values);
+  const vector = toSparse(values);
+  return { vector, termIds: vector ? [...vector.indices] : [], length };
 }
 
-/** The `text` query vector (null when the text has no searchable term). */
-export function querySparseVector(text: string): SparseVector | null {
-  const values = new Map<number, number>();
+/** A query term as the keyword channel scores it: its id and how often the query names it. */
+export interface QueryTerm {
+  id: number;
+  /**
+   * Query terms sharing a stem (FTS5 scores each quoted term of the OR query as its own phrase, so
+   * "runs running" counts "run" twice).
+   */
+  multiplicity: number;
+}
+
+/** The query's keyword terms, in the order they first appear (empty when it has no searchable term). */
+export function queryTermIds(text: string): QueryTerm[] {
+  const out = new Map<number, number>();
   for (const stem of queryStems(text)) {
     const idx = termIndex(stem);
-    values.set(idx, (values.get(idx) ?? 0) + 1);
+    out.set(idx, (out.get(idx) ?? 0) + 1);
   }
-  return toSparse(values);
+  return [...out].map(([id, multiplicity]) => ({ id, multiplicity }));
 }
 
 /** The sparse index of an entity key (its own vector space, `entities`). */

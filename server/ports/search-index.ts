@@ -121,6 +121,21 @@ export class IncompleteReindexError extends Error {
   }
 }
 
+/**
+ * Raised on start-up when the search index was written in a layout this version no longer reads (the
+ * Qdrant collection of an older version, whose keyword statistics spanned every tenant): the memories
+ * are intact, and `tenant-memory reindex` rebuilds the index from them.
+ */
+export class SearchIndexLayoutError extends Error {
+  constructor(detail: string) {
+    super(
+      `the search index was written by an older version of this service and cannot be read as it is (${detail}); ` +
+        'run `tenant-memory reindex` to rebuild it from the stored memories (memories themselves are intact).',
+    );
+    this.name = 'SearchIndexLayoutError';
+  }
+}
+
 export interface SearchIndex {
   /** The embedding model and dimension this index was built with (recorded on first use). */
   indexInfo(): IndexInfo;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashingEmbedder } from '../../adapters/embeddings/hashing.js';
+import { DEFAULT_GRAPH, type GraphConfig } from '../../server/services/search/tuning.js';
 import { extractEntities } from '../../server/text/entities.js';
 import { indexedMemory } from '../support/indexed-memory.js';
 import {
@@ -17,7 +18,8 @@ import {
  * so the model-mismatch refusal can be checked. `cleanup` runs after each test.
  */
 export interface SearchIndexFixture {
-  open(info: IndexInfo): Promise<SearchIndex>;
+  /** `tuning` replaces the adapter's default retrieval tuning where given. */
+  open(info: IndexInfo, tuning?: { graph?: GraphConfig }): Promise<SearchIndex>;
   cleanup(): Promise<void>;
 }
 
@@ -343,6 +345,149 @@ export function describeSearchIndexContract(name: string, fixture: () => SearchI
       expect(await ids(index, 't', 'espresso machine', 'hybrid')).toEqual(['nv']);
       expect(await ids(index, 't', 'espresso machine', 'hybrid+graph')).toEqual(['nv']);
       expect(await ids(index, 't', 'espresso machine', 'vector-only')).toEqual([]);
+    });
+  });
+}
+
+/**
+ * Memories for the cross-profile comparison: the topic notes, a chat in its own namespace (one turn a
+ * minute, so episodic context has neighbours to lend to), people and places for the graph channel,
+ * mixed quality and a superseded version. Distinct times throughout: memories written in the same
+ * millisecond are ordered by document number on the embedded profile and by memory id on Qdrant.
+ */
+export function parityCorpus(): ReturnType<typeof memory>[] {
+  const start = Date.parse('2025-02-01T09:00:00.000Z');
+  const at = (i: number) => new Date(start + i * 60_000).toISOString();
+  const out: ReturnType<typeof memory>[] = [];
+  let i = 0;
+  for (const [topic, notes] of Object.entries(TOPICS)) {
+    notes.forEach((n, j) => out.push(memory(`${topic}-${j}`, n, { createdAt: at(i++), quality: 0.5 + 0.1 * j })));
+  }
+  const chat = [
+    'Sarah: I finally booked the trip to Lisbon for May.',
+    'Peter: Nice, are you taking the bike with you?',
+    'Sarah: Yes, the touring bike, I replaced its chain last week.',
+    'Peter: Emma told me the trams in Lisbon are steep.',
+    'Sarah: Emma is joining us for the pottery workshop there.',
+    'Peter: Remember to pack the star chart for the astronomy night.',
+    'Sarah: The telescope stays home, too heavy for the flight.',
+    'Peter: I will water the sourdough starter while you are away.',
+  ];
+  chat.forEach((line, j) => out.push(memory(`chat-${j}`, line, { namespace: 'chat', createdAt: at(100 + j) })));
+  const people = [
+    'Emma runs the ceramics studio in Lisbon and sells glazed bowls.',
+    'Peter and Susan opened a bakery that sells sourdough bread.',
+    'Susan repairs bicycles; she fixed the derailleur on the touring bike.',
+    'Jupiter and Saturn were visible from the astronomy club in Porto.',
+  ];
+  people.forEach((n, j) =>
+    out.push(memory(`people-${j}`, n, { namespace: 'notes', createdAt: at(200 + j * 45), quality: j === 1 ? 0.2 : 0.9 })),
+  );
+  out.push(memory('old-budget', 'Opened a savings account with a weekly budget.', { status: 'superseded', createdAt: at(300) }));
+  return out;
+}
+
+/**
+ * The graph channel follows every companion of a query entity here. With the default tuning it follows
+ * the strongest few, and among companions tied on co-occurrence and frequency (common: entities named
+ * once) the embedded index keeps those it indexed first, Qdrant those first by key
+ * (docs/search-qdrant.md, "Known differences"); everything else must rank alike.
+ */
+const PARITY_TUNING = { graph: { ...DEFAULT_GRAPH, neighborsPerSeed: 64 } };
+
+const PARITY_QUERIES = [
+  'pottery class kiln',
+  'bike chain tyre',
+  'telescope constellations Jupiter',
+  'sourdough bread bakery',
+  'What did Sarah book in Lisbon?',
+  'Emma pottery workshop',
+  'Who repairs bicycles?',
+  'savings budget',
+  'astronomy night star chart',
+];
+
+/**
+ * Results of two profiles agree: the same memories in the same order, scores equal up to `tolerance`
+ * (absolute, for scores up to 1; relative to the top score above); two memories whose scores are
+ * within the tolerance of each other may trade places.
+ */
+function expectSameRanking(
+  got: { memoryId: string; score: number }[],
+  want: { memoryId: string; score: number }[],
+  tolerance: number,
+  label: string,
+): void {
+  const tol = tolerance * Math.max(1, ...want.map((h) => Math.abs(h.score)));
+  expect(got.length, label).toBe(want.length);
+  const wanted = new Map(want.map((h) => [h.memoryId, h.score]));
+  got.forEach((h, i) => {
+    const at = `${label} #${i}: ${h.memoryId} (${h.score}) where ${want[i]!.memoryId} (${want[i]!.score}) was expected`;
+    // The same memory, or one that scores within the tolerance of it (a near tie).
+    expect(Math.abs(h.score - want[i]!.score), at).toBeLessThanOrEqual(tol);
+    if (wanted.has(h.memoryId)) expect(Math.abs(h.score - wanted.get(h.memoryId)!), at).toBeLessThanOrEqual(tol);
+  });
+}
+
+/**
+ * Feeds the same memories to two SearchIndex adapters and expects the same ranking in every mode:
+ * keyword statistics of the tenant alone, one fusion function, episodic context and the final order
+ * shared. Another tenant's memories are loaded into both. Scores may differ by float rounding and, in
+ * the dense channel, by the embedded index's 8-bit rows (about 1e-3 of a cosine; `tolerance`).
+ */
+export function describeSearchIndexParity(
+  name: string,
+  reference: () => SearchIndexFixture,
+  candidate: () => SearchIndexFixture,
+  tolerance = 5e-3,
+): void {
+  describe(`SearchIndex parity: ${name}`, () => {
+    const fixtures: SearchIndexFixture[] = [];
+    afterEach(async () => {
+      for (const f of fixtures.splice(0)) await f.cleanup();
+    });
+
+    it('ranks the same corpus alike in every mode, with filters, paging and another tenant present', async () => {
+      const indexes: SearchIndex[] = [];
+      for (const make of [reference, candidate]) {
+        const fx = make();
+        fixtures.push(fx);
+        const index = await fx.open(INFO, PARITY_TUNING);
+        for (const doc of parityCorpus()) await put(index, 'tenant-a', doc);
+        for (let i = 0; i < 40; i++) {
+          await put(index, 'tenant-b', memory(`b-${i}`, `Sarah chain bread telescope Lisbon pottery note ${i} ${'kiln '.repeat(i % 4)}`));
+        }
+        indexes.push(index);
+      }
+      const [want, got] = indexes as [SearchIndex, SearchIndex];
+      const cases: { filters: Partial<SearchFilters>; limit: number; offset?: number }[] = [
+        { filters: {}, limit: 10 },
+        { filters: { namespaces: ['chat', 'notes'] }, limit: 5 },
+        { filters: { minQuality: 0.6, includeSuperseded: true }, limit: 8 },
+        { filters: {}, limit: 5, offset: 5 },
+      ];
+      let compared = 0;
+      for (const mode of SEARCH_MODES) {
+        for (const text of PARITY_QUERIES) {
+          for (const c of cases) {
+            const q = {
+              text,
+              vector: embedder.embedOne(text),
+              mode,
+              limit: c.limit,
+              offset: c.offset ?? 0,
+              filters: { namespaces: null, ...c.filters },
+            };
+            const a = await want.search('tenant-a', q);
+            const b = await got.search('tenant-a', q);
+            const label = `${mode}: ${text} ${JSON.stringify(c)}`;
+            expectSameRanking(b.hits, a.hits, tolerance, label);
+            expect(b.total, label).toBe(a.total);
+            compared += a.hits.length;
+          }
+        }
+      }
+      expect(compared).toBeGreaterThan(500);
     });
   });
 }

@@ -4,23 +4,18 @@ import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
 import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
 import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { neighbourRequests, readNeighbours, NEIGHBOUR_FETCH } from '../../adapters/qdrant/context-requests.js';
+import { tenantFilter } from '../../adapters/qdrant/filters.js';
 import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
 import { DEFAULT_FUSION, DEFAULT_GRAPH, DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
-import { documentEntityKeys, graphQueryKeys, graphWeights } from '../../adapters/qdrant/graph.js';
+import { MAX_GRAPH_ENTITIES, documentEntityKeys, graphQueryKeys, graphWeights } from '../../adapters/qdrant/graph.js';
 import { memoryPointId } from '../../adapters/qdrant/ids.js';
-import {
-  ALL_FUSION_CAPABILITIES,
-  buildSearchRequest,
-  fusionCapabilities,
-  fusionQuery,
-  memoryPoint,
-  rankPoints,
-  type SearchPlanInput,
-} from '../../adapters/qdrant/requests.js';
-import { DEFAULT_BM25, documentSparseVector, querySparseVector, type SparseVector } from '../../adapters/qdrant/sparse.js';
-import type { IndexedMemory, SearchQuery } from '../../server/ports/search-index.js';
+import { denseRequest, graphRequest, memoryPoint, modeChannels, readChannel, type CandidateInfo } from '../../adapters/qdrant/requests.js';
+import { documentTerms, queryTermIds, type SparseVector } from '../../adapters/qdrant/sparse.js';
+import type { IndexedMemory } from '../../server/ports/search-index.js';
 import { extractEntities } from '../../server/text/entities.js';
 
+const POLICY = resolveSearchFilter({ namespaces: null })!;
 const TENANT_FILTER = {
   must: [
     { key: 'tenant_id', match: { value: 't1' } },
@@ -31,172 +26,123 @@ const TENANT_FILTER = {
     { key: 'injection_flagged', match: { value: true } },
   ],
 };
-const PAYLOAD = ['tenant_id', 'memory_id', 'quality'];
+const PAYLOAD = ['tenant_id', 'memory_id', 'quality', 'namespace', 'created_at'];
 const VECTOR = new Float32Array([0.5, -0.5, 0, 1]);
-const TEXT: SparseVector = { indices: [7, 9], values: [1, 2] };
 const GRAPH: SparseVector = { indices: [3], values: [1.5] };
 
-/** The channel weights the adapter mirrors from the embedded index (chosen there by measurement). */
-const W = DEFAULT_FUSION.weights;
+describe('channel requests', () => {
+  it('runs the channels of each mode at the embedded index’s weights', () => {
+    const w = DEFAULT_FUSION.weights;
+    expect(modeChannels('vector-only', w)).toEqual({ keyword: 0, dense: 1, graph: 0 });
+    expect(modeChannels('hybrid', w)).toEqual({ ...w.hybrid, graph: 0 });
+    expect(modeChannels('hybrid+graph', w)).toEqual(w['hybrid+graph']);
+  });
 
-function plan(query: Partial<SearchQuery>, over: Partial<SearchPlanInput> = {}): SearchPlanInput {
-  const full: SearchQuery = { text: 'q', vector: VECTOR, mode: 'hybrid', limit: 10, filters: { namespaces: null }, ...query };
-  return {
-    tenantId: 't1',
-    query: full,
-    policy: resolveSearchFilter(full.filters)!,
-    depth: 100,
-    fusion: DEFAULT_FUSION.method,
-    weights: DEFAULT_FUSION.weights,
-    capabilities: ALL_FUSION_CAPABILITIES,
-    textVector: TEXT,
-    graphVector: GRAPH,
-    ...over,
-  };
-}
-
-/** Every `filter` anywhere in a request. */
-function filters(node: unknown, out: unknown[] = []): unknown[] {
-  if (Array.isArray(node)) for (const n of node) filters(n, out);
-  else if (node && typeof node === 'object') {
-    for (const [k, v] of Object.entries(node)) {
-      if (k === 'filter') out.push(v);
-      filters(v, out);
-    }
-  }
-  return out;
-}
-
-describe('buildSearchRequest', () => {
-  it('vector-only: one nearest-neighbour query on the dense vector', () => {
-    expect(buildSearchRequest(plan({ mode: 'vector-only' }))).toEqual({
+  it('dense: nearest neighbours on the dense vector; graph: the weighted entity query; each with the tenant filter', () => {
+    const filter = tenantFilter('t1', { filters: POLICY });
+    expect(filter).toEqual(TENANT_FILTER);
+    expect(denseRequest(VECTOR, filter, 100)).toEqual({
       query: [0.5, -0.5, 0, 1],
       using: 'dense',
       filter: TENANT_FILTER,
       limit: 100,
       with_payload: PAYLOAD,
     });
-  });
-
-  it('hybrid: BM25 and dense prefetches fused by RRF with the embedded k (Qdrant ranks from 0: k + 1)', () => {
-    expect(buildSearchRequest(plan({ mode: 'hybrid' }))).toEqual({
-      prefetch: [
-        { query: TEXT, using: 'text', filter: TENANT_FILTER, limit: 100 },
-        { query: [0.5, -0.5, 0, 1], using: 'dense', filter: TENANT_FILTER, limit: 100 },
-      ],
-      query: { rrf: { k: 61, weights: [W.hybrid.keyword, W.hybrid.dense] } },
+    expect(graphRequest(GRAPH, filter, 170)).toEqual({
+      query: GRAPH,
+      using: 'entities',
       filter: TENANT_FILTER,
-      limit: 200,
+      limit: 170,
       with_payload: PAYLOAD,
-    });
-  });
-
-  it('hybrid+graph: a third prefetch on the entity vector, channel weights passed to RRF', () => {
-    expect(buildSearchRequest(plan({ mode: 'hybrid+graph' }))).toEqual({
-      prefetch: [
-        { query: TEXT, using: 'text', filter: TENANT_FILTER, limit: 100 },
-        { query: [0.5, -0.5, 0, 1], using: 'dense', filter: TENANT_FILTER, limit: 100 },
-        { query: GRAPH, using: 'entities', filter: TENANT_FILTER, limit: 100 },
-      ],
-      query: { rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].dense, W['hybrid+graph'].graph] } },
-      filter: TENANT_FILTER,
-      limit: 300,
-      with_payload: PAYLOAD,
-    });
-  });
-
-  it('leaves out channels without input and queries a lone channel directly', () => {
-    expect(buildSearchRequest(plan({ mode: 'hybrid', vector: null }))).toEqual({
-      query: TEXT,
-      using: 'text',
-      filter: TENANT_FILTER,
-      limit: 100,
-      with_payload: PAYLOAD,
-    });
-    const noGraph = buildSearchRequest(plan({ mode: 'hybrid+graph' }, { graphVector: null }));
-    expect(noGraph?.query).toEqual({ rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].dense] } });
-    expect(noGraph?.prefetch).toHaveLength(2);
-    const graphAndText = buildSearchRequest(plan({ mode: 'hybrid+graph', vector: null }));
-    expect(graphAndText?.query).toEqual({ rrf: { k: 61, weights: [W['hybrid+graph'].keyword, W['hybrid+graph'].graph] } });
-    expect(buildSearchRequest(plan({ mode: 'vector-only', vector: null }))).toBeNull();
-    expect(buildSearchRequest(plan({ mode: 'hybrid', vector: null }, { textVector: null }))).toBeNull();
-  });
-
-  it('puts the tenant filter on the request and on every prefetch, in every mode', () => {
-    for (const mode of ['vector-only', 'hybrid', 'hybrid+graph'] as const) {
-      const req = buildSearchRequest(plan({ mode, filters: { namespaces: ['n'], agentId: 'a' } }, { tenantId: 'tenant-x' }));
-      const all = filters(req);
-      expect(all.length, mode).toBe(mode === 'vector-only' ? 1 : mode === 'hybrid' ? 3 : 4);
-      for (const f of all) {
-        expect((f as { must: unknown[] }).must[0]).toEqual({ key: 'tenant_id', match: { value: 'tenant-x' } });
-        expect((f as { must: unknown[] }).must).toContainEqual({ key: 'namespace', match: { any: ['n'] } });
-      }
-    }
-  });
-
-  it('asks every channel for at least offset + limit candidates via depth', () => {
-    const req = buildSearchRequest(plan({ mode: 'hybrid', offset: 150, limit: 20 }, { depth: 170 }));
-    expect(req?.limit).toBe(340);
-    expect((req?.prefetch as { limit: number }[]).map((p) => p.limit)).toEqual([170, 170]);
-  });
-});
-
-describe('fusion', () => {
-  it('reads what the server version can express', () => {
-    expect(fusionCapabilities('1.15.5')).toEqual({ rrfK: false, rrfWeights: false });
-    expect(fusionCapabilities('1.16.2')).toEqual({ rrfK: true, rrfWeights: false });
-    expect(fusionCapabilities('1.17.0')).toEqual({ rrfK: true, rrfWeights: true });
-    expect(fusionCapabilities('v2.0.0')).toEqual({ rrfK: true, rrfWeights: true });
-    expect(fusionCapabilities('dev')).toEqual({ rrfK: false, rrfWeights: false });
-    expect(fusionCapabilities(undefined)).toEqual({ rrfK: false, rrfWeights: false });
-  });
-
-  it('degrades on older servers and maps score fusion to RRF', () => {
-    const rrf = { kind: 'rrf' as const, k: 60 };
-    expect(fusionQuery(rrf, [1, 1, 0.5], { rrfK: true, rrfWeights: true })).toEqual({ rrf: { k: 61, weights: [1, 1, 0.5] } });
-    expect(fusionQuery(rrf, [1, 1, 0.5], { rrfK: true, rrfWeights: false })).toEqual({ rrf: { k: 61 } });
-    expect(fusionQuery(rrf, [1, 1], { rrfK: false, rrfWeights: false })).toEqual({ fusion: 'rrf' });
-    expect(fusionQuery({ kind: 'rrf', k: 10 }, [2, 2], ALL_FUSION_CAPABILITIES)).toEqual({ rrf: { k: 11 } });
-    expect(fusionQuery({ kind: 'weighted', normalization: 'minmax' }, [1, 2], ALL_FUSION_CAPABILITIES)).toEqual({
-      rrf: { k: 61, weights: [1, 2] },
     });
   });
 });
 
-describe('rankPoints', () => {
-  const pt = (memory_id: string, score: number, quality = 0.8, tenant_id = 't1') => ({
+describe('readChannel', () => {
+  const pt = (memory_id: string, score: number, over: Record<string, unknown> = {}) => ({
     id: memory_id,
     version: 1,
     score,
-    payload: { tenant_id, memory_id, quality },
+    payload: { tenant_id: 't1', memory_id, quality: 0.8, namespace: 'n', created_at: '2025-01-01T00:00:00.000Z', ...over },
   });
 
-  it('orders by quality group, then score, then id; counts every candidate', () => {
-    const points = [pt('a', 0.5, 0.1), pt('b', 0.9, 0.1), pt('c', 0.4), pt('d', 0.4), pt('e', 0.7)];
-    expect(rankPoints(points, 't1', 0, 10, 0.5)).toEqual({
+  it('keeps Qdrant’s order, keys hits by memory id and records what ranking and context need', () => {
+    const info = new Map<string, CandidateInfo>();
+    const c = readChannel('keyword', 1, [pt('b', 3), pt('a', 2, { quality: 0.1, namespace: 'm' })], 't1', info);
+    expect(c).toEqual({
+      name: 'keyword',
+      weight: 1,
       hits: [
-        { memoryId: 'e', score: 0.7 },
-        { memoryId: 'c', score: 0.4 },
-        { memoryId: 'd', score: 0.4 },
-        { memoryId: 'b', score: 0.9 },
-        { memoryId: 'a', score: 0.5 },
+        { key: 'b', score: 3 },
+        { key: 'a', score: 2 },
       ],
-      total: 5,
     });
-    expect(rankPoints(points, 't1', 0, 10, undefined).hits.map((h) => h.memoryId)).toEqual(['b', 'e', 'a', 'c', 'd']);
-    expect(rankPoints(points, 't1', 1, 2, undefined)).toEqual({
-      hits: [
-        { memoryId: 'e', score: 0.7 },
-        { memoryId: 'a', score: 0.5 },
-      ],
-      total: 5,
+    expect(info.get('a')).toEqual({
+      quality: 0.1,
+      namespace: 'm',
+      time: Date.parse('2025-01-01T00:00:00.000Z'),
+      createdAt: '2025-01-01T00:00:00.000Z',
     });
-    expect(rankPoints(points, 't1', 10, 2, undefined)).toEqual({ hits: [], total: 5 });
   });
 
   it('drops points of another tenant, without payload, or repeated', () => {
-    const points = [pt('a', 1), pt('x', 2, 0.8, 't2'), { id: 'n', version: 1, score: 3 }, pt('a', 0.1)];
-    expect(rankPoints(points, 't1', 0, 10, undefined)).toEqual({ hits: [{ memoryId: 'a', score: 1 }], total: 1 });
+    const info = new Map<string, CandidateInfo>();
+    const points = [pt('a', 1), pt('x', 2, { tenant_id: 't2' }), { id: 'n', version: 1, score: 3 }, pt('a', 0.1)];
+    expect(readChannel('dense', 0.15, points, 't1', info).hits).toEqual([{ key: 'a', score: 1 }]);
+    expect([...info.keys()]).toEqual(['a']);
+  });
+});
+
+describe('episodic context look-ups', () => {
+  const t = Date.parse('2025-03-01T10:00:00.000Z');
+  const seed = { memoryId: 'm5', namespace: 'chat', time: t };
+
+  it('asks, per seed, for the latest memory before and the earliest after it in its namespace and window, through the search filter', () => {
+    const reqs = neighbourRequests('t1', POLICY, [seed], 30 * 60_000);
+    const around = (from: string, to: string) => ({
+      must: [...TENANT_FILTER.must, { key: 'namespace', match: { value: 'chat' } }, { key: 'created_at', range: { gte: from, lte: to } }],
+      must_not: [{ key: 'memory_id', match: { value: 'm5' } }, ...TENANT_FILTER.must_not],
+    });
+    expect(reqs).toEqual([
+      {
+        query: { order_by: { key: 'created_at', direction: 'desc' } },
+        filter: around('2025-03-01T09:30:00.000Z', '2025-03-01T10:00:00.000Z'),
+        limit: NEIGHBOUR_FETCH,
+        with_payload: PAYLOAD,
+      },
+      {
+        query: { order_by: { key: 'created_at', direction: 'asc' } },
+        filter: around('2025-03-01T10:00:00.000Z', '2025-03-01T10:30:00.000Z'),
+        limit: NEIGHBOUR_FETCH,
+        with_payload: PAYLOAD,
+      },
+    ]);
+  });
+
+  it('picks the nearest on each side in (time, memory id) order, memories of the same millisecond included', () => {
+    const at = (memory_id: string, ms: number) => ({
+      id: memory_id,
+      version: 1,
+      score: 0,
+      payload: { tenant_id: 't1', memory_id, quality: 0.5, namespace: 'chat', created_at: new Date(t + ms).toISOString() },
+    });
+    const info = new Map<string, CandidateInfo>();
+    // Same millisecond: m4 sorts before m5, m6 after it.
+    const n = readNeighbours(seed, [at('m6', 0), at('m4', 0), at('m3', -1000)], [at('m4', 0), at('m6', 0), at('m7', 5)], 't1', info);
+    expect(n).toEqual({ before: 'm4', after: 'm6' });
+    expect([...info.keys()].sort()).toEqual(['m4', 'm6']);
+    expect(
+      readNeighbours(
+        seed,
+        [],
+        [at('x', 10)].map((p) => ({ ...p, payload: { ...p.payload, tenant_id: 't2' } })),
+        't1',
+        info,
+      ),
+    ).toEqual({
+      before: null,
+      after: null,
+    });
   });
 });
 
@@ -222,7 +168,7 @@ describe('memoryPoint', () => {
   };
 
   it('carries the tenant, the filter fields and the first 16 distinct entity keys; no text', () => {
-    const p = memoryPoint('t1', doc, DEFAULT_KEYWORD, DEFAULT_BM25);
+    const p = memoryPoint('t1', doc, DEFAULT_KEYWORD);
     expect(p.id).toBe(memoryPointId('t1', 'm-1'));
     expect(p.payload).toEqual({
       kind: 'memory',
@@ -235,12 +181,16 @@ describe('memoryPoint', () => {
       quality: 1,
       created_at: '2025-01-02T03:04:05.000Z',
       entities: ['sarah', ...Array.from({ length: 15 }, (_, i) => `e${i}`)],
+      terms: documentTerms(doc, DEFAULT_KEYWORD).termIds,
+      // 1 title token, 7 content tokens, 1 tag token.
+      doc_length: 9,
     });
     expect(JSON.stringify(p)).not.toContain('pottery class');
     const v = p.vector as Record<string, unknown>;
     expect(Object.keys(v).sort()).toEqual(['dense', 'entities', 'text']);
     expect(v.dense).toEqual([0.5, -0.5, 0, 1]);
-    expect(v.text).toEqual(documentSparseVector(doc, DEFAULT_KEYWORD));
+    expect(v.text).toEqual(documentTerms(doc, DEFAULT_KEYWORD).vector);
+    expect(p.payload.terms).toEqual((v.text as SparseVector).indices);
     expect((v.entities as SparseVector).indices).toHaveLength(16);
   });
 
@@ -249,10 +199,11 @@ describe('memoryPoint', () => {
       't1',
       { ...doc, vector: null, entities: [], title: '', content: '', tags: [], quality: Number.NaN },
       DEFAULT_KEYWORD,
-      DEFAULT_BM25,
     );
     expect(p.vector).toEqual({});
     expect(p.payload.quality).toBe(0);
+    // An empty memory still counts towards the tenant's documents and average length, as in FTS5.
+    expect(p.payload).toMatchObject({ terms: [], doc_length: 0 });
   });
 });
 
@@ -349,18 +300,45 @@ describe('graph channel parity with the embedded index', () => {
         ],
       ]),
     };
-    const w = graphWeights(counts, { hopWeight: 0.5, neighborsPerSeed: 1, maxDocFrequency: 50 });
+    const w = graphWeights(counts, { hopWeight: 0.5, neighborsPerSeed: 1, maxDocFrequency: 50, maxExpandFrequency: 50 });
     expect([...w.keys()].sort()).toEqual(['a', 'c']);
     expect(w.get('a')).toBeCloseTo(Math.log(1 + 100 / 10), 12);
     // c: 0.5 · 1/√(10·1) · ln(1 + 100/1) beats b: 0.5 · 5/√(10·20) · ln(1 + 100/20).
     expect(w.get('c')).toBeCloseTo((0.5 / Math.sqrt(10)) * Math.log(101), 12);
-    expect(graphWeights(counts, { hopWeight: 0, neighborsPerSeed: 8, maxDocFrequency: 50 }).size).toBe(1);
+    expect(graphWeights(counts, { hopWeight: 0, neighborsPerSeed: 8, maxDocFrequency: 50, maxExpandFrequency: 50 }).size).toBe(1);
+    // A seed mentioned by more than maxExpandFrequency memories is not expanded.
+    expect([...graphWeights(counts, { hopWeight: 0.5, neighborsPerSeed: 1, maxDocFrequency: 50, maxExpandFrequency: 9 }).keys()]).toEqual([
+      'a',
+    ]);
+  });
+
+  it('follows only a seed’s most frequent companions (4 per neighbour kept) and keeps the 24 strongest entities, as the embedded index reads', () => {
+    const g = { hopWeight: 0.5, neighborsPerSeed: 1, maxDocFrequency: 1000, maxExpandFrequency: 1000 };
+    // Five companions; the rarest (most specific, so best scoring) is the fifth most frequent: not followed.
+    const neighbors = new Map([
+      [
+        'a',
+        [
+          { key: 'b1', cooccurrences: 9, df: 90 },
+          { key: 'b2', cooccurrences: 8, df: 90 },
+          { key: 'b3', cooccurrences: 7, df: 90 },
+          { key: 'b4', cooccurrences: 6, df: 90 },
+          { key: 'rare', cooccurrences: 1, df: 1 },
+        ],
+      ],
+    ]);
+    const w = graphWeights({ tenantDocs: 100, seeds: [{ key: 'a', df: 10 }], neighbors }, g);
+    expect([...w.keys()].sort()).toEqual(['a', 'b1']);
+    const many = Array.from({ length: 30 }, (_, i) => ({ key: `s${String(i).padStart(2, '0')}`, df: i + 1 }));
+    const capped = graphWeights({ tenantDocs: 100, seeds: many, neighbors: new Map() }, g);
+    expect(capped.size).toBe(MAX_GRAPH_ENTITIES);
+    expect(capped.has('s00') && !capped.has('s29')).toBe(true);
   });
 
   it('forms query keys from entities, singular terms and adjacent pairs', () => {
     const keys = graphQueryKeys('Where are the woodworking classes of Sarah?');
     expect(keys).toEqual(expect.arrayContaining(['sarah', 'woodworking', 'class', 'woodworking class']));
     expect(keys).not.toContain('');
-    expect(querySparseVector('the')).not.toBeNull();
+    expect(queryTermIds('the')).toHaveLength(1);
   });
 });

@@ -1,22 +1,9 @@
 import { readFileSync } from 'node:fs';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { runMigrations } from '../../adapters/embedded/database.js';
-import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
-import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
-import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
 import { DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import { tokenize } from '../../server/text/query-text.js';
-import {
-  DEFAULT_BM25,
-  documentSparseVector,
-  entitySparseVector,
-  fnv1a32,
-  querySparseVector,
-  termIndex,
-  weightedEntityVector,
-} from '../../adapters/qdrant/sparse.js';
-import type { IndexedMemory } from '../../server/ports/search-index.js';
+import { documentTerms, entitySparseVector, fnv1a32, queryTermIds, termIndex, weightedEntityVector } from '../../adapters/qdrant/sparse.js';
 import { porterStem } from '../../server/text/porter-stemmer.js';
 
 describe('porterStem', () => {
@@ -83,56 +70,54 @@ describe('term hashing', () => {
   });
 });
 
-describe('documentSparseVector', () => {
+describe('documentTerms', () => {
   const weights = DEFAULT_KEYWORD;
 
-  it('is deterministic, sorted, without duplicate indices', () => {
+  it('is deterministic, sorted, without duplicate indices; its term ids are the indices', () => {
     const doc = {
       title: 'Pottery class',
       content: 'Glazed bowls in woodworking class; the kiln fired the bowls.',
       tags: ['hobby', 'woodworking'],
     };
-    const a = documentSparseVector(doc, weights)!;
-    const b = documentSparseVector({ ...doc, tags: [...doc.tags] }, weights)!;
+    const a = documentTerms(doc, weights);
+    const b = documentTerms({ ...doc, tags: [...doc.tags] }, weights);
     expect(a).toEqual(b);
-    expect(a.indices.length).toBe(new Set(a.indices).size);
-    expect([...a.indices]).toEqual([...a.indices].sort((x, y) => x - y));
-    expect(a.values.every((v) => v > 0)).toBe(true);
+    const v = a.vector!;
+    expect(v.indices.length).toBe(new Set(v.indices).size);
+    expect([...v.indices]).toEqual([...v.indices].sort((x, y) => x - y));
+    expect(v.values.every((x) => x > 0)).toBe(true);
+    expect(a.termIds).toEqual(v.indices);
   });
 
-  it('computes BM25 saturation with column weights and length normalisation', () => {
-    // title "kiln" (1 token), content "kiln kiln bowl" (3), tags [] → |D| = 4 (FTS5 rows carry no tenant token).
-    const v = documentSparseVector(
-      { title: 'kiln', content: 'kiln kiln bowl', tags: [] },
-      { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 },
-    )!;
-    const { k1, b, avgDocLength } = DEFAULT_BM25;
-    const norm = k1 * (1 - b + (b * 4) / avgDocLength);
-    const expected = (f: number) => (f * (k1 + 1)) / (f + norm);
-    const at = (stem: string) => v.values[v.indices.indexOf(termIndex(stem))];
-    expect(at('kiln')).toBeCloseTo(expected(2 * 1 + 1 * 2), 12);
-    expect(at('bowl')).toBeCloseTo(expected(1), 12);
-    expect(v.indices).toHaveLength(2);
+  it('stores column-weighted term frequencies (no BM25 weight, no IDF) and the token count', () => {
+    // title "kiln" (1 token), content "kiln kiln bowl" (3), tags [] → |D| = 4.
+    const t = documentTerms({ title: 'kiln', content: 'kiln kiln bowl', tags: [] }, { titleWeight: 2, contentWeight: 1, tagsWeight: 1.5 });
+    const at = (stem: string) => t.vector!.values[t.vector!.indices.indexOf(termIndex(stem))];
+    expect(at('kiln')).toBe(2 * 1 + 1 * 2);
+    expect(at('bowl')).toBe(1);
+    expect(t.vector!.indices).toHaveLength(2);
+    expect(t.length).toBe(4);
+    // Stop-words count towards the length, as FTS5 counts every token.
+    expect(documentTerms({ title: '', content: 'the kiln', tags: ['a tag'] }, weights).length).toBe(4);
   });
 
-  it('is null for a memory without any token', () => {
-    expect(documentSparseVector({ title: '', content: ' — ', tags: [] }, weights)).toBeNull();
+  it('has no vector for a memory without any token, and length 0', () => {
+    expect(documentTerms({ title: '', content: ' — ', tags: [] }, weights)).toEqual({ vector: null, termIds: [], length: 0 });
   });
 });
 
-describe('querySparseVector', () => {
+describe('queryTermIds', () => {
   it('drops stop-words, stems, and counts two terms with one stem twice', () => {
-    const q = querySparseVector('What are the runs and running of the telescopes?')!;
-    const at = (stem: string) => q.values[q.indices.indexOf(termIndex(stem))];
-    expect(at('run')).toBe(2);
-    expect(at('telescop')).toBe(1);
-    expect(q.indices).not.toContain(termIndex('the'));
-    expect(q.indices).toHaveLength(2);
+    const q = queryTermIds('What are the runs and running of the telescopes?');
+    expect(q).toEqual([
+      { id: termIndex('run'), multiplicity: 2 },
+      { id: termIndex('telescop'), multiplicity: 1 },
+    ]);
   });
 
-  it('falls back to the tokens of an all-stop-word query and is null without tokens', () => {
-    expect(querySparseVector('what is it')!.indices).toHaveLength(3);
-    expect(querySparseVector('  "" () * ')).toBeNull();
+  it('falls back to the tokens of an all-stop-word query and is empty without tokens', () => {
+    expect(queryTermIds('what is it')).toHaveLength(3);
+    expect(queryTermIds('  "" () * ')).toEqual([]);
   });
 });
 
@@ -149,97 +134,5 @@ describe('entity vectors', () => {
     )!;
     expect(w.indices).toHaveLength(2);
     expect(w.values.reduce((a, b) => a + b, 0)).toBeCloseTo(2.75, 12);
-  });
-});
-
-describe('BM25 parity with the embedded keyword channel', () => {
-  it('reproduces FTS5 bm25() scores exactly given FTS5 IDF and average length', async () => {
-    const db = new Database(':memory:');
-    runMigrations(db, [searchIndexMigration, searchTermsMigration]);
-    const index = new EmbeddedSearchIndex(db, { model: 'm', dimension: 4 });
-    const base: Omit<IndexedMemory, 'memoryId' | 'title' | 'content' | 'tags'> = {
-      namespace: 'default',
-      agentId: null,
-      status: 'active',
-      injectionFlagged: false,
-      quality: 1,
-      createdAt: '2025-01-01T00:00:00.000Z',
-      vector: null,
-      entities: [],
-    };
-    const docs: IndexedMemory[] = [
-      {
-        ...base,
-        memoryId: 'a',
-        title: 'Pottery class',
-        content: 'Signed up for a woodworking class at the studio; the kiln is hot.',
-        tags: ['hobby'],
-      },
-      {
-        ...base,
-        memoryId: 'b',
-        title: '',
-        content: 'Glazed three ceramic bowls and fired them in the kiln.',
-        tags: ['woodworking', 'kiln'],
-      },
-      {
-        ...base,
-        memoryId: 'c',
-        title: 'Telescopes',
-        content: 'Watched Jupiter through the telescope; telescopes everywhere, running late.',
-        tags: [],
-      },
-      {
-        ...base,
-        memoryId: 'd',
-        title: 'Budget',
-        content: 'Opened a savings account and runs a monthly budget spreadsheet for the studio.',
-        tags: ['finance'],
-      },
-      {
-        ...base,
-        memoryId: 'e',
-        title: 'Café notes',
-        content: 'A naïve résumé written at the café near the running track.',
-        tags: ['cafe'],
-      },
-      { ...base, memoryId: 'f', title: 'Long one', content: 'Bread '.repeat(40) + 'and a kiln.', tags: [] },
-    ];
-    for (const d of docs) await index.upsert('t', d);
-    // Another tenant's rows must not move tenant t's statistics: the embedded index keeps one FTS5
-    // table per tenant, so N, n and avgdl below are t's alone.
-    await index.upsert('u', { ...base, memoryId: 'z', title: 'Kiln', content: 'kiln kiln woodworking', tags: [] });
-
-    const all = [...docs];
-    const lengths = all.map((d) => tokenize(d.title).length + tokenize(d.content).length + tokenize(d.tags.join(' ')).length);
-    const avgdl = lengths.reduce((a, b) => a + b, 0) / all.length;
-    const vectors = all.map((d) => documentSparseVector(d, DEFAULT_KEYWORD, { ...DEFAULT_BM25, avgDocLength: avgdl })!);
-    const idf = (term: number) => {
-      const n = vectors.filter((v) => v.indices.includes(term)).length;
-      const x = Math.log((all.length - n + 0.5) / (n + 0.5));
-      return x <= 0 ? 1e-6 : x;
-    };
-    for (const text of ['woodworking kiln', 'telescopes running', 'the studio budget', 'cafe resume', 'bread', 'runs']) {
-      const q = querySparseVector(text)!;
-      const expected = new Map<string, number>();
-      docs.forEach((d, i) => {
-        let s = 0;
-        q.indices.forEach((t, j) => {
-          const k = vectors[i]!.indices.indexOf(t);
-          if (k >= 0) s += q.values[j]! * idf(t) * vectors[i]!.values[k]!;
-        });
-        if (s > 0) expected.set(d.memoryId, s);
-      });
-      const got = await index.channelSearch('t', 'keyword', {
-        text,
-        vector: null,
-        mode: 'hybrid',
-        limit: 50,
-        filters: { namespaces: null },
-      });
-      expect(new Map(got.hits.map((h) => [h.memoryId, h.score])).size, text).toBe(expected.size);
-      for (const h of got.hits) expect(h.score, `${text} → ${h.memoryId}`).toBeCloseTo(expected.get(h.memoryId)!, 9);
-    }
-    db.close();
   });
 });

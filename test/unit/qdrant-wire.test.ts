@@ -1,4 +1,4 @@
-import { DEFAULT_FUSION } from '../../server/services/search/tuning.js';
+import { DEFAULT_CONTEXT, DEFAULT_FUSION, type FusionConfig } from '../../server/services/search/tuning.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,11 @@ import { META_POINT_ID, entityPointId, memoryPointId } from '../../adapters/qdra
 import { PAYLOAD_INDEXES, collectionSpec } from '../../adapters/qdrant/schema.js';
 import { createQdrantSearchIndex, resetQdrantSearchIndex, type QdrantSearchIndexOptions } from '../../adapters/qdrant/search-index.js';
 import { AppError } from '../../server/errors.js';
-import { EmbeddingModelMismatchError, type IndexedMemory } from '../../server/ports/search-index.js';
+import { EmbeddingModelMismatchError, SearchIndexLayoutError, type IndexedMemory } from '../../server/ports/search-index.js';
+import { contextSeeds, lendToNeighbours } from '../../server/services/search/episodic-context.js';
+import { fuseChannels } from '../../server/services/search/fusion.js';
+import { rankCandidates } from '../../server/services/search/ranking.js';
+import { termIndex } from '../../adapters/qdrant/sparse.js';
 
 /**
  * Wire-level checks: the real @qdrant/js-client-rest talks HTTP to a recording server that answers
@@ -33,7 +37,7 @@ function collectionInfo(size = DIM, extra: Record<string, unknown> = {}) {
     optimizer_status: 'ok',
     segments_count: 1,
     config: {
-      params: { vectors: { dense: { size, distance: 'Cosine' } }, sparse_vectors: { text: { modifier: 'idf' }, entities: {} } },
+      params: { vectors: { dense: { size, distance: 'Cosine' } }, sparse_vectors: { text: { modifier: 'none' }, entities: {} } },
       hnsw_config: {},
       optimizer_config: {},
     },
@@ -47,7 +51,7 @@ class FakeQdrant {
   version = '1.17.0';
   exists = true;
   info: unknown = collectionInfo();
-  meta: unknown = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 };
+  meta: unknown = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 2 };
   /** Per-test overrides, tried first. */
   override: (r: Recorded) => Answer = () => undefined;
   private server: Server | null = null;
@@ -114,7 +118,7 @@ class FakeQdrant {
     if (p === '/c/points/delete') return { result: { operation_id: 3, status: 'completed' } };
     if (p === '/c/points/count') return { result: { count: 1 } };
     if (p === '/c/facet') return { result: { hits: [] } };
-    if (p === '/c/points/query') return { result: { points: [] } };
+    if (p === '/c/points/query/batch') return { result: (r.body.searches as unknown[]).map(() => ({ points: [] })) };
     return { status: 404, raw: { status: { error: `unexpected ${r.method} ${r.path}` } } };
   }
 
@@ -180,11 +184,20 @@ describe('start-up', () => {
     expect(fake.requests[2]!.body).toEqual(collectionSpec(DIM));
     expect(fake.requests[2]!.body).toEqual({
       vectors: { dense: { size: DIM, distance: 'Cosine' } },
-      sparse_vectors: { text: { modifier: 'idf' }, entities: { modifier: 'none' } },
+      sparse_vectors: { text: { modifier: 'none' }, entities: { modifier: 'none' } },
     });
     const indexes = fake.requests.filter((r) => r.path.endsWith('/index'));
     expect(indexes.map((r) => r.body)).toContainEqual({ field_name: 'tenant_id', field_schema: { type: 'keyword', is_tenant: true } });
     expect(indexes.map((r) => r.body)).toContainEqual({ field_name: 'injection_flagged', field_schema: 'bool' });
+    expect(indexes.map((r) => r.body)).toContainEqual({
+      field_name: 'terms',
+      field_schema: { type: 'integer', lookup: true, range: false },
+    });
+    expect(indexes.map((r) => r.body)).toContainEqual({
+      field_name: 'doc_length',
+      field_schema: { type: 'integer', lookup: true, range: false },
+    });
+    expect(indexes.map((r) => r.body)).toContainEqual({ field_name: 'created_at', field_schema: 'datetime' });
     expect(indexes.every((r) => r.query.get('wait') === 'true')).toBe(true);
     const meta = fake.requests.at(-1)!;
     expect(meta.query.get('wait')).toBe('true');
@@ -193,7 +206,7 @@ describe('start-up', () => {
         {
           id: META_POINT_ID,
           vector: {},
-          payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1, reindex_incomplete: false },
+          payload: { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 2, reindex_incomplete: false },
         },
       ],
     });
@@ -232,21 +245,28 @@ describe('start-up', () => {
     await expect(open()).rejects.toThrow(/does not have this service's layout/);
   });
 
-  it('warns on a Qdrant too old to weigh RRF channels and falls back to plain RRF', async () => {
+  it('refuses a Qdrant older than 1.14 (no formula queries for the keyword channel)', async () => {
     fake = new FakeQdrant();
-    fake.version = '1.15.5';
-    const warnings: string[] = [];
-    const index = await open({ logger: { warn: (_o, msg) => warnings.push(msg) } });
-    expect(warnings.join()).toMatch(/older than 1\.17/);
-    const from = fake.requests.length;
-    await index.search('t1', {
-      text: 'lisbon trip',
-      vector: new Float32Array([0, 1, 0, 0]),
-      mode: 'hybrid',
-      limit: 5,
-      filters: { namespaces: null },
-    });
-    expect(fake.requests.slice(from).find((r) => r.path.endsWith('/points/query'))!.body.query).toEqual({ fusion: 'rrf' });
+    fake.version = '1.13.6';
+    await expect(open()).rejects.toThrow(/Qdrant 1\.13\.6 is too old.*1\.14 or newer/);
+    expect(fake.calls()).toEqual(['GET /']);
+  });
+
+  it('refuses a collection written by the previous layout (collection-wide IDF), names the reindex, and changes nothing', async () => {
+    fake = new FakeQdrant();
+    const old = collectionInfo();
+    (old.config.params.sparse_vectors as Record<string, unknown>).text = { modifier: 'idf' };
+    fake.info = old;
+    fake.meta = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 };
+    const err = await open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SearchIndexLayoutError);
+    expect(String((err as Error).message)).toMatch(/collection-wide IDF.*tenant-memory reindex/s);
+    expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c']);
+    // A layout-1 metadata point on a collection without the modifier (an interrupted upgrade) is refused too.
+    await fake.stop();
+    fake = new FakeQdrant();
+    fake.meta = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 };
+    await expect(open()).rejects.toThrow(/records layout 1; this version reads 2.*tenant-memory reindex/s);
   });
 });
 
@@ -254,8 +274,11 @@ describe('reset and readiness', () => {
   it('reset drops the collection and records the new model and dimension', async () => {
     fake = new FakeQdrant();
     const url = await fake.start();
-    // The collection on the server was built with another model; reset must not refuse it.
+    // The collection on the server was built with another model and the previous layout; reset must not refuse it.
     fake.meta = { kind: 'meta', embedding_model: 'old-model', embedding_dimension: DIM, layout_version: 1 };
+    const old = collectionInfo();
+    (old.config.params.sparse_vectors as Record<string, unknown>).text = { modifier: 'idf' };
+    fake.info = old;
     const index = await resetQdrantSearchIndex({
       url,
       collection: 'mem',
@@ -405,24 +428,40 @@ describe('writes', () => {
 });
 
 describe('search', () => {
-  it('hybrid+graph: looks up entity statistics and companions, then sends one fused query; every filter names the tenant', async () => {
-    fake = new FakeQdrant();
-    const index = await open();
-    const stats = new Map(
-      [
-        ['sarah', 2],
-        ['lisbon', 4],
-      ].map(([key, df]) => [
-        entityPointId('t1', key as string),
-        { id: entityPointId('t1', key as string), payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df } },
-      ]),
-    );
-    fake.override = (r) => {
+  const T0 = Date.parse('2025-01-01T00:00:00.000Z');
+  const point = (memory_id: string, score: number, quality: number, minute: number) => ({
+    id: `p-${memory_id}`,
+    version: 1,
+    score,
+    payload: { tenant_id: 't1', memory_id, quality, namespace: 'default', created_at: new Date(T0 + minute * 60_000).toISOString() },
+  });
+  /** Channel lists whose weighted min-max fusion (the embedded default) and Qdrant's weighted RRF order differently. */
+  const KEYWORD = [point('a', 10, 0.9, 0), point('b', 9.9, 0.1, 5), point('c', 1, 0.9, 10)];
+  const DENSE = [point('c', 0.9, 0.9, 10), point('b', 0.5, 0.1, 5), point('a', 0.1, 0.9, 0)];
+  const GRAPH = [point('c', 3, 0.9, 10)];
+  /** Episodic context: memory n1, written a minute after a. */
+  const N1 = point('n1', 0, 0.9, 1);
+
+  function cannedSearch(f: FakeQdrant, stats: Map<string, unknown>) {
+    f.override = (r) => {
       if (r.method === 'POST' && r.path.endsWith('/points')) {
         return { result: (r.body.ids as string[]).flatMap((id) => (stats.has(id) ? [stats.get(id)] : [])) };
       }
-      if (r.path.endsWith('/points/count')) return { result: { count: 10 } };
-      if (r.path.endsWith('/facet'))
+      if (r.path.endsWith('/points/count')) {
+        const term = (r.body.filter.must as { key: string }[]).some((c) => c.key === 'terms');
+        return { result: { count: term ? 3 : 10 } };
+      }
+      if (r.path.endsWith('/facet')) {
+        if (r.body.key === 'doc_length') {
+          return {
+            result: {
+              hits: [
+                { value: 20, count: 6 },
+                { value: 30, count: 4 },
+              ],
+            },
+          };
+        }
         return {
           result: {
             hits: [
@@ -431,54 +470,104 @@ describe('search', () => {
             ],
           },
         };
-      if (r.path.endsWith('/points/query')) {
-        return {
-          result: {
-            points: [
-              { id: 'p1', version: 1, score: 0.2, payload: { tenant_id: 't1', memory_id: 'a', quality: 0.1 } },
-              { id: 'p2', version: 1, score: 0.1, payload: { tenant_id: 't1', memory_id: 'b', quality: 0.9 } },
-            ],
-          },
-        };
+      }
+      if (r.path.endsWith('/points/query/batch')) {
+        const searches = r.body.searches as {
+          query: { order_by?: { direction: string } };
+          filter: { must_not: { key: string; match: { value: string } }[] };
+        }[];
+        if (searches[0]?.query.order_by) {
+          return {
+            result: searches.map((q) => {
+              const seed = q.filter.must_not.find((c) => c.key === 'memory_id')!.match.value;
+              return { points: seed === 'a' && q.query.order_by!.direction === 'asc' ? [N1] : [] };
+            }),
+          };
+        }
+        return { result: [{ points: KEYWORD }, { points: DENSE }, { points: GRAPH }] };
       }
       return undefined;
     };
+  }
+
+  const entityStats = () =>
+    new Map(
+      [
+        ['sarah', 2],
+        ['lisbon', 4],
+      ].map(([key, df]) => [
+        entityPointId('t1', key as string),
+        { id: entityPointId('t1', key as string), payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df } },
+      ]),
+    );
+
+  const QUERY = {
+    text: 'Where did Sarah go?',
+    vector: new Float32Array([0, 1, 0, 0]),
+    mode: 'hybrid+graph' as const,
+    limit: 5,
+    filters: { namespaces: ['default'], minQuality: 0.5 },
+  };
+
+  it('hybrid+graph: reads the tenant’s statistics, fetches the three channels in one batched request, then the context in another; every filter names the tenant', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    cannedSearch(fake, entityStats());
     const from = fake.requests.length;
-    const res = await index.search('t1', {
-      text: 'Where did Sarah go?',
-      vector: new Float32Array([0, 1, 0, 0]),
-      mode: 'hybrid+graph',
-      limit: 5,
-      filters: { namespaces: ['default'], minQuality: 0.5 },
-    });
-    expect(res).toEqual({
-      hits: [
-        { memoryId: 'b', score: 0.1 },
-        { memoryId: 'a', score: 0.2 },
-      ],
-      total: 2,
-    });
+    await index.search('t1', QUERY);
     const sent = fake.requests.slice(from);
     expect(sent.map((r) => r.path.replace(/^\/collections\/[^/]+/, '/c')).sort()).toEqual(
-      ['/c/facet', '/c/points', '/c/points', '/c/points/count', '/c/points/query'].sort(),
+      [
+        '/c/points/count',
+        '/c/points/count',
+        '/c/facet',
+        '/c/points',
+        '/c/facet',
+        '/c/points',
+        '/c/points/query/batch',
+        '/c/points/query/batch',
+      ].sort(),
     );
-    const facet = sent.find((r) => r.path.endsWith('/facet'))!;
-    expect(facet.body).toEqual({
-      key: 'entities',
-      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] },
-      limit: 101,
+    // Statistics of the tenant alone: its memories, their lengths, the term's frequency.
+    const counts = sent.filter((r) => r.path.endsWith('/points/count')).map((r) => r.body);
+    expect(counts).toContainEqual({ filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }] }, exact: true });
+    expect(counts).toContainEqual({
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'terms', match: { value: termIndex('sarah') } }] },
       exact: true,
     });
-    const query = sent.find((r) => r.path.endsWith('/points/query'))!.body;
-    expect(query.prefetch.map((p: { using: string }) => p.using)).toEqual(['text', 'dense', 'entities']);
-    const w = DEFAULT_FUSION.weights['hybrid+graph'];
-    expect(query.query).toEqual({ rrf: { k: 61, weights: [w.keyword, w.dense, w.graph] } });
+    const facets = sent.filter((r) => r.path.endsWith('/facet')).map((r) => r.body);
+    expect(facets).toContainEqual({
+      key: 'doc_length',
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }] },
+      limit: 1_000_000,
+      exact: false,
+    });
+    expect(facets).toContainEqual({
+      key: 'entities',
+      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'entities', match: { value: 'sarah' } }] },
+      limit: 33,
+      exact: false,
+    });
+    // One batch: the channels in order, each its own ranked list; no server-side fusion.
+    const [channels, context] = sent.filter((r) => r.path.endsWith('/points/query/batch')).map((r) => r.body.searches);
+    expect(channels).toHaveLength(3);
+    const [keyword, dense, graph] = channels;
+    expect(keyword.prefetch).toEqual([
+      { query: { indices: [termIndex('sarah')], values: [1] }, using: 'text', filter: keyword.filter, limit: 19 },
+    ]);
+    const idf = Math.log((10 - 3 + 0.5) / (3 + 0.5));
+    expect(keyword.query.formula.mult[0]).toBeCloseTo(idf * 2.2, 12);
+    expect(keyword.query.formula.mult[1].div.right.sum[2].mult[0]).toBeCloseTo((1.2 * 0.75) / 24, 12);
+    expect(dense).toMatchObject({ query: [0, 1, 0, 0], using: 'dense', limit: 100 });
+    expect(graph).toMatchObject({ using: 'entities', limit: 100 });
     // sarah: ln(1 + 10/2); lisbon (1 hop): 0.5 · 1/√(2·4) · ln(1 + 10/4).
-    const graph = query.prefetch[2].query as { indices: number[]; values: number[] };
-    expect(graph.values.slice().sort((a: number, b: number) => b - a)).toEqual([
+    expect([...graph.query.values].sort((a: number, b: number) => b - a)).toEqual([
       expect.closeTo(Math.log(6), 6),
       expect.closeTo((0.5 / Math.sqrt(8)) * Math.log(3.5), 6),
     ]);
+    for (const c of channels) expect(JSON.stringify(c)).not.toMatch(/"rrf"|"fusion"/);
+    // Two context look-ups per fused candidate.
+    expect(context).toHaveLength(6);
     for (const r of sent) {
       const all: { must: unknown[] }[] = [];
       const walk = (n: unknown) => {
@@ -491,10 +580,58 @@ describe('search', () => {
         }
       };
       walk(r.body);
-      if (r.path.endsWith('/query') || r.path.endsWith('/count') || r.path.endsWith('/facet'))
-        expect(all.length, r.path).toBeGreaterThan(0);
+      if (!r.path.endsWith('/points')) expect(all.length, r.path).toBeGreaterThan(0);
       for (const f of all) expect(f.must[0], r.path).toEqual(TENANT('t1'));
     }
+  });
+
+  it('ranks through the shared functions: fusion, episodic context and final order give the embedded answer for these lists', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    cannedSearch(fake, entityStats());
+    const res = await index.search('t1', QUERY);
+    // The embedded index's pipeline over the same channel lists.
+    const w = DEFAULT_FUSION.weights['hybrid+graph'];
+    const list = (pts: typeof KEYWORD) => pts.map((p) => ({ key: p.payload.memory_id, score: p.score }));
+    const fused = fuseChannels(
+      [
+        { name: 'keyword', weight: w.keyword, hits: list(KEYWORD) },
+        { name: 'dense', weight: w.dense, hits: list(DENSE) },
+        { name: 'graph', weight: w.graph, hits: list(GRAPH) },
+      ],
+      DEFAULT_FUSION.method,
+    );
+    const seeds = contextSeeds(fused, DEFAULT_CONTEXT.candidates, (a, b) => a < b);
+    lendToNeighbours(fused, seeds, DEFAULT_CONTEXT.weight['hybrid+graph'], (k) => ({ before: null, after: k === 'a' ? 'n1' : null }));
+    const quality = new Map([...KEYWORD, N1].map((p) => [p.payload.memory_id, p.payload.quality]));
+    const expected = rankCandidates(
+      [...fused].map(([memoryId, score]) => ({ memoryId, score, quality: quality.get(memoryId)! })),
+      0,
+      5,
+      0.5,
+    );
+    expect(res).toEqual(expected);
+    // Fused, b (1.139) leads a (1) and c (0.45); n1, which no channel found, borrows 0.6 of a's score;
+    // b, below minQuality, comes after the rest. Qdrant's weighted RRF would have put c first.
+    expect(res.hits.map((h) => h.memoryId)).toEqual(['a', 'n1', 'c', 'b']);
+    expect(res.hits[1]!.score).toBeCloseTo(0.6 * res.hits[0]!.score, 12);
+    expect(res.total).toBe(4);
+  });
+
+  it('fuses with the configured method: RRF is Σ weight / (k + rank), ranks from 1', async () => {
+    fake = new FakeQdrant();
+    const fusion: FusionConfig = { method: { kind: 'rrf', k: 60 }, weights: DEFAULT_FUSION.weights };
+    const index = await open({ fusion, context: { ...DEFAULT_CONTEXT, weight: { 'vector-only': 0, hybrid: 0, 'hybrid+graph': 0 } } });
+    cannedSearch(fake, entityStats());
+    const res = await index.search('t1', { ...QUERY, filters: { namespaces: ['default'] } });
+    const w = DEFAULT_FUSION.weights['hybrid+graph'];
+    expect(new Map(res.hits.map((h) => [h.memoryId, h.score]))).toEqual(
+      new Map([
+        ['a', expect.closeTo(w.keyword / 61 + w.dense / 63, 12)],
+        ['b', expect.closeTo(w.keyword / 62 + w.dense / 62, 12)],
+        ['c', expect.closeTo(w.keyword / 63 + w.dense / 61 + w.graph / 61, 12)],
+      ]),
+    );
   });
 
   it('answers an empty namespace list without asking Qdrant', async () => {
@@ -535,11 +672,12 @@ describe('failures', () => {
     fake = new FakeQdrant();
     const index = await open({ timeoutMs: 300 });
     const q = { text: 'lisbon', vector: null, mode: 'hybrid' as const, limit: 5, filters: { namespaces: null } };
-    fake.override = (r) => (r.path.endsWith('/points/query') ? { status: 503, raw: { status: { error: 'overloaded' } } } : undefined);
+    fake.override = (r) => (r.path.endsWith('/points/query/batch') ? { status: 503, raw: { status: { error: 'overloaded' } } } : undefined);
     await expect(index.search('t1', q)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
-    fake.override = (r) => (r.path.endsWith('/points/query') ? { hang: true } : undefined);
+    fake.override = (r) => (r.path.endsWith('/points/query/batch') ? { hang: true } : undefined);
     await expect(index.search('t1', q)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
-    fake.override = (r) => (r.path.endsWith('/points/query') ? { status: 400, raw: { status: { error: 'bad request' } } } : undefined);
+    fake.override = (r) =>
+      r.path.endsWith('/points/query/batch') ? { status: 400, raw: { status: { error: 'bad request' } } } : undefined;
     const bug = await index.search('t1', q).catch((e: unknown) => e);
     expect(bug).not.toBeInstanceOf(AppError);
     expect(bug).toBeInstanceOf(Error);
