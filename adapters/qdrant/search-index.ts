@@ -303,6 +303,10 @@ async function ensureCollection(client: QdrantClient, name: string, configured: 
   if (outdatedLayout(typeof modifier === 'string' ? modifier : null, null)) {
     throw new SearchIndexLayoutError(`Qdrant collection "${name}" applies a collection-wide IDF to keyword scores`);
   }
+  const layout = created ? null : ((await readMeta(client, name))?.layoutVersion ?? null);
+  if (layout !== null && outdatedLayout(null, layout)) {
+    throw new SearchIndexLayoutError(`Qdrant collection "${name}" records layout ${layout}; this version reads ${LAYOUT_VERSION}`);
+  }
   if (dense.size !== configured.dimension) {
     const recorded = await readMeta(client, name);
     throw new EmbeddingModelMismatchError(recorded ?? { model: 'unknown', dimension: dense.size }, configured);
@@ -348,11 +352,6 @@ async function ensureIndexInfo(client: QdrantClient, name: string, configured: I
   if (recorded) {
     if (recorded.model !== configured.model || recorded.dimension !== configured.dimension) {
       throw new EmbeddingModelMismatchError(recorded, configured);
-    }
-    if (outdatedLayout(null, recorded.layoutVersion)) {
-      throw new SearchIndexLayoutError(
-        `Qdrant collection "${name}" records layout ${recorded.layoutVersion}; this version reads ${LAYOUT_VERSION}`,
-      );
     }
     return recorded;
   }

@@ -219,9 +219,10 @@ describe('start-up', () => {
     );
     fake.info = collectionInfo(DIM, { payload_schema: schema });
     await open();
-    expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c', 'PUT /c/index', 'POST /c/points']);
-    expect(fake.requests[3]!.body).toEqual({ field_name: 'entities', field_schema: 'keyword' });
-    expect(fake.requests[3]!.query.get('wait')).toBe('false');
+    // The metadata point is read first (an older layout is refused before anything is added).
+    expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c', 'POST /c/points', 'PUT /c/index', 'POST /c/points']);
+    expect(fake.requests[4]!.body).toEqual({ field_name: 'entities', field_schema: 'keyword' });
+    expect(fake.requests[4]!.query.get('wait')).toBe('false');
   });
 
   it('refuses another model or dimension with the port error', async () => {
@@ -267,6 +268,7 @@ describe('start-up', () => {
     fake = new FakeQdrant();
     fake.meta = { kind: 'meta', embedding_model: MODEL, embedding_dimension: DIM, layout_version: 1 };
     await expect(open()).rejects.toThrow(/records layout 1; this version reads 2.*tenant-memory reindex/s);
+    expect(fake.calls()).toEqual(['GET /', 'GET /c/exists', 'GET /c', 'POST /c/points']);
   });
 });
 
