@@ -64,6 +64,29 @@ describe('tenantFilter', () => {
     expect(tenantFilter('t1')).toEqual({ must: [TENANT, { key: 'kind', match: { value: 'memory' } }] });
   });
 
+  it('scopes a keyword term’s document frequency and the episodic-context look-ups to the tenant', () => {
+    expect(tenantFilter('t1', { term: 4_000_000_000 })).toEqual({
+      must: [TENANT, { key: 'kind', match: { value: 'memory' } }, { key: 'terms', match: { value: 4_000_000_000 } }],
+    });
+    const timeline = { namespace: 'chat', from: '2025-01-01T00:00:00.000Z', to: '2025-01-01T00:30:00.000Z', except: 'm-1' };
+    expect(tenantFilter('t1', { timeline, filters: resolved({ namespaces: ['chat'] }) })).toEqual({
+      must: [
+        TENANT,
+        { key: 'kind', match: { value: 'memory' } },
+        { key: 'namespace', match: { value: 'chat' } },
+        { key: 'created_at', range: { gte: timeline.from, lte: timeline.to } },
+        { key: 'namespace', match: { any: ['chat'] } },
+      ],
+      must_not: [
+        { key: 'memory_id', match: { value: 'm-1' } },
+        { key: 'status', match: { value: 'superseded' } },
+        { key: 'injection_flagged', match: { value: true } },
+      ],
+    });
+    expect(() => tenantFilter('t1', { kind: 'entity', term: 1 })).toThrow(RangeError);
+    expect(() => tenantFilter('t1', { kind: 'all', timeline })).toThrow(RangeError);
+  });
+
   it('refuses a missing tenant and contradictory scopes', () => {
     for (const bad of ['', undefined, null, 42]) expect(() => tenantFilter(bad as unknown as string)).toThrow(RangeError);
     expect(() => tenantFilter('t1', { kind: 'entity', memoryId: 'm' })).toThrow(RangeError);
