@@ -35,7 +35,7 @@ export function qdrantClientParams(url: string, apiKey: string | undefined, time
     ...(path ? { prefix: path } : {}),
     ...(apiKey ? { apiKey } : {}),
     timeout: timeoutMs,
-    // The server version is checked by the adapter (it decides the fusion request), not by a console warning.
+    // The server version is checked by the adapter (the keyword channel needs formula queries), not by a console warning.
     checkCompatibility: false,
   };
 }
