@@ -20,38 +20,38 @@ export interface Neighbours<K> {
 export function contextSeeds<K>(fused: ReadonlyMap<K, number>, n: number, keyBefore: (a: K, b: K) => boolean): [K, number][] {
   const keys: K[] = [];
   const scores: number[] = [];
-  // The heap's root is the worst kept pair.
-  const worse = (i: number, j: number) => scores[i]! < scores[j]! || (scores[i] === scores[j] && keyBefore(keys[j]!, keys[i]!));
-  const swap = (i: number, j: number) => {
-    [keys[i], keys[j]] = [keys[j]!, keys[i]!];
-    [scores[i], scores[j]] = [scores[j]!, scores[i]!];
+  // A min-heap whose root is the worst pair kept: (lower score, or the same score and the later key).
+  const worse = (sa: number, ka: K, sb: number, kb: K) => sa < sb || (sa === sb && keyBefore(kb, ka));
+  const place = (i: number, key: K, score: number) => {
+    keys[i] = key;
+    scores[i] = score;
   };
   if (n > 0) {
     for (const [key, score] of fused) {
       if (keys.length < n) {
-        keys.push(key);
-        scores.push(score);
-        for (let i = keys.length - 1; i > 0;) {
+        let i = keys.length;
+        while (i > 0) {
           const p = (i - 1) >> 1;
-          if (!worse(i, p)) break;
-          swap(i, p);
+          if (!worse(score, key, scores[p]!, keys[p]!)) break;
+          place(i, keys[p]!, scores[p]!);
           i = p;
         }
+        place(i, key, score);
         continue;
       }
-      const rootScore = scores[0]!;
-      if (score < rootScore || (score === rootScore && !keyBefore(key, keys[0]!))) continue;
-      keys[0] = key;
-      scores[0] = score;
-      for (let i = 0; ;) {
+      // Most candidates stop here: no better than the worst kept.
+      if (!worse(scores[0]!, keys[0]!, score, key)) continue;
+      let i = 0;
+      for (;;) {
         const l = 2 * i + 1;
         if (l >= keys.length) break;
         const r = l + 1;
-        const m = r < keys.length && worse(r, l) ? r : l;
-        if (!worse(m, i)) break;
-        swap(i, m);
+        const m = r < keys.length && worse(scores[r]!, keys[r]!, scores[l]!, keys[l]!) ? r : l;
+        if (!worse(scores[m]!, keys[m]!, score, key)) break;
+        place(i, keys[m]!, scores[m]!);
         i = m;
       }
+      place(i, key, score);
     }
   }
   const out: [K, number][] = keys.map((k, i) => [k, scores[i]!]);
