@@ -26,8 +26,10 @@ import {
   type GraphConfig,
   type KeywordConfig,
 } from '../../server/services/search/tuning.js';
+import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import {
   SEARCH_MODES,
+  type IndexChange,
   type IndexInfo,
   type IndexedMemory,
   type SearchIndex,
@@ -155,6 +157,15 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   async remove(tenantId: string, memoryId: string): Promise<void> {
     this.db.transaction(() => deleteIndexRows(this.db, tenantId, memoryId))();
+  }
+
+  /** The batch in one transaction, by the shared rule (a memory's last change wins). */
+  async applyChanges(tenantId: string, changes: readonly IndexChange[]): Promise<void> {
+    const { upserts, removals } = netIndexChanges(changes);
+    this.db.transaction(() => {
+      for (const id of removals) deleteIndexRows(this.db, tenantId, id);
+      for (const d of upserts) writeIndexRows(this.db, tenantId, d);
+    })();
   }
 
   async removeTenant(tenantId: string): Promise<void> {

@@ -10,8 +10,8 @@ export interface FilterScope {
   kind?: 'memory' | 'entity' | 'all';
   /** The filter policy of a search (`resolveSearchFilter`; memory points only). */
   filters?: SearchFilterPolicy;
-  /** One memory (deletion). */
-  memoryId?: string;
+  /** One memory, or any of several (deletion). */
+  memoryId?: string | readonly string[];
   /** Memory points mentioning this entity key (graph look-ups). */
   entity?: string;
   /** Memory points holding this keyword term id (the tenant's document frequency of the term). */
@@ -37,7 +37,10 @@ export function tenantFilter(tenantId: string, scope: FilterScope = {}): Filter 
   if (kind !== 'all') must.push({ key: 'kind', match: { value: kind } });
   if (scope.memoryId !== undefined) {
     if (kind !== 'memory') throw new RangeError('memoryId applies to memory points only');
-    must.push({ key: 'memory_id', match: { value: scope.memoryId } });
+    const ids = scope.memoryId;
+    // Refused rather than sent: a delete must never depend on how Qdrant reads an empty `any`.
+    if (typeof ids !== 'string' && ids.length === 0) throw new RangeError('an empty memory id list matches nothing');
+    must.push({ key: 'memory_id', match: typeof ids === 'string' ? { value: ids } : { any: [...ids] } });
   }
   if (scope.entity !== undefined) {
     if (kind !== 'memory') throw new RangeError('entity applies to memory points only');

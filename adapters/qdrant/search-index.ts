@@ -1,4 +1,4 @@
-import type { QdrantClient, Schemas } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
 import {
   DEFAULT_CONTEXT,
@@ -13,6 +13,7 @@ import {
   EmbeddingModelMismatchError,
   SEARCH_MODES,
   SearchIndexLayoutError,
+  type IndexChange,
   type IndexInfo,
   type IndexedMemory,
   type SearchIndex,
@@ -23,9 +24,8 @@ import { clientOf, dropCollection } from './client.js';
 import { collectionMissing, guarded } from './errors.js';
 import { tenantFilter } from './filters.js';
 import type { GraphParams } from './graph.js';
-import { META_POINT_ID, entityPointId, memoryPointId } from './ids.js';
-import { PARALLEL_REQUESTS, RETRIEVE_CHUNK, chunks, mapLimit } from './parallel.js';
-import { memoryPoint } from './requests.js';
+import { QdrantIndexWriter } from './index-writer.js';
+import { META_POINT_ID } from './ids.js';
 import {
   DENSE_VECTOR,
   ENTITY_VECTOR,
@@ -36,8 +36,6 @@ import {
   collectionSpec,
   outdatedLayout,
   supportsQdrantVersion,
-  type EntityPayload,
-  type MemoryPayload,
   type MetaPayload,
 } from './schema.js';
 import { searchQdrant, type QdrantSearchSettings } from './search.js';
@@ -83,15 +81,19 @@ export interface QdrantSearchIndexOptions {
 export class QdrantSearchIndex implements SearchIndex {
   /** Mirrors the metadata point's `reindex_incomplete` (read at open; only `completeReindex` clears it). */
   private incomplete = false;
+  /** Upserts, removals and the entity recounts they need (`index-writer.ts`). */
+  private readonly writer: QdrantIndexWriter;
 
   private constructor(
     private readonly client: QdrantClient,
     private readonly collection: string,
     private readonly info: IndexInfo,
     private readonly settings: Omit<QdrantSearchSettings, 'depth'>,
-    private readonly keyword: ColumnWeights,
+    keyword: ColumnWeights,
     private readonly candidateDepth: number,
-  ) {}
+  ) {
+    this.writer = new QdrantIndexWriter(client, collection, { info, keyword });
+  }
 
   /**
    * Connects, creates the collection and its payload indexes when missing (idempotent, safe when
@@ -132,6 +134,8 @@ export class QdrantSearchIndex implements SearchIndex {
       options.candidateDepth ?? 100,
     );
     index.incomplete = reindexIncomplete;
+    // Only `tenant-memory reindex` writes to an incomplete index (services refuse to start on one).
+    index.writer.deferRecounts(reindexIncomplete);
     return index;
   }
 
@@ -144,6 +148,8 @@ export class QdrantSearchIndex implements SearchIndex {
   }
 
   async completeReindex(): Promise<void> {
+    await this.writer.flushDeferred();
+    this.writer.deferRecounts(false);
     await guarded('write', () =>
       this.client.setPayload(this.collection, { points: [META_POINT_ID], payload: { reindex_incomplete: false }, wait: true }),
     );
@@ -151,47 +157,23 @@ export class QdrantSearchIndex implements SearchIndex {
   }
 
   async upsert(tenantId: string, doc: IndexedMemory): Promise<void> {
-    await this.upsertMany(tenantId, [doc]);
+    await this.writer.apply(tenantId, [{ op: 'upsert', doc }]);
   }
 
-  /** Many memories of one tenant in one write (bulk loads, reindex); the last of duplicate ids wins. */
+  /** Many memories of one tenant in one write (bulk loads); the last of duplicate ids wins. */
   async upsertMany(tenantId: string, docs: readonly IndexedMemory[]): Promise<void> {
-    const byId = new Map<string, IndexedMemory>();
-    for (const d of docs) {
-      if (d.vector && d.vector.length !== this.info.dimension) {
-        throw new Error(
-          `vector of memory ${d.memoryId} has ${d.vector.length} dimensions; the search index holds ` +
-            `${this.info.dimension}-dimensional vectors of model "${this.info.model}"`,
-        );
-      }
-      byId.set(d.memoryId, d);
-    }
-    if (byId.size === 0) return;
-    const points = [...byId.values()].map((d) => memoryPoint(tenantId, d, this.keyword));
-    const before = await this.storedEntityKeys(
+    await this.writer.apply(
       tenantId,
-      points.map((p) => String(p.id)),
+      docs.map((doc) => ({ op: 'upsert', doc })),
     );
-    await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points }));
-    const touched = new Set<string>();
-    for (const p of points) {
-      const now = new Set(p.payload.entities);
-      const old = before.get(String(p.id));
-      if (!old) {
-        for (const k of now) touched.add(k);
-        continue;
-      }
-      for (const k of now) if (!old.has(k)) touched.add(k);
-      for (const k of old) if (!now.has(k)) touched.add(k);
-    }
-    await this.recountEntities(tenantId, [...touched]);
   }
 
   async remove(tenantId: string, memoryId: string): Promise<void> {
-    const id = memoryPointId(tenantId, memoryId);
-    const before = await this.storedEntityKeys(tenantId, [id]);
-    await guarded('remove', () => this.client.delete(this.collection, { wait: true, filter: tenantFilter(tenantId, { memoryId }) }));
-    await this.recountEntities(tenantId, [...(before.get(id) ?? [])]);
+    await this.writer.apply(tenantId, [{ op: 'remove', memoryId }]);
+  }
+
+  async applyChanges(tenantId: string, changes: readonly IndexChange[]): Promise<void> {
+    await this.writer.apply(tenantId, changes);
   }
 
   async removeTenant(tenantId: string): Promise<void> {
@@ -224,54 +206,6 @@ export class QdrantSearchIndex implements SearchIndex {
     if (!policy) return { hits: [], total: 0 };
     const depth = Math.max(this.candidateDepth, offset + limit);
     return searchQdrant({ client: this.client, collection: this.collection }, { ...this.settings, depth }, tenantId, query, policy);
-  }
-
-  // ---- entity statistics -------------------------------------------------------------------------
-
-  /** The entity keys currently stored on the given memory points of the tenant, by point id. */
-  private async storedEntityKeys(tenantId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
-    const out = new Map<string, Set<string>>();
-    const batches = await mapLimit(chunks(ids, RETRIEVE_CHUNK), PARALLEL_REQUESTS, (batch) =>
-      guarded('upsert', () =>
-        this.client.retrieve(this.collection, { ids: batch, with_payload: ['kind', 'tenant_id', 'entities'], with_vector: false }),
-      ),
-    );
-    for (const records of batches) {
-      for (const r of records) {
-        const p = r.payload as Partial<MemoryPayload> | null | undefined;
-        if (p?.kind !== 'memory' || p.tenant_id !== tenantId) continue;
-        out.set(String(r.id), new Set(Array.isArray(p.entities) ? p.entities.filter((k): k is string => typeof k === 'string') : []));
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Recounts how many of the tenant's memories mention each key and stores it on the entity's
-   * statistics point (deleted at 0). Counting from the memory points, instead of incrementing, makes
-   * the statistics converge to the truth on every write that touches the entity.
-   */
-  private async recountEntities(tenantId: string, keys: readonly string[]): Promise<void> {
-    if (keys.length === 0) return;
-    const counts = await mapLimit(keys, PARALLEL_REQUESTS, async (key) => {
-      const res = await guarded('upsert', () =>
-        this.client.count(this.collection, { filter: tenantFilter(tenantId, { entity: key }), exact: true }),
-      );
-      return { key, df: res.count };
-    });
-    const live = counts.filter((c) => c.df > 0);
-    const gone = counts.filter((c) => c.df === 0).map((c) => entityPointId(tenantId, c.key));
-    if (live.length > 0) {
-      const points: Schemas['PointStruct'][] = live.map((c) => ({
-        id: entityPointId(tenantId, c.key),
-        vector: {},
-        payload: { kind: 'entity', tenant_id: tenantId, entity_key: c.key, df: c.df } satisfies EntityPayload,
-      }));
-      await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points }));
-    }
-    if (gone.length > 0) {
-      await guarded('upsert', () => this.client.delete(this.collection, { wait: true, points: gone }));
-    }
   }
 }
 

@@ -43,6 +43,12 @@ export interface IndexedMemory {
   entities: ExtractedEntity[];
 }
 
+/**
+ * One change to a tenant's index rows. A list of them means what applying them one by one, in order,
+ * would do; `netIndexChanges` (server/services/search/index-changes.ts) says what that is.
+ */
+export type IndexChange = { op: 'upsert'; doc: IndexedMemory } | { op: 'remove'; memoryId: string };
+
 /** A search's request filters; `resolveSearchFilter` (server/services/search/filter-policy.ts) says what they mean. */
 export interface SearchFilters {
   /** Namespaces to search; null means every namespace of the tenant. An empty array matches nothing. */
@@ -147,6 +153,11 @@ export interface SearchIndex {
   upsert(tenantId: string, doc: IndexedMemory): Promise<void>;
   /** Removes every index row of one memory; a no-op when absent. */
   remove(tenantId: string, memoryId: string): Promise<void>;
+  /**
+   * Applies many changes of one tenant at once, with the effect of applying them one by one in order
+   * (the last change of a memory wins): the index outbox's batches and `tenant-memory reindex`.
+   */
+  applyChanges(tenantId: string, changes: readonly IndexChange[]): Promise<void>;
   /** Removes every index row of one tenant (tenant deletion). */
   removeTenant(tenantId: string): Promise<void>;
   search(tenantId: string, query: SearchQuery): Promise<SearchResult>;

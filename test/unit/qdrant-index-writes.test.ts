@@ -1,0 +1,135 @@
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { describe, expect, it } from 'vitest';
+import { entityPointId, memoryPointId } from '../../adapters/qdrant/ids.js';
+import { QdrantIndexWriter, entityKeysToRecount } from '../../adapters/qdrant/index-writer.js';
+import type { ExtractedEntity, IndexChange } from '../../server/ports/search-index.js';
+import { DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
+import { indexedMemory } from '../support/indexed-memory.js';
+
+/**
+ * The Qdrant index's write path, over a client that records what it is asked (the wire format itself
+ * is checked in qdrant-wire.test.ts): how many requests a batch of the outbox or of a reindex costs.
+ */
+
+type Call = { op: 'retrieve' | 'upsert' | 'delete' | 'count'; body: any };
+
+function recordingClient(stored: Record<string, string[]> = {}) {
+  const calls: Call[] = [];
+  const client = {
+    async retrieve(_c: string, body: { ids: string[] }) {
+      calls.push({ op: 'retrieve', body });
+      return body.ids.filter((id) => stored[id]).map((id) => ({ id, payload: { kind: 'memory', tenant_id: 't1', entities: stored[id] } }));
+    },
+    async upsert(_c: string, body: unknown) {
+      calls.push({ op: 'upsert', body });
+      return { status: 'completed' };
+    },
+    async delete(_c: string, body: unknown) {
+      calls.push({ op: 'delete', body });
+      return { status: 'completed' };
+    },
+    async count(_c: string, body: { filter: { must: { match: { value: string } }[] } }) {
+      calls.push({ op: 'count', body });
+      return { count: body.filter.must[2]!.match.value === 'gone' ? 0 : 2 };
+    },
+  };
+  return { calls, client: client as unknown as QdrantClient };
+}
+
+const ent = (...keys: string[]): ExtractedEntity[] => keys.map((key) => ({ key, name: key, type: 'thing' }));
+const upsert = (id: string, ...keys: string[]): IndexChange => ({
+  op: 'upsert',
+  doc: indexedMemory(id, `about ${id}`, { entities: ent(...keys) }),
+});
+const settings = { info: { model: 'm', dimension: 4 }, keyword: DEFAULT_KEYWORD };
+const counted = (calls: Call[]) => calls.filter((c) => c.op === 'count').map((c) => c.body.filter.must[2].match.value as string);
+
+describe('entity keys a batch recounts', () => {
+  it.each([
+    ['a new point: all its keys', new Map(), [{ id: 'p1', entities: ['a', 'b'] }], [], ['a', 'b']],
+    ['an unchanged point: none', new Map([['p1', new Set(['a'])]]), [{ id: 'p1', entities: ['a'] }], [], []],
+    ['gained and lost keys', new Map([['p1', new Set(['a', 'b'])]]), [{ id: 'p1', entities: ['b', 'c'] }], [], ['c', 'a']],
+    ['a removed point: its stored keys', new Map([['p2', new Set(['x'])]]), [], ['p2'], ['x']],
+    ['a removed point never stored: none', new Map(), [], ['p3'], []],
+    [
+      'a key touched by many points of the batch: once',
+      new Map([['p3', new Set(['a'])]]),
+      [
+        { id: 'p1', entities: ['a'] },
+        { id: 'p2', entities: ['a', 'b'] },
+      ],
+      ['p3'],
+      ['a', 'b'],
+    ],
+  ] as const)('%s', (_what, before, written, removed, keys) => {
+    expect(entityKeysToRecount(before as Map<string, Set<string>>, written, removed)).toEqual(keys);
+  });
+});
+
+describe('a batch of changes', () => {
+  it('is one look-up, one upsert, one delete, and one count per entity key the batch touched', async () => {
+    const { calls, client } = recordingClient({ [memoryPointId('t1', 'old')]: ['sarah', 'gone'] });
+    const writer = new QdrantIndexWriter(client, 'c', settings);
+    // 4 memories mention "sarah": recounted once, not four times.
+    await writer.apply('t1', [
+      upsert('m1', 'sarah', 'lisbon'),
+      upsert('m2', 'sarah'),
+      upsert('m3', 'sarah', 'paris'),
+      { op: 'remove', memoryId: 'old' },
+      upsert('m4', 'sarah', 'lisbon'),
+    ]);
+    expect(calls.map((c) => c.op)).toEqual(['retrieve', 'upsert', 'delete', 'count', 'count', 'count', 'count', 'upsert', 'delete']);
+    expect(calls[0]!.body.ids).toEqual([...['m1', 'm2', 'm3', 'm4', 'old'].map((id) => memoryPointId('t1', id))]);
+    expect(calls[1]!.body.points.map((p: { id: string }) => p.id)).toEqual(['m1', 'm2', 'm3', 'm4'].map((id) => memoryPointId('t1', id)));
+    expect(calls[2]!.body).toEqual({
+      wait: true,
+      filter: {
+        must: [
+          { key: 'tenant_id', match: { value: 't1' } },
+          { key: 'kind', match: { value: 'memory' } },
+          { key: 'memory_id', match: { value: 'old' } },
+        ],
+      },
+    });
+    expect(counted(calls).sort()).toEqual(['gone', 'lisbon', 'paris', 'sarah']);
+    expect(calls[8]!.body).toEqual({ wait: true, points: [entityPointId('t1', 'gone')] });
+  });
+
+  it('removes many memories with one filtered delete, and applies only the last change of a memory', async () => {
+    const { calls, client } = recordingClient();
+    const writer = new QdrantIndexWriter(client, 'c', settings);
+    await writer.apply('t1', [
+      upsert('a'),
+      { op: 'remove', memoryId: 'b' },
+      { op: 'remove', memoryId: 'a' },
+      { op: 'remove', memoryId: 'c' },
+    ]);
+    expect(calls.map((c) => c.op)).toEqual(['retrieve', 'delete']);
+    expect(calls[1]!.body.filter.must[2]).toEqual({ key: 'memory_id', match: { any: ['a', 'b', 'c'] } });
+  });
+
+  it('sends nothing for an empty batch, and refuses a vector of another dimension before sending anything', async () => {
+    const { calls, client } = recordingClient();
+    const writer = new QdrantIndexWriter(client, 'c', settings);
+    await writer.apply('t1', []);
+    await expect(writer.apply('t1', [{ op: 'upsert', doc: indexedMemory('x', 'x', { vector: new Float32Array(5) }) }])).rejects.toThrow(
+      /5 dimensions/,
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('during a reindex, recounts each key of a tenant once, when the writes move on and at the end', async () => {
+    const { calls, client } = recordingClient();
+    const writer = new QdrantIndexWriter(client, 'c', settings);
+    writer.deferRecounts(true);
+    await writer.apply('t1', [upsert('m1', 'sarah'), upsert('m2', 'lisbon')]);
+    await writer.apply('t1', [upsert('m3', 'sarah'), upsert('m4', 'lisbon', 'paris')]);
+    expect(counted(calls)).toEqual([]);
+    await writer.apply('t2', [upsert('m5', 'sarah')]);
+    expect(counted(calls).sort()).toEqual(['lisbon', 'paris', 'sarah']);
+    expect(calls.filter((c) => c.op === 'count').every((c) => c.body.filter.must[0].match.value === 't1')).toBe(true);
+    await writer.flushDeferred();
+    expect(counted(calls)).toHaveLength(4);
+    expect(calls.at(-1)!.body.points.map((p: { payload: { tenant_id: string } }) => p.payload.tenant_id)).toEqual(['t2']);
+  });
+});
