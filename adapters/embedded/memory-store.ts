@@ -65,6 +65,16 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
   const getHitsStmt = db
     .prepare(`SELECT json_group_array(${HIT_JSON}) FROM memories WHERE +tenant_id = ? AND id IN (SELECT value FROM json_each(?))`)
     .raw(true);
+  // Keyset pages of the memories_tenant_created index (a row value comparison is one range of it).
+  const listFirst = db
+    .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND merged_into IS NULL ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .raw(true);
+  const listAfterKey = db
+    .prepare(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND merged_into IS NULL AND (created_at, id) < (?, ?)
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
+    .raw(true);
   const versions = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? ORDER BY version`);
   const version = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
   const deleteRow = db.prepare('DELETE FROM memories WHERE tenant_id = ? AND id = ? RETURNING size_bytes, merged_into');
@@ -303,6 +313,13 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
         .raw(true)
         .all([...params, q.limit, q.offset]) as unknown[][];
       return { items: rows.map(toMemoryRecord), total: n };
+    },
+
+    async listAfter(tenantId, after, limit) {
+      const rows = (
+        after ? listAfterKey.all([tenantId, after.createdAt, after.id, limit]) : listFirst.all([tenantId, limit])
+      ) as unknown[][];
+      return rows.map(toMemoryRecord);
     },
 
     async listVersions(tenantId, memoryId) {

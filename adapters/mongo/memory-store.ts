@@ -12,6 +12,7 @@ import {
 import { appliedWriteProjection, memoryUpdateProjection } from '../../server/storage-rules/commit-projection.js';
 import { deletionUsage } from '../../server/storage-rules/memory-deletion.js';
 import type { IndexOutbox } from './index-outbox.js';
+import { NEWEST_FIRST, keysetBefore } from './keyset.js';
 import { isDuplicateKey, type MemoryCollections, type MemoryDoc, type VersionDoc } from './memory-collections.js';
 
 function toRecord(d: MemoryDoc): MemoryRecord {
@@ -114,6 +115,12 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
         memories.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.offset).limit(q.limit).toArray(),
       ]);
       return { items: docs.map(toRecord), total };
+    },
+
+    async listAfter(tenantId, after, limit) {
+      if (limit <= 0) return [];
+      const filter: Filter<MemoryDoc> = { tenantId, mergedInto: null, ...keysetBefore(after) };
+      return (await memories.find(filter).sort(NEWEST_FIRST).limit(limit).toArray()).map(toRecord);
     },
 
     async listVersions(tenantId, memoryId) {

@@ -158,6 +158,12 @@ export interface MemoryListQuery {
   offset: number;
 }
 
+/** A memory's place in the newest-first order (created_at, then id): where a keyset page starts after. */
+export interface MemoryOrderKey {
+  createdAt: string;
+  id: string;
+}
+
 export interface MemoryPage {
   /** Newest first (created_at, then id). */
   items: MemoryRecord[];
@@ -266,6 +272,12 @@ export interface MemoryStore {
    */
   getHits(tenantId: string, memoryIds: readonly string[]): Promise<MemoryHitRecord[]>;
   list(tenantId: string, query: MemoryListQuery): Promise<MemoryPage>;
+  /**
+   * The tenant's memories newest first (created_at, then id) after `after`, merged duplicates left out,
+   * no total: keyset paging, so each page is one range of the (tenant, created_at, id) index however
+   * deep it starts (`tenant-memory reindex` walks every memory so, where `offset` would skip ever more).
+   */
+  listAfter(tenantId: string, after: MemoryOrderKey | null, limit: number): Promise<MemoryRecord[]>;
   /** Every committed version, oldest first; empty when the memory does not exist. */
   listVersions(tenantId: string, memoryId: string): Promise<MemoryVersionRecord[]>;
   getVersion(tenantId: string, memoryId: string, version: number): Promise<MemoryVersionRecord | null>;

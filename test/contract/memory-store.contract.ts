@@ -609,6 +609,36 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
     });
 
+    it('pages every memory by keyset, newest first with ties in id order, merged duplicates left out', async () => {
+      const ids: string[] = [];
+      // Three share a creation time: the id orders them, and a page boundary falls between them.
+      for (const acceptedAt of [
+        '2030-01-01T00:00:00.000Z',
+        '2030-01-02T00:00:00.000Z',
+        '2030-01-02T00:00:00.000Z',
+        '2030-01-02T00:00:00.000Z',
+        '2030-01-03T00:00:00.000Z',
+      ]) {
+        const r = await create(tenant, `note ${ids.length}`, { acceptedAt });
+        if (r.kind !== 'accepted') throw new Error(r.kind);
+        ids.push(r.receipt.memoryId);
+      }
+      await create(randomUUID(), 'another tenant');
+      await consolidateAll(tenant, (w) => (w.memoryId === ids[1] ? { status: 'archived', mergedInto: ids[0]! } : {}));
+      const seen: string[] = [];
+      for (let after: { createdAt: string; id: string } | null = null; ;) {
+        const page = await f.memories.listAfter(tenant, after, 2);
+        seen.push(...page.map((m) => m.id));
+        if (page.length < 2) break;
+        after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id };
+      }
+      const listed = await f.memories.list(tenant, { namespaces: null, limit: 10, offset: 0 });
+      expect(seen).toEqual(listed.items.map((m) => m.id));
+      expect(seen).toHaveLength(4);
+      expect(seen).not.toContain(ids[1]);
+      expect(await f.memories.listAfter(tenant, null, 0)).toEqual([]);
+    });
+
     it('totals live memories, bytes and queued writes per namespace, for the tenant only', async () => {
       const other = randomUUID();
       await create(other, 'other tenant', { namespace: 'a' });

@@ -1,12 +1,12 @@
 import type { Embedder } from '../../ports/embedder.js';
-import type { MemoryRecord, MemoryStore } from '../../ports/memories.js';
+import type { MemoryOrderKey, MemoryRecord, MemoryStore } from '../../ports/memories.js';
 import type { ExtractedEntity, IndexedMemory, SearchIndex } from '../../ports/search-index.js';
 import type { TenantStore } from '../../ports/tenants.js';
 
 export interface ReindexDeps {
   tenants: Pick<TenantStore, 'listIds'>;
-  memories: Pick<MemoryStore, 'list' | 'getVersion'>;
-  index: Pick<SearchIndex, 'upsert'>;
+  memories: Pick<MemoryStore, 'list' | 'listAfter' | 'getVersion'>;
+  index: Pick<SearchIndex, 'applyChanges'>;
   embedder: Embedder;
   extractEntities: (text: string) => ExtractedEntity[];
   /** Called after each batch with the memories indexed so far and the total known so far. */
@@ -26,6 +26,9 @@ const textOf = (m: { title: string; content: string }) => (m.title ? `${m.title}
  * the memory store, the source of truth, with the configured embedder. Only consolidated content is
  * indexed (a memory with a pending write keeps its last committed version until the pipeline runs),
  * and duplicates merged into another memory stay out, as consolidation leaves them.
+ *
+ * A tenant's memories are read in keyset pages (`listAfter`: each page one index range, where an
+ * offset would have the store skip ever more memories) and each page is one index write.
  */
 export async function reindexAll(deps: ReindexDeps): Promise<ReindexResult> {
   const batchSize = deps.batchSize ?? 64;
@@ -36,18 +39,22 @@ export async function reindexAll(deps: ReindexDeps): Promise<ReindexResult> {
     const ids = await deps.tenants.listIds(after, 100);
     for (const tenantId of ids) {
       tenantCount++;
-      for (let offset = 0; ; offset += batchSize) {
-        const page = await deps.memories.list(tenantId, { namespaces: null, includeMerged: false, limit: batchSize, offset });
-        if (offset === 0) total += page.total;
-        const committed = page.items.filter((m) => m.committedVersion > 0);
+      total += (await deps.memories.list(tenantId, { namespaces: null, includeMerged: false, limit: 1, offset: 0 })).total;
+      for (let key: MemoryOrderKey | null = null; ;) {
+        const page = await deps.memories.listAfter(tenantId, key, batchSize);
+        if (page.length === 0) break;
+        const committed = page.filter((m) => m.committedVersion > 0);
         const docs = await Promise.all(committed.map((m) => committedContent(deps, m)));
         const vectors = await deps.embedder.embed(docs.map(textOf));
-        for (let i = 0; i < docs.length; i++) {
-          await deps.index.upsert(tenantId, { ...docs[i]!, vector: vectors[i] ?? null, entities: deps.extractEntities(textOf(docs[i]!)) });
-        }
-        done += page.items.length;
-        deps.onProgress?.(done, total);
-        if (page.items.length < batchSize) break;
+        await deps.index.applyChanges(
+          tenantId,
+          docs.map((d, i) => ({ op: 'upsert', doc: { ...d, vector: vectors[i] ?? null, entities: deps.extractEntities(textOf(d)) } })),
+        );
+        done += page.length;
+        deps.onProgress?.(done, Math.max(total, done));
+        if (page.length < batchSize) break;
+        const last = page.at(-1)!;
+        key = { createdAt: last.createdAt, id: last.id };
       }
     }
     if (ids.length < 100) break;
