@@ -182,6 +182,33 @@ export function buildCli(): Command {
       });
   }
 
+  const outbox = program
+    .command('outbox')
+    .description('the search index outbox of the server profile (index work waiting for Qdrant); the embedded profile has none');
+  for (const retry of [false, true]) {
+    const command = withStorageOptions(outbox.command(retry ? 'retry' : 'status')).description(
+      retry ? 'put entries set aside after repeated failures back in the outbox and apply them now' : 'count pending and set-aside entries',
+    );
+    if (retry) command.option('--tenant <tenant-id>', "only this tenant's entries");
+    command.action(async (flags: Record<string, string | undefined>) => {
+      const config = configFrom(flags, { LOG_LEVEL: 'warn' });
+      const { indexOutboxCommand } = await container();
+      const r = await indexOutboxCommand(config, createLogger(config.LOG_LEVEL), { retry, tenantId: flags.tenant ?? null }).catch(fail);
+      if (!r.enabled) {
+        process.stdout.write('this profile writes index rows in the commit itself: there is no outbox\n');
+        return;
+      }
+      if (r.retried) {
+        const d = r.retried.drain;
+        process.stdout.write(
+          `put back ${r.retried.entries} entries; applied ${d.applied}, failed ${d.failed} (${d.poisoned} set aside again)` +
+            `${d.outage ? '; the search index is unavailable, the drain job retries' : ''}\n`,
+        );
+      }
+      process.stdout.write(`${r.counts?.pending ?? 0} pending, ${r.counts?.poisoned ?? 0} set aside\n`);
+    });
+  }
+
   program
     .command('bench')
     .description('run the retrieval benchmark (LoCoMo or synthetic) against a running service; --help lists its flags')

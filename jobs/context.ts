@@ -2,6 +2,7 @@ import type { Clock } from '../server/services/clock.js';
 import type { MaintenanceService } from '../server/services/maintenance.js';
 import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
 import type { ConsolidationService } from '../server/services/memories/consolidation.js';
+import type { IndexOutboxService } from '../server/services/search/index-outbox.js';
 
 /**
  * What job handlers receive: services only, never ports. The container's `Services` provides it, and
@@ -13,4 +14,6 @@ export interface JobServices {
   /** Enqueues the drains a run leaves to a continuation, and the sweep's. */
   consolidationTrigger: ConsolidationTrigger;
   maintenance: MaintenanceService;
+  /** The search index outbox the drain job empties (server profile; a no-op where there is none). */
+  indexOutbox: IndexOutboxService;
 }

@@ -45,6 +45,7 @@ export function createApp(services: Services): RequestListener {
   const allowOrigins = createCors(config.CORS_ORIGINS);
   const metrics = createMetrics(
     createRouteLabeler({ ...routeTemplates(appRouter), fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*'] }),
+    services.indexOutbox.enabled ? { indexOutbox: () => services.indexOutbox.counts() } : {},
   );
   const respondError = errorResponder(logger);
   const body = jsonBody(config.BODY_LIMIT_BYTES);

@@ -54,6 +54,11 @@ const envSchema = z.object({
   QDRANT_URL: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
   QDRANT_API_KEY: z.string().optional(),
   QDRANT_COLLECTION: z.string().default('memories'),
+  /**
+   * Failed attempts (while Qdrant serves other entries) after which an index outbox entry is set aside
+   * instead of holding up its tenant; `tenant-memory outbox retry` puts set-aside entries back.
+   */
+  INDEX_OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
   EMBEDDINGS_PROVIDER: z.enum(['local', 'use-lite', 'openai', 'hash']).default('local'),
   EMBEDDINGS_URL: z.url().optional(),
   EMBEDDINGS_MODEL: z.string().optional(),

@@ -31,6 +31,7 @@ import { extractEntities } from './text/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
 import { createSearchService, type SearchService } from './services/search/search-service.js';
 import { reindexAll } from './services/search/reindex.js';
+import { createIndexOutboxService, outboxReadiness, type IndexOutboxService } from './services/search/index-outbox.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params, type PasswordHasher } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
@@ -86,6 +87,8 @@ export interface Services {
   embedder: Embedder;
   /** GET /memories/search. */
   search: SearchService;
+  /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
+  indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
   usage: UsageService;
   health: { ready(): Promise<HealthReport> };
@@ -192,6 +195,9 @@ export async function reindexSearch(config: Config, logger: Logger, onProgress?:
     else resetEmbeddedSearchIndex(config, embedding);
     const services = await createContainer(config, logger, { workers: false, embedder, reindexing: true });
     try {
+      // Every row is rebuilt from the memory store: older outbox entries (with the old model's vectors)
+      // would only overwrite them.
+      await services.indexOutbox.clearForReindex();
       const done = await reindexAll({
         tenants: services.ports.tenants,
         memories: services.ports.memories,
@@ -219,6 +225,20 @@ export async function setTenantStatus(config: Config, logger: Logger, tenantId: 
   const services = await createContainer(config, logger, { workers: false });
   try {
     return await services.tenants.setStatus(tenantId, status, { ip: null, userAgent: null });
+  } finally {
+    await services.close();
+  }
+}
+
+/**
+ * `tenant-memory outbox status|retry` (server profile): the index outbox's counts, or its set-aside
+ * entries (of one tenant, or all) put back and drained at once.
+ */
+export async function indexOutboxCommand(config: Config, logger: Logger, action: { retry: boolean; tenantId: string | null }) {
+  const services = await createContainer(config, logger, { workers: false });
+  try {
+    const retried = action.retry ? await services.indexOutbox.retryPoisoned(action.tenantId) : null;
+    return { enabled: services.indexOutbox.enabled, retried, counts: await services.indexOutbox.counts() };
   } finally {
     await services.close();
   }
@@ -364,6 +384,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     idempotency: ports.idempotency,
     clock,
   });
+  const indexOutbox = createIndexOutboxService({ outbox: ports.indexOutbox, logger, clock });
   const search = createSearchService({
     index: ports.searchIndex,
     embedder,
@@ -375,6 +396,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
   const services: Services = {
     embedder,
     search,
+    indexOutbox,
     config,
     logger,
     ports,
@@ -396,13 +418,18 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     apiKeyAuth: apiKeys,
     apiKeys,
     health: {
-      async ready() {
+      async ready(): Promise<HealthReport> {
         try {
           await ports.ping();
-          return { ok: true, checks: { storage: 'ok' } };
         } catch (err) {
           return { ok: false, checks: { storage: err instanceof Error ? err.message : 'unavailable' } };
         }
+        if (!indexOutbox.enabled) return { ok: true, checks: { storage: 'ok' } };
+        // Detail, never a reason to take the instance out of service: the outbox only delays search.
+        const detail = await indexOutbox
+          .counts()
+          .then(outboxReadiness, (err: unknown) => `unknown: ${err instanceof Error ? err.message : err}`);
+        return { ok: true, checks: { storage: 'ok', index_outbox: detail } };
       },
     },
     close: async () => {

@@ -1,74 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
+import type { IndexOutbox as IndexOutboxPort, OutboxDrainReport } from '../../server/ports/index-outbox.js';
 import type { IndexedMemory, SearchIndex } from '../../server/ports/search-index.js';
-import type { MemoryCollections, OutboxDoc } from './memory-collections.js';
+import { dropIndexesIfPresent, ensureCollections } from './collections-setup.js';
+import { isDuplicateKey, type MemoryCollections, type OutboxDoc } from './memory-collections.js';
+import { drainTenant, type DrainReport, type OutboxEntry, type OutboxEntryStore, type OutboxLog } from './outbox-drain.js';
+import type { DrainMode } from './outbox-rules.js';
 
 /** Where index rows go (the search index of the server profile); null keeps work in the outbox. */
-export type MongoIndexSink = Pick<SearchIndex, 'upsert' | 'remove'> | null;
+export type MongoIndexSink = Pick<SearchIndex, 'applyChanges'> | null;
+
+/** An entry set aside after repeated failures (`memory_index_outbox_poisoned`). */
+export interface PoisonedDoc extends OutboxDoc {
+  poisonedAt: string;
+}
+
+/** Who is draining a tenant's outbox (`memory_index_outbox_leases`; expired documents are removed by TTL). */
+interface LeaseDoc {
+  _id: string;
+  owner: string;
+  until: Date;
+}
+
+export interface IndexOutboxOptions {
+  /** Counted failures after which an entry is set aside (`INDEX_OUTBOX_MAX_ATTEMPTS`, default 5). */
+  maxAttempts?: number;
+  /** Entries per index request (default 200). */
+  batchSize?: number;
+  /** How long a drain holds its tenant without renewing (default 60 s; renewed before every batch). */
+  leaseMs?: number;
+  log?: OutboxLog;
+}
 
 /**
- * The search index outbox: index work is recorded in the transaction that changes a memory, then
- * applied to the search index after commit (`flush`).
+ * The search index outbox on MongoDB: the memory store records index work in its transactions
+ * (`entry`) and flushes it after commit (`flush`); the drain job applies what is left (the port).
  */
-export interface IndexOutbox {
+export interface IndexOutbox extends IndexOutboxPort {
   entry(tenantId: string, memoryId: string, op: OutboxDoc['op'], doc: IndexedMemory | null, at: string, version?: number): OutboxDoc;
+  /** Applies the tenant's new entries; never throws (a failure is logged and left to the drain job). */
   flush(tenantId: string): Promise<void>;
 }
 
-export function createIndexOutbox(c: Pick<MemoryCollections, 'memories' | 'outbox'>, index: MongoIndexSink): IndexOutbox {
-  const { memories, outbox } = c;
-  const outboxDoc = (
-    tenantId: string,
-    memoryId: string,
-    op: OutboxDoc['op'],
-    doc: IndexedMemory | null,
-    at: string,
-    version = 0,
-  ): OutboxDoc => ({
-    _id: `${tenantId}:${memoryId}:${op}:${at}:${Math.random().toString(36).slice(2)}`,
-    tenantId,
-    memoryId,
-    version,
-    op,
-    doc: doc ? { ...doc, vector: doc.vector ? Array.from(doc.vector) : null } : null,
-    at,
-  });
+export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 5;
 
-  const flushing = new Map<string, Promise<void>>();
+/** The outbox's own collections besides `memory_index_outbox` (created at start-up, like the aggregate's). */
+export const OUTBOX_COLLECTIONS = { poisoned: 'memory_index_outbox_poisoned', leases: 'memory_index_outbox_leases' } as const;
+/** Rounds of one flush: a round ends with a look for entries committed while it held the lease. */
+const MAX_ROUNDS = 10;
 
-  /**
-   * Applies the tenant's outbox to the search index, oldest first, one flush per tenant at a time in
-   * this process. Each entry is checked against the memory's current state, so a replayed or stale
-   * entry can never put back what a later commit or a delete took out: a memory that is gone or merged
-   * is removed; an upsert is applied only while it describes the current committed version, and
-   * removed again if the memory was deleted meanwhile. Entries stay on failure (next commit retries).
-   */
-  function flushOutbox(tenantId: string): Promise<void> {
-    if (!index) return Promise.resolve();
-    const previous = flushing.get(tenantId) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      const state = async (memoryId: string) =>
-        memories.findOne({ _id: memoryId, tenantId }, { projection: { _id: 1, committedVersion: 1, mergedInto: 1 } });
-      for (;;) {
-        const batch = await outbox.find({ tenantId }).sort({ at: 1, _id: 1 }).limit(200).toArray();
-        for (const e of batch) {
-          const current = await state(e.memoryId);
-          if (!current || current.mergedInto !== null) await index.remove(tenantId, e.memoryId);
-          else if (e.op === 'upsert' && e.doc && e.version === current.committedVersion) {
-            await index.upsert(tenantId, { ...e.doc, vector: e.doc.vector ? Float32Array.from(e.doc.vector) : null });
-            const after = await state(e.memoryId);
-            if (!after || after.mergedInto !== null) await index.remove(tenantId, e.memoryId);
-          }
-          await outbox.deleteOne({ _id: e._id });
+const toEntry = (d: OutboxDoc): OutboxEntry => ({
+  id: d._id,
+  tenantId: d.tenantId,
+  memoryId: d.memoryId,
+  op: d.op,
+  version: d.version,
+  doc: d.doc ? { ...d.doc, vector: d.doc.vector ? Float32Array.from(d.doc.vector) : null } : null,
+  at: d.at,
+  attempts: d.attempts ?? 0,
+});
+
+const emptyReport = (): OutboxDrainReport => ({ applied: 0, dropped: 0, failed: 0, poisoned: 0, outage: false, busy: false });
+
+/**
+ * Opens the outbox: its collections and indexes (the drain's keyset order, the distinct of tenants with pending
+ * entries), the collection of set-aside entries and the per-tenant drain leases.
+ *
+ * One drain of a tenant runs at a time across every process (a lease document), so two processes
+ * never apply a tenant's entries out of order (an older upsert landing after a newer one) or count
+ * one failure twice. A flush that finds the lease taken returns at once: the holder looks for new
+ * entries after it lets go, and sees the flusher's, which were committed before it asked.
+ */
+export async function openIndexOutbox(
+  db: Db,
+  c: Pick<MemoryCollections, 'memories' | 'outbox' | 'inTransaction'>,
+  sink: MongoIndexSink,
+  options: IndexOutboxOptions = {},
+): Promise<IndexOutbox> {
+  const { memories, outbox, inTransaction } = c;
+  await ensureCollections(db, [OUTBOX_COLLECTIONS.poisoned, OUTBOX_COLLECTIONS.leases]);
+  const poisoned: Collection<PoisonedDoc> = db.collection<PoisonedDoc>(OUTBOX_COLLECTIONS.poisoned);
+  const leases: Collection<LeaseDoc> = db.collection<LeaseDoc>(OUTBOX_COLLECTIONS.leases);
+  const maxAttempts = options.maxAttempts ?? DEFAULT_OUTBOX_MAX_ATTEMPTS;
+  const batchSize = options.batchSize ?? 200;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const log = options.log;
+
+  // (tenantId, at, _id): every batch of a drain is one range of it, and the distinct of tenants reads
+  // one key per tenant. The first outbox index, (tenantId, at), cannot order ties and is dropped.
+  await outbox.createIndexes([{ key: { tenantId: 1, at: 1, _id: 1 }, name: 'memory_index_outbox_tenant_at' }]);
+  await dropIndexesIfPresent(outbox, ['memory_index_outbox_tenant']);
+  await poisoned.createIndexes([{ key: { tenantId: 1, at: 1, _id: 1 }, name: 'memory_index_outbox_poisoned_tenant' }]);
+  await leases.createIndexes([{ key: { until: 1 }, name: 'memory_index_outbox_leases_ttl', expireAfterSeconds: 0 }]);
+
+  const store: OutboxEntryStore = {
+    async next(tenantId, after, limit, mode) {
+      const filter: Filter<OutboxDoc> = { tenantId };
+      if (mode === 'fresh') filter.attempts = 0;
+      if (after) filter.$or = [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }];
+      return (await outbox.find(filter).sort({ at: 1, _id: 1 }).limit(limit).toArray()).map(toEntry);
+    },
+    async states(tenantId, memoryIds) {
+      const found = await memories
+        .find({ tenantId, _id: { $in: [...memoryIds] } }, { projection: { _id: 1, committedVersion: 1, mergedInto: 1 } })
+        .toArray();
+      return new Map(found.map((m) => [m._id, { committedVersion: m.committedVersion, merged: m.mergedInto !== null }]));
+    },
+    async settle(entryIds) {
+      await outbox.deleteMany({ _id: { $in: [...entryIds] } });
+    },
+    async recordFailures(failures) {
+      const at = new Date().toISOString();
+      const kept: AnyBulkWriteOperation<OutboxDoc>[] = failures
+        .filter((f) => !f.poisoned)
+        .map((f) => ({
+          updateOne: { filter: { _id: f.entry.id }, update: { $set: { attempts: f.attempts, lastError: f.error, lastAttemptAt: at } } },
+        }));
+      if (kept.length > 0) await outbox.bulkWrite(kept, { ordered: false });
+      const aside = failures.filter((f) => f.poisoned);
+      if (aside.length === 0) return;
+      // Moved in one transaction: an entry is pending or set aside, never both nor neither.
+      await inTransaction(async (session) => {
+        for (const f of aside) {
+          const doc = await outbox.findOneAndDelete({ _id: f.entry.id }, { session });
+          if (!doc) continue;
+          await poisoned.replaceOne(
+            { _id: doc._id },
+            { ...doc, attempts: f.attempts, lastError: f.error, lastAttemptAt: at, poisonedAt: at },
+            { upsert: true, session },
+          );
         }
-        if (batch.length < 200) return;
-      }
-    });
-    const settled = run.catch(() => undefined);
-    flushing.set(tenantId, settled);
-    void settled.then(() => {
-      if (flushing.get(tenantId) === settled) flushing.delete(tenantId);
-    });
-    return settled;
+      });
+    },
+  };
+
+  async function acquire(tenantId: string): Promise<string | null> {
+    const owner = randomUUID();
+    const now = Date.now();
+    try {
+      // Matches a free (expired) lease; when another holds it the upsert's insert collides on _id.
+      await leases.updateOne(
+        { _id: tenantId, until: { $lte: new Date(now) } },
+        { $set: { owner, until: new Date(now + leaseMs) } },
+        { upsert: true },
+      );
+      return owner;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
   }
 
-  return { entry: outboxDoc, flush: flushOutbox };
+  const renew = async (tenantId: string, owner: string) =>
+    (await leases.updateOne({ _id: tenantId, owner }, { $set: { until: new Date(Date.now() + leaseMs) } })).matchedCount === 1;
+
+  async function drainRounds(tenantId: string, mode: DrainMode): Promise<OutboxDrainReport> {
+    const total = emptyReport();
+    if (!sink) return total;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const owner = await acquire(tenantId);
+      if (!owner) return { ...total, busy: true };
+      let r: DrainReport;
+      try {
+        r = await drainTenant(store, sink, tenantId, { mode, maxAttempts, batchSize, keepGoing: () => renew(tenantId, owner), log });
+      } finally {
+        // A lease that cannot be given back expires.
+        await leases.deleteOne({ _id: tenantId, owner }).catch(() => undefined);
+      }
+      total.applied += r.applied;
+      total.dropped += r.dropped;
+      total.failed += r.failed;
+      total.poisoned += r.poisoned;
+      total.outage ||= r.outage;
+      if (!r.complete) return total;
+      // Entries committed while this drain held the lease, whose own flush found it taken.
+      if (!(await outbox.findOne({ tenantId, attempts: 0 }, { projection: { _id: 1 } }))) return total;
+    }
+    return total;
+  }
+
+  // One drain per tenant at a time in this process (the lease does it across processes).
+  const running = new Map<string, Promise<unknown>>();
+  function exclusive(tenantId: string, mode: DrainMode): Promise<OutboxDrainReport> {
+    const run = (running.get(tenantId) ?? Promise.resolve()).then(() => drainRounds(tenantId, mode));
+    const settled = run.catch(() => undefined);
+    running.set(tenantId, settled);
+    void settled.then(() => {
+      if (running.get(tenantId) === settled) running.delete(tenantId);
+    });
+    return run;
+  }
+
+  return {
+    entry: (tenantId, memoryId, op, doc, at, version = 0) => ({
+      _id: `${tenantId}:${memoryId}:${op}:${at}:${randomUUID()}`,
+      tenantId,
+      memoryId,
+      version,
+      op,
+      doc: doc ? { ...doc, vector: doc.vector ? Array.from(doc.vector) : null } : null,
+      at,
+      attempts: 0,
+      lastError: null,
+      lastAttemptAt: null,
+    }),
+
+    async flush(tenantId) {
+      await exclusive(tenantId, 'fresh').catch((err: unknown) =>
+        log?.warn(
+          { tenantId, err: err instanceof Error ? err.message : String(err) },
+          'search index outbox flush failed; the drain job retries it',
+        ),
+      );
+    },
+
+    drain: (tenantId) => exclusive(tenantId, 'all'),
+
+    async tenantsWithPending(limit) {
+      return (await outbox.distinct('tenantId')).slice(0, limit);
+    },
+
+    async counts() {
+      // From the collections' metadata: a scrape or a readiness probe never scans a long outbox.
+      const [pending, aside] = await Promise.all([outbox.estimatedDocumentCount(), poisoned.estimatedDocumentCount()]);
+      return { pending, poisoned: aside };
+    },
+
+    async retryPoisoned(tenantId) {
+      const filter: Filter<PoisonedDoc> = tenantId === null ? {} : { tenantId };
+      const tenants = new Set<string>();
+      let entries = 0;
+      for (;;) {
+        const page = await poisoned.find(filter).sort({ tenantId: 1, at: 1, _id: 1 }).limit(100).toArray();
+        if (page.length === 0) break;
+        await inTransaction(async (session) => {
+          for (const { poisonedAt: _p, ...doc } of page) {
+            await outbox.replaceOne({ _id: doc._id }, { ...doc, attempts: 0 }, { upsert: true, session });
+            await poisoned.deleteOne({ _id: doc._id }, { session });
+          }
+        });
+        for (const d of page) tenants.add(d.tenantId);
+        entries += page.length;
+      }
+      return { entries, tenants: [...tenants] };
+    },
+
+    async clear() {
+      const [a, b] = await Promise.all([outbox.deleteMany({}), poisoned.deleteMany({})]);
+      return a.deletedCount + b.deletedCount;
+    },
+  };
 }

@@ -14,7 +14,8 @@
  *    tenant); unique (memoryId, version). A write is deleted in the transaction that commits its version.
  *  - `memory_counters`: one queue position counter per tenant (`write-counters.ts`).
  *  - `memory_index_outbox`: search index work recorded in the same transactions and applied to the
- *    search index (Qdrant) right after commit; what a crash left behind is applied on the next commit.
+ *    search index (Qdrant) right after commit; what an outage or a crash left behind is applied by the
+ *    recurring drain job. Its other collections and indexes are `index-outbox.ts`'s.
  *  - `idempotency_keys` (TTL on `expiresAt`), `usage_periods`, `usage_totals`, `memory_settings`.
  */
 import { MongoServerError, type ClientSession, type Collection, type Db, type MongoClient } from 'mongodb';
@@ -60,6 +61,10 @@ export interface OutboxDoc {
   op: 'upsert' | 'remove';
   doc: (Omit<IndexedMemory, 'vector'> & { vector: number[] | null }) | null;
   at: string;
+  /** Counted failed attempts (absent on entries written before they were counted: read as 0). */
+  attempts?: number;
+  lastError?: string | null;
+  lastAttemptAt?: string | null;
 }
 
 export interface IdempotencyDoc {
@@ -161,7 +166,6 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
   ]);
   await dropIndexesIfPresent(writes, RETIRED_WRITE_INDEXES);
   await migrateGlobalWriteCounter(counters, writes);
-  await outbox.createIndexes([{ key: { tenantId: 1, at: 1 }, name: 'memory_index_outbox_tenant' }]);
   await idem.createIndexes([
     { key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 },
     { key: { tenantId: 1, key: 1 }, name: 'idempotency_keys_tenant_key', unique: true },

@@ -1,31 +1,40 @@
 import type { Db, MongoClient } from 'mongodb';
 import type { IdempotencyStore } from '../../server/ports/idempotency.js';
+import type { IndexOutbox } from '../../server/ports/index-outbox.js';
 import type { MemoryStore } from '../../server/ports/memories.js';
 import type { UsageStore } from '../../server/ports/usage.js';
 import type { WriteQueue } from '../../server/ports/write-queue.js';
 import { createMongoIdempotencyStore } from './idempotency-store.js';
-import { createIndexOutbox, type MongoIndexSink } from './index-outbox.js';
+import { openIndexOutbox, type IndexOutboxOptions, type MongoIndexSink } from './index-outbox.js';
 import { openMemoryCollections } from './memory-collections.js';
 import { createMongoMemoryStore } from './memory-store.js';
 import { createMongoUsageStore } from './usage-store.js';
 import { createMongoWriteQueue } from './write-queue.js';
 
-export type { MongoIndexSink } from './index-outbox.js';
+export type { IndexOutboxOptions, MongoIndexSink } from './index-outbox.js';
 
 export interface MongoMemoryPorts {
   memories: MemoryStore;
   writeQueue: WriteQueue;
   usage: UsageStore;
   idempotency: IdempotencyStore;
+  indexOutbox: IndexOutbox;
 }
 
-/** The memory aggregate's four ports on MongoDB, over one set of collections (`memory-collections.ts`). */
-export async function createMongoMemoryPorts(client: MongoClient, db: Db, index: MongoIndexSink): Promise<MongoMemoryPorts> {
+/** The memory aggregate's ports on MongoDB, over one set of collections (`memory-collections.ts`). */
+export async function createMongoMemoryPorts(
+  client: MongoClient,
+  db: Db,
+  index: MongoIndexSink,
+  outboxOptions: IndexOutboxOptions = {},
+): Promise<MongoMemoryPorts> {
   const collections = await openMemoryCollections(client, db);
+  const indexOutbox = await openIndexOutbox(db, collections, index, outboxOptions);
   return {
-    memories: createMongoMemoryStore(collections, createIndexOutbox(collections, index)),
+    memories: createMongoMemoryStore(collections, indexOutbox),
     writeQueue: createMongoWriteQueue(collections),
     usage: createMongoUsageStore(collections),
     idempotency: createMongoIdempotencyStore(collections),
+    indexOutbox,
   };
 }

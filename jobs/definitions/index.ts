@@ -1,12 +1,14 @@
 import type { JobCatalogue } from '../../server/jobs/catalogue.js';
 import type { AnyJobDefinition } from '../definition.js';
 import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
+import { drainIndexOutbox } from './drain-index-outbox.js';
 import { purgeEnded } from './purge-ended.js';
 
 /** One handler per catalogue job, under the catalogue's key: the compiler refuses a job without one. */
 const handlers: { [K in keyof JobCatalogue]: AnyJobDefinition & { name: JobCatalogue[K]['name'] } } = {
   consolidateWrites,
   consolidationSweep,
+  drainIndexOutbox,
   purgeEnded,
 };
 

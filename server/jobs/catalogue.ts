@@ -25,12 +25,19 @@ export const consolidateWritesJob = job(
 /** Re-triggers consolidation of every tenant with queued writes, and purges expired idempotency records. */
 export const consolidationSweepJob = job('memory.consolidation-sweep', z.object({}).optional());
 
+/**
+ * Applies to the search index what the index outbox still holds (server profile: after a Qdrant outage,
+ * a crash, or entries that failed), for every tenant with pending entries.
+ */
+export const drainIndexOutboxJob = job('search.drain-index-outbox', z.object({}).optional());
+
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
 export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
 
 export const jobCatalogue = {
   consolidateWrites: consolidateWritesJob,
   consolidationSweep: consolidationSweepJob,
+  drainIndexOutbox: drainIndexOutboxJob,
   purgeEnded: purgeEndedJob,
 } as const;
 

@@ -13,6 +13,7 @@ import type { UsageStore } from './usage.js';
 import type { WriteQueue } from './write-queue.js';
 import type { SearchIndex } from './search-index.js';
 import type { AttemptCounters } from './attempt-counters.js';
+import type { IndexOutbox } from './index-outbox.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -40,6 +41,8 @@ export interface StoragePorts {
   idempotency: IdempotencyStore;
   /** Keyword, dense and graph retrieval over consolidated memories (embedded index or Qdrant). */
   searchIndex: SearchIndex;
+  /** Index work waiting to reach the search index; null where index rows commit with the memory (embedded). */
+  indexOutbox: IndexOutbox | null;
   /** Windowed attempt counters (the login throttle), shared by every process on the store. */
   attemptCounters: AttemptCounters;
   /** Cheap round trip to the backing store, for /readyz. */

@@ -58,6 +58,8 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     }),
     writeQueue: createEmbeddedWriteQueue(db),
     searchIndex,
+    // Index rows commit in the memory's own transaction: there is nothing to drain.
+    indexOutbox: null,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
     attemptCounters: createEmbeddedAttemptCounters(db),

@@ -62,8 +62,12 @@ async function openPorts(
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
     jobStore: { profile: 'mongo', mongoDb: db },
-    // Index work is recorded in a MongoDB outbox in the commit's transaction, then applied to Qdrant.
-    ...(await createMongoMemoryPorts(client, db, searchIndex)),
+    // Index work is recorded in a MongoDB outbox in the commit's transaction, then applied to Qdrant
+    // (what an outage leaves behind by the `search.drain-index-outbox` job).
+    ...(await createMongoMemoryPorts(client, db, searchIndex, {
+      maxAttempts: config.INDEX_OUTBOX_MAX_ATTEMPTS,
+      log: logger.child({ component: 'index-outbox' }),
+    })),
     searchIndex,
     attemptCounters: createMongoAttemptCounters(db),
     async ping() {

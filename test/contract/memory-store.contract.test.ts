@@ -11,6 +11,7 @@ import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
+import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
 
 describeMemoryStoreContract('embedded (libsql)', async () => {
@@ -47,8 +48,11 @@ if (mongoUrl) {
     const indexed = new Map<string, Set<string>>();
     const of = (t: string) => indexed.get(t) ?? indexed.set(t, new Set()).get(t)!;
     const ports = await createMongoMemoryPorts(client, db, {
-      upsert: async (t, doc) => void of(t).add(doc.memoryId),
-      remove: async (t, id) => void of(t).delete(id),
+      async applyChanges(t, changes) {
+        const { upserts, removals } = netIndexChanges(changes);
+        for (const doc of upserts) of(t).add(doc.memoryId);
+        for (const id of removals) of(t).delete(id);
+      },
     });
     return {
       memories: ports.memories,

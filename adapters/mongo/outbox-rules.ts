@@ -1,0 +1,96 @@
+import { AppError } from '../../server/errors.js';
+
+/**
+ * The index outbox's decisions, pure (table-tested in test/unit/index-outbox-rules.test.ts): what
+ * flushing an entry does given the memory's state now, and what a failed attempt means for the entry.
+ * `outbox-drain.ts` runs them; `index-outbox.ts` reads and writes MongoDB.
+ */
+
+/**
+ * `fresh`: the flush right after a commit, which takes only entries never tried (a failing entry must
+ * not cost every commit of its tenant a request) and stops at the first sign of an outage.
+ * `all`: the recurring drain job, which retries every pending entry and isolates the failing ones.
+ */
+export type DrainMode = 'fresh' | 'all';
+
+/** What an entry says. */
+export interface EntryFacts {
+  op: 'upsert' | 'remove';
+  /** The committed version an upsert's document describes (0 for removals). */
+  version: number;
+  hasDoc: boolean;
+  /** Counted failed attempts so far. */
+  attempts: number;
+}
+
+/** The memory as the store has it now; null when it no longer exists. */
+export interface MemoryIndexState {
+  committedVersion: number;
+  merged: boolean;
+}
+
+/**
+ * - `remove`: the memory is gone or merged into another, whatever the entry says (a replayed or
+ *   stale entry can never put back what a later commit or a delete took out);
+ * - `upsert`: the entry describes the memory's committed version now;
+ * - `drop`: nothing to do (an older version: the later commit wrote its own entry);
+ * - `leave`: not this flush's work (an entry that already failed waits for the drain job).
+ */
+export type EntryAction = 'upsert' | 'remove' | 'drop' | 'leave';
+
+export function entryAction(entry: EntryFacts, state: MemoryIndexState | null, mode: DrainMode): EntryAction {
+  if (mode === 'fresh' && entry.attempts > 0) return 'leave';
+  if (!state || state.merged) return 'remove';
+  if (entry.op === 'upsert' && entry.hasDoc && entry.version === state.committedVersion) return 'upsert';
+  return 'drop';
+}
+
+/**
+ * `unavailable`: the index could not be reached or failed (503 from the index adapters: refused,
+ * timed out, overloaded, 5xx); `rejected`: it answered and refused the request (a malformed point,
+ * a vector of another dimension), which retrying the same entry will not fix.
+ */
+export type FailureKind = 'unavailable' | 'rejected';
+
+export function failureKind(err: unknown): FailureKind {
+  return err instanceof AppError && err.code === 'DEPENDENCY_UNAVAILABLE' ? 'unavailable' : 'rejected';
+}
+
+/**
+ * A batch request failed. `stop`: leave the batch for later (the index is down, and a commit's flush
+ * must not spend a request per entry finding that out again); `isolate`: apply its entries one by one,
+ * so one bad entry holds back only itself.
+ */
+export function onBatchFailure(kind: FailureKind, mode: DrainMode): 'stop' | 'isolate' {
+  return kind === 'unavailable' && mode === 'fresh' ? 'stop' : 'isolate';
+}
+
+/**
+ * While isolating, after an entry failed alone: go on unless the index looks down, which is two
+ * unavailable answers in a row (the first might be one entry's own fault, e.g. one that always times
+ * out; the next entry tells). Bounds what an outage costs a drain to two more requests.
+ */
+export function continueIsolating(f: { kind: FailureKind; unavailableInARow: number }): boolean {
+  return f.kind === 'rejected' || f.unavailableInARow < 2;
+}
+
+export interface FailureOutcome {
+  /** Counted attempts after this one. */
+  attempts: number;
+  /** Whether this failure counts against the entry. */
+  counted: boolean;
+  /** Set the entry aside: kept, never retried on its own, no longer holding up its tenant. */
+  poisoned: boolean;
+}
+
+/**
+ * What a failed attempt does to the entry. It counts when the index refused the entry, or when the
+ * index served another entry of the same batch alone (`indexAnswered`: the failure is this entry's);
+ * during an outage nothing counts, so however long the index is down, no entry is set aside for it.
+ * An entry whose counted attempts reach `maxAttempts` is set aside.
+ */
+export function failureOutcome(f: { attempts: number; kind: FailureKind; indexAnswered: boolean; maxAttempts: number }): FailureOutcome {
+  const counted = f.kind === 'rejected' || f.indexAnswered;
+  const attempts = f.attempts + (counted ? 1 : 0);
+  return { attempts, counted, poisoned: counted && attempts >= Math.max(1, f.maxAttempts) };
+}
