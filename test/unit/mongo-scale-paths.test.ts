@@ -19,8 +19,7 @@ import { FakeDb, type Call } from '../support/fake-mongo.js';
 async function open() {
   const db = new FakeDb();
   const c = await openMemoryCollections({} as MongoClient, db as unknown as Db);
-  const outbox = await openIndexOutbox(db as unknown as Db, c, null);
-  return { db, c, outbox };
+  return { db, c, outbox: () => openIndexOutbox(db as unknown as Db, c, null) };
 }
 
 /** The key of the index named `name`, as the adapters declared it at start-up. */
@@ -65,7 +64,7 @@ describe('tenants with queued writes', () => {
 describe('tenants with pending index work', () => {
   it('are a distinct over the outbox index whose first field is the tenant', async () => {
     const { db, outbox } = await open();
-    await outbox.tenantsWithPending(10);
+    await (await outbox()).tenantsWithPending(10);
     expect(lastCall(db, 'memory_index_outbox', 'distinct').args).toEqual(['tenantId']);
     expect(Object.keys(indexKey(db, 'memory_index_outbox_tenant_at'))).toEqual(['tenantId', 'at', '_id']);
   });
@@ -74,7 +73,7 @@ describe('tenants with pending index work', () => {
 describe('reindex', () => {
   it("pages a tenant's memories by keyset on the memories index, newest first, never by skip", async () => {
     const { db, c, outbox } = await open();
-    const store = createMongoMemoryStore(c, outbox);
+    const store = createMongoMemoryStore(c, await outbox());
     await store.listAfter('t1', null, 64);
     await store.listAfter('t1', { createdAt: '2030-01-01T00:00:00.000Z', id: 'm9' }, 64);
     const [first, next] = db.calls.filter((x) => x.collection === 'memories' && x.method === 'find').slice(-2);
