@@ -217,7 +217,7 @@ export class FakeCollection {
     throw new MongoServerError({ message: `index not found with name [${name}]`, code: 27 } as never);
   }
 
-  /** `$sort`, `$group` (with `$first` accumulators), `$limit`: what the write queue's look for tenants uses. */
+  /** `$sort`, `$group` (`$first`, `$min`), `$limit`: what the write queue's look for tenants uses. */
   aggregate(pipeline: Doc[]) {
     this.record('aggregate', pipeline);
     return {
@@ -231,13 +231,16 @@ export class FakeCollection {
             const { _id, ...acc } = stage.$group;
             for (const r of rows) {
               const key = r[(_id as string).slice(1)];
-              if (groups.has(key)) continue;
-              const g: Doc = { _id: key };
+              const g = groups.get(key) ?? groups.set(key, { _id: key }).get(key)!;
               for (const [name, expr] of Object.entries(acc as Doc)) {
-                if (!expr.$first) throw new Error('fake-mongo: only $first in $group');
-                g[name] = r[(expr.$first as string).slice(1)];
+                const [op, field] = Object.entries(expr as Record<string, string>)[0]!;
+                const value = r[field.slice(1)];
+                if (op === '$first') {
+                  if (!(name in g)) g[name] = value;
+                } else if (op === '$min') {
+                  if (!(name in g) || compare(value, g[name]) < 0) g[name] = value;
+                } else throw new Error(`fake-mongo: accumulator ${op} not supported`);
               }
-              groups.set(key, g);
             }
             rows = [...groups.values()];
           } else throw new Error(`fake-mongo: stage ${Object.keys(stage)[0]} not supported`);
