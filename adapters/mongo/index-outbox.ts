@@ -157,12 +157,12 @@ export async function openIndexOutbox(
   async function drainRounds(tenantId: string, mode: DrainMode): Promise<OutboxDrainReport> {
     const total = emptyReport();
     if (!sink) return total;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+    for (let round = 0, m = mode; round < MAX_ROUNDS; round++, m = 'fresh') {
       const owner = await acquire(tenantId);
       if (!owner) return { ...total, busy: true };
       let r: DrainReport;
       try {
-        r = await drainTenant(store, sink, tenantId, { mode, maxAttempts, batchSize, keepGoing: () => renew(tenantId, owner), log });
+        r = await drainTenant(store, sink, tenantId, { mode: m, maxAttempts, batchSize, keepGoing: () => renew(tenantId, owner), log });
       } finally {
         // A lease that cannot be given back expires.
         await leases.deleteOne({ _id: tenantId, owner }).catch(() => undefined);
@@ -171,9 +171,9 @@ export async function openIndexOutbox(
       total.dropped += r.dropped;
       total.failed += r.failed;
       total.poisoned += r.poisoned;
-      total.outage ||= r.outage;
-      if (!r.complete) return total;
-      // Entries committed while this drain held the lease, whose own flush found it taken.
+      if (r.outage || r.stopped) return { ...total, outage: r.outage };
+      // Entries committed while this drain held the lease, whose own flush found it taken: another
+      // round, of entries never tried (one that failed in this round waits for the drain job).
       if (!(await outbox.findOne({ tenantId, attempts: 0 }, { projection: { _id: 1 } }))) return total;
     }
     return total;

@@ -70,8 +70,8 @@ export interface DrainReport {
   poisoned: number;
   /** The index was unreachable; the drain stopped and left the rest. */
   outage: boolean;
-  /** Every entry the drain saw was applied or dropped, nothing stopped it. */
-  complete: boolean;
+  /** `keepGoing` said no (the lease was lost): the rest was left for whoever holds it now. */
+  stopped: boolean;
 }
 
 const changeOf = (e: OutboxEntry, action: 'upsert' | 'remove'): IndexChange =>
@@ -124,7 +124,7 @@ export async function drainTenant(
     }
     if (entries.length < o.batchSize) break;
   }
-  return { ...report, complete: !stopped && !report.outage && report.failed === 0 };
+  return { ...report, stopped };
 }
 
 interface Work {
