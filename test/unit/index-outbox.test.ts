@@ -6,7 +6,9 @@ import { AppError } from '../../server/errors.js';
 import type { IndexChange } from '../../server/ports/search-index.js';
 import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import { createIndexOutboxService } from '../../server/services/search/index-outbox.js';
+import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import { FakeDb } from '../support/fake-mongo.js';
+import { QdrantEmulator } from '../support/qdrant-emulator.js';
 import { indexedMemory } from '../support/indexed-memory.js';
 
 /**
@@ -270,5 +272,51 @@ describe('index outbox: one drain of a tenant at a time', () => {
     expect(a.index.ids()).toEqual(['first@v1', 'second@v1']);
     expect([...db.collection('memory_index_outbox').docs.values()].map((d) => [d.memoryId, d.attempts])).toEqual([['bad', 1]]);
     expect(db.collection('memory_index_outbox_leases').docs.size).toBe(0);
+  });
+});
+
+describe('index outbox: an outage of the Qdrant index (emulated)', () => {
+  it('leaves every committed memory searchable once the drain job runs after Qdrant is back', async () => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      const qdrant = await createQdrantSearchIndex({
+        url,
+        collection: 'outbox',
+        embedder: { model: 'm', dimension: 4, init: async () => {} },
+      });
+      let down = true;
+      const sink = {
+        applyChanges: (t: string, c: readonly IndexChange[]) =>
+          down
+            ? Promise.reject(new AppError('DEPENDENCY_UNAVAILABLE', 'the search index is unavailable (upsert)'))
+            : qdrant.applyChanges(t, c),
+      };
+      const db = new FakeDb();
+      const memories = db.collection('memories');
+      const outbox = db.collection('memory_index_outbox');
+      const ob = await openIndexOutbox(db as unknown as Db, { memories, outbox, inTransaction: db.inTransaction } as never, sink);
+      const texts = { m1: 'lighthouse keeper logbook', m2: 'harbour crane schedule', m3: 'ferry timetable winter' };
+      let n = 0;
+      for (const [id, text] of Object.entries(texts)) {
+        memories.docs.set(id, { _id: id, tenantId: T, committedVersion: 1, mergedInto: null });
+        await outbox.insertOne(ob.entry(T, id, 'upsert', indexedMemory(id, text), `2030-01-01T00:00:0${n++}.000Z`, 1));
+        await ob.flush(T);
+      }
+      const service = createIndexOutboxService({ outbox: ob, logger: { warn: () => undefined }, clock: Date.now });
+      expect(await service.drainPending({ budgetMs: 60_000 })).toMatchObject({ outage: true });
+      const found = async (text: string) =>
+        (await qdrant.search(T, { text, vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: null } })).hits.map(
+          (h) => h.memoryId,
+        );
+      expect(await found('lighthouse')).toEqual([]);
+
+      down = false;
+      expect(await service.drainPending({ budgetMs: 60_000 })).toMatchObject({ outage: false, applied: 3 });
+      for (const [id, text] of Object.entries(texts)) expect(await found(text)).toContain(id);
+      expect(await ob.counts()).toEqual({ pending: 0, poisoned: 0 });
+    } finally {
+      await emulator.stop();
+    }
   });
 });
