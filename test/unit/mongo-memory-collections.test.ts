@@ -1,38 +1,28 @@
-import { MongoServerError, type Db, type MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MEMORY_COLLECTION_NAMES, openMemoryCollections } from '../../adapters/mongo/memory-collections.js';
 import { GLOBAL_WRITE_COUNTER_ID } from '../../adapters/mongo/write-counters.js';
-import { recordingCollection, type RecordedCall } from '../support/recording-mongo.js';
+import { FakeDb } from '../support/fake-mongo.js';
 
 /**
  * A database stand-in: `existing` collections are there already (`listed` is what listing them shows,
- * all of them unless another instance creates some in between); every call is recorded.
+ * all of them unless another instance creates some in between); every call is recorded. `created`:
+ * the collections that exist after start-up and did not before.
  */
-function recordingDb(
-  existing: string[],
-  answers: Record<string, Record<string, (...args: any[]) => unknown>> = {},
-  listed: string[] = existing,
-) {
-  const calls: RecordedCall[] = [];
-  const created: string[] = [];
-  const db = {
-    listCollections: () => ({ toArray: async () => [...listed, ...created].map((name) => ({ name })) }),
-    async createCollection(name: string) {
-      calls.push({ collection: name, method: 'createCollection', args: [name] });
-      if (existing.includes(name)) throw new MongoServerError({ message: `Collection ${name} already exists.`, code: 48 });
-      created.push(name);
-    },
-    collection: (name: string) => recordingCollection(name, calls, answers[name]),
-  };
-  return { db: db as unknown as Db, calls, created };
+function recordingDb(existing: string[], listed: string[] = existing) {
+  const fake = new FakeDb(existing);
+  if (listed !== existing) fake.answer('listCollections', () => listed.map((name) => ({ name })));
+  const created = () => fake.collectionNames().filter((name) => !existing.includes(name));
+  return { fake, db: fake as unknown as Db, calls: fake.calls, created };
 }
 
 const client = {} as MongoClient;
 
 describe('MongoDB memory collections at start-up', () => {
   it('creates every collection of the aggregate before any transaction can', async () => {
-    const { db, created, calls } = recordingDb(['memories', 'memory_versions']);
+    const { db, calls, ...started } = recordingDb(['memories', 'memory_versions']);
     await openMemoryCollections(client, db);
+    const created = started.created();
     const all = Object.values(MEMORY_COLLECTION_NAMES);
     expect(new Set([...created, 'memories', 'memory_versions'])).toEqual(new Set(all));
     // Including the three no index creates: the counters, the usage totals and the settings.
@@ -43,13 +33,15 @@ describe('MongoDB memory collections at start-up', () => {
   });
 
   it('takes a collection another instance created meanwhile as created', async () => {
-    const { db, calls } = recordingDb(Object.values(MEMORY_COLLECTION_NAMES), {}, []);
+    const { db, calls } = recordingDb(Object.values(MEMORY_COLLECTION_NAMES), []);
     await expect(openMemoryCollections(client, db)).resolves.toBeDefined();
     expect(calls.filter((c) => c.method === 'createCollection')).toHaveLength(Object.keys(MEMORY_COLLECTION_NAMES).length);
   });
 
   it('declares a unique queue position per tenant and drops the indexes of the global order', async () => {
-    const { db, calls } = recordingDb([], { memory_writes: { indexExists: (name: string) => name === 'memory_writes_seq' } });
+    const { fake, db, calls } = recordingDb([]);
+    // Declared by the global-order layout; its other retired index was never built here.
+    fake.collection('memory_writes').indexes.add('memory_writes_seq');
     await openMemoryCollections(client, db);
     const writeIndexes = calls.find((c) => c.collection === 'memory_writes' && c.method === 'createIndexes')!.args[0];
     expect(writeIndexes).toContainEqual({ key: { tenantId: 1, seq: 1 }, name: 'memory_writes_tenant_position', unique: true });
@@ -59,10 +51,15 @@ describe('MongoDB memory collections at start-up', () => {
   });
 
   it("moves a queue numbered by the global counter: each tenant's counter starts after it, then it goes", async () => {
-    const { db, calls } = recordingDb([], {
-      memory_counters: { findOne: (f: { _id: string }) => (f._id === GLOBAL_WRITE_COUNTER_ID ? { _id: f._id, seq: 500 } : null) },
-      memory_writes: { distinct: () => ['tenant-a', 'tenant-b'] },
-    });
+    const { fake, db, calls } = recordingDb([]);
+    // Queued under the one global counter of the earlier layout, which reached 500.
+    fake.collection('memory_counters').docs.set(GLOBAL_WRITE_COUNTER_ID, { _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 });
+    for (const [id, tenantId, seq] of [
+      ['m1:1', 'tenant-a', 498],
+      ['m2:1', 'tenant-b', 499],
+      ['m1:2', 'tenant-a', 500],
+    ] as const)
+      fake.collection('memory_writes').docs.set(id, { _id: id, tenantId, seq });
     await openMemoryCollections(client, db);
     const counterCalls = calls.filter((c) => c.collection === 'memory_counters');
     const bulk = counterCalls.find((c) => c.method === 'bulkWrite')!.args[0];

@@ -1,36 +1,28 @@
-import type { ClientSession } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MEMORY_COLLECTION_NAMES, type MemoryCollections } from '../../adapters/mongo/memory-collections.js';
 import { createMongoWriteQueue } from '../../adapters/mongo/write-queue.js';
 import type { EnqueueRequest } from '../../server/ports/write-queue.js';
-import { recordingCollection, writtenDocuments, type RecordedCall } from '../support/recording-mongo.js';
+import { FakeDb, writtenDocuments } from '../support/fake-mongo.js';
 
 /**
  * The MongoDB write queue's transaction, recorded against stand-in collections: which documents
  * accepting a write touches. Two transactions that write a common document conflict and one retries,
  * so writes of different tenants must share none.
  */
-function recordingCollections(calls: RecordedCall[]): MemoryCollections {
-  const seqs = new Map<string, number>();
-  const rec = (field: keyof typeof MEMORY_COLLECTION_NAMES, answers = {}) =>
-    recordingCollection(MEMORY_COLLECTION_NAMES[field], calls, answers);
+function recordingCollections(db: FakeDb): MemoryCollections {
+  const rec = (field: keyof typeof MEMORY_COLLECTION_NAMES) => db.collection(MEMORY_COLLECTION_NAMES[field]) as unknown as Collection<any>;
   const c: MemoryCollections = {
     memories: rec('memories'),
     versions: rec('versions'),
     writes: rec('writes'),
-    counters: rec('counters', {
-      findOneAndUpdate: (filter: { _id: string }) => {
-        const seq = (seqs.get(filter._id) ?? 0) + 1;
-        seqs.set(filter._id, seq);
-        return { _id: filter._id, seq };
-      },
-    }),
+    counters: rec('counters'),
     outbox: rec('outbox'),
     idem: rec('idem'),
     periods: rec('periods'),
     totals: rec('totals'),
     settings: rec('settings'),
-    inTransaction: (fn) => fn({} as ClientSession),
+    inTransaction: db.inTransaction,
     adjustTotals: (tenantId, memoriesDelta, bytes, session) =>
       c.totals.updateOne({ _id: tenantId }, { $inc: { memoryCount: memoriesDelta, storageBytes: bytes } }, { upsert: true, session }),
   };
@@ -50,10 +42,12 @@ const create = (memoryId: string): EnqueueRequest => ({
 
 describe('MongoDB write queue: per-tenant ordering', () => {
   it('accepts writes of two tenants without writing any document in common', async () => {
-    const callsA: RecordedCall[] = [];
-    const callsB: RecordedCall[] = [];
-    expect((await createMongoWriteQueue(recordingCollections(callsA)).enqueue('tenant-a', create('m-a'))).kind).toBe('accepted');
-    expect((await createMongoWriteQueue(recordingCollections(callsB)).enqueue('tenant-b', create('m-b'))).kind).toBe('accepted');
+    const dbA = new FakeDb();
+    const dbB = new FakeDb();
+    const callsA = dbA.calls;
+    const callsB = dbB.calls;
+    expect((await createMongoWriteQueue(recordingCollections(dbA)).enqueue('tenant-a', create('m-a'))).kind).toBe('accepted');
+    expect((await createMongoWriteQueue(recordingCollections(dbB)).enqueue('tenant-b', create('m-b'))).kind).toBe('accepted');
     const a = writtenDocuments(callsA);
     const b = new Set(writtenDocuments(callsB));
     expect(a.length).toBeGreaterThan(0);
@@ -61,8 +55,9 @@ describe('MongoDB write queue: per-tenant ordering', () => {
   });
 
   it("numbers each tenant's queue on its own, from the tenant's counter document", async () => {
-    const calls: RecordedCall[] = [];
-    const queue = createMongoWriteQueue(recordingCollections(calls));
+    const db = new FakeDb();
+    const calls = db.calls;
+    const queue = createMongoWriteQueue(recordingCollections(db));
     for (const [tenant, memory] of [
       ['tenant-a', 'm1'],
       ['tenant-b', 'm2'],
