@@ -1,4 +1,5 @@
 import { AppError } from '../../server/errors.js';
+import { SearchIndexConfigurationError } from '../../server/ports/search-index.js';
 
 /**
  * The index outbox's decisions, pure (table-tested in test/unit/index-outbox-rules.test.ts): what
@@ -47,30 +48,36 @@ export function entryAction(entry: EntryFacts, state: MemoryIndexState | null, m
 
 /**
  * `unavailable`: the index could not be reached or failed (503 from the index adapters: refused,
- * timed out, overloaded, 5xx); `rejected`: it answered and refused the request (a malformed point,
- * a vector of another dimension), which retrying the same entry will not fix.
+ * timed out, overloaded, 5xx); `misconfigured`: the deployment refuses every write alike (a key it no
+ * longer accepts, no API at the address, a size limit: `SearchIndexConfigurationError`), an outage
+ * until an operator acts; `rejected`: it answered and refused the request (a malformed point, a
+ * vector of another dimension), which retrying the same entry will not fix.
  */
-export type FailureKind = 'unavailable' | 'rejected';
+export type FailureKind = 'unavailable' | 'misconfigured' | 'rejected';
 
 export function failureKind(err: unknown): FailureKind {
+  if (err instanceof SearchIndexConfigurationError) return 'misconfigured';
   return err instanceof AppError && err.code === 'DEPENDENCY_UNAVAILABLE' ? 'unavailable' : 'rejected';
 }
 
 /**
  * A batch request failed. `stop`: leave the batch for later (the index is down, and a commit's flush
  * must not spend a request per entry finding that out again); `isolate`: apply its entries one by one,
- * so one bad entry holds back only itself.
+ * so one bad entry holds back only itself. A drain job isolates a misconfigured answer too (a size
+ * limit may refuse the batch and take its entries alone); the first entry refused alike stops it.
  */
 export function onBatchFailure(kind: FailureKind, mode: DrainMode): 'stop' | 'isolate' {
-  return kind === 'unavailable' && mode === 'fresh' ? 'stop' : 'isolate';
+  return kind !== 'rejected' && mode === 'fresh' ? 'stop' : 'isolate';
 }
 
 /**
  * While isolating, after an entry failed alone: go on unless the index looks down, which is two
  * unavailable answers in a row (the first might be one entry's own fault, e.g. one that always times
- * out; the next entry tells). Bounds what an outage costs a drain to two more requests.
+ * out; the next entry tells), or one misconfigured answer. Bounds what an outage costs a drain to two
+ * more requests.
  */
 export function continueIsolating(f: { kind: FailureKind; unavailableInARow: number }): boolean {
+  if (f.kind === 'misconfigured') return false;
   return f.kind === 'rejected' || f.unavailableInARow < 2;
 }
 
@@ -84,13 +91,14 @@ export interface FailureOutcome {
 }
 
 /**
- * What a failed attempt does to the entry. It counts when the index refused the entry, or when the
- * index served another entry of the same batch alone (`indexAnswered`: the failure is this entry's);
- * during an outage nothing counts, so however long the index is down, no entry is set aside for it.
- * An entry whose counted attempts reach `maxAttempts` is set aside.
+ * What a failed attempt does to the entry. It counts only when the index accepted another entry in
+ * the same run (`indexAnswered`): then the failure is this entry's own. A refusal with nothing
+ * accepted beside it may be the index refusing everything (a proxy's 400s, a schema change), and an
+ * outage or a misconfiguration never counts, so however long either lasts no entry is set aside for
+ * it. An entry whose counted attempts reach `maxAttempts` is set aside.
  */
 export function failureOutcome(f: { attempts: number; kind: FailureKind; indexAnswered: boolean; maxAttempts: number }): FailureOutcome {
-  const counted = f.kind === 'rejected' || f.indexAnswered;
+  const counted = f.kind !== 'misconfigured' && f.indexAnswered;
   const attempts = f.attempts + (counted ? 1 : 0);
   return { attempts, counted, poisoned: counted && attempts >= Math.max(1, f.maxAttempts) };
 }

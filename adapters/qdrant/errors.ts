@@ -1,5 +1,6 @@
 import { QdrantClientResourceExhaustedError, QdrantClientTimeoutError } from '@qdrant/js-client-rest';
 import { AppError } from '../../server/errors.js';
+import { SearchIndexConfigurationError } from '../../server/ports/search-index.js';
 
 /** What a failed Qdrant call means. */
 export type QdrantFailure =
@@ -15,12 +16,28 @@ export type QdrantFailure =
   | 'point_missing'
   /** Any other 404: nothing serves this path at QDRANT_URL (its path, a proxy, a server too old for the request). */
   | 'no_endpoint'
-  /** Another 4xx: the request is wrong (a bug) or refused (an API key that is not accepted). */
+  /** 401/403: the API key is missing or no longer accepted (rotated on one side only). */
+  | 'unauthorized'
+  /** 413: a request size limit (Qdrant's, or a proxy's before it). */
+  | 'too_large'
+  /** Another 4xx: the request is wrong (a bug). */
   | 'rejected'
   | 'other';
 
 /** Failures that mean "the dependency is not usable right now" (503), rather than a fault to fix. */
 const UNAVAILABLE: ReadonlySet<QdrantFailure> = new Set(['unreachable', 'overloaded', 'server', 'collection_missing', 'point_missing']);
+
+/**
+ * Faults of the deployment, not of one request's content: every write fails alike until an operator
+ * fixes the key, the address or the size limit. Still errors (500), not 503; but the index outbox must
+ * not blame (and after a few runs set aside) every entry it tries meanwhile.
+ */
+const MISCONFIGURED: ReadonlySet<QdrantFailure> = new Set(['unauthorized', 'no_endpoint', 'too_large']);
+
+const CONFIGURATION_HINT: Partial<Record<QdrantFailure, string>> = {
+  unauthorized: 'Qdrant refused the API key: QDRANT_API_KEY must be a key the server accepts',
+  too_large: "the request is larger than Qdrant (or a proxy before it) accepts: raise the limit or lower the outbox's batch size",
+};
 
 const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_\w+)$/;
 
@@ -33,6 +50,8 @@ function qdrantMessage(data: unknown): string {
 
 function byStatus(status: number, message: string): QdrantFailure {
   if (status === 429) return 'overloaded';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 413) return 'too_large';
   if (status >= 500) return 'server';
   if (status === 404) {
     if (/Collection `[^`]*` doesn't exist/.test(message)) return 'collection_missing';
@@ -91,12 +110,16 @@ export function toDependencyError(operation: string, err: unknown): unknown {
     return withCause(new AppError('DEPENDENCY_UNAVAILABLE', `the search index is unavailable (${operation})`), err);
   if (kind === 'no_endpoint') {
     return withCause(
-      new Error(
+      new SearchIndexConfigurationError(
         `Qdrant has no such endpoint (${operation}, 404): QDRANT_URL must be the address of Qdrant's REST API ` +
           '(with the path a proxy serves it under, if any), and the server recent enough for the request',
       ),
       err,
     );
+  }
+  if (MISCONFIGURED.has(kind)) {
+    const detail = err instanceof Error ? `: ${err.message.slice(0, 200)}` : '';
+    return withCause(new SearchIndexConfigurationError(`${CONFIGURATION_HINT[kind]} (${operation})${detail}`), err);
   }
   return err;
 }

@@ -142,6 +142,19 @@ export class SearchIndexLayoutError extends Error {
   }
 }
 
+/**
+ * A failure of the index's deployment rather than of one request's content: credentials it no longer
+ * accepts (401/403), nothing serving its API at the configured address (404 without its answer), or a
+ * request size limit before it (413). Every write fails alike until an operator fixes it, so the index
+ * outbox treats it as an outage: it never counts against an entry.
+ */
+export class SearchIndexConfigurationError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SearchIndexConfigurationError';
+  }
+}
+
 export interface SearchIndex {
   /** The embedding model and dimension this index was built with (recorded on first use). */
   indexInfo(): IndexInfo;

@@ -11,6 +11,7 @@ import {
   type MemoryIndexState,
 } from '../../adapters/mongo/outbox-rules.js';
 import { AppError } from '../../server/errors.js';
+import { SearchIndexConfigurationError } from '../../server/ports/search-index.js';
 
 const upsert = (version: number, attempts = 0): EntryFacts => ({ op: 'upsert', version, hasDoc: true, attempts });
 const remove = (attempts = 0): EntryFacts => ({ op: 'remove', version: 0, hasDoc: false, attempts });
@@ -45,11 +46,17 @@ describe('what a failed index request means', () => {
     expect(failureKind('a string')).toBe('rejected');
   });
 
+  it('reads a fault of the deployment (a refused key, no API at the address, a size limit) as the index misconfigured', () => {
+    expect(failureKind(new SearchIndexConfigurationError('Qdrant refused the API key (upsert)'))).toBe('misconfigured');
+  });
+
   it.each([
     ['unavailable', 'fresh', 'stop'],
     ['unavailable', 'all', 'isolate'],
     ['rejected', 'fresh', 'isolate'],
     ['rejected', 'all', 'isolate'],
+    ['misconfigured', 'fresh', 'stop'],
+    ['misconfigured', 'all', 'isolate'],
   ] as const)('a batch that failed %s in a %s drain: %s', (kind, mode, next) => {
     expect(onBatchFailure(kind, mode)).toBe(next);
   });
@@ -58,6 +65,7 @@ describe('what a failed index request means', () => {
     ['rejected', 5, true],
     ['unavailable', 1, true],
     ['unavailable', 2, false],
+    ['misconfigured', 0, false],
   ] as const)('isolating after a %s failure, %i unavailable in a row: go on = %s', (kind, unavailableInARow, goOn) => {
     expect(continueIsolating({ kind, unavailableInARow })).toBe(goOn);
   });
@@ -71,9 +79,24 @@ describe('an entry after a failed attempt', () => {
       { attempts: 4, counted: false, poisoned: false },
     ],
     [
-      'a refusal counts',
-      { attempts: 0, kind: 'rejected', indexAnswered: false, maxAttempts: 5 },
+      'a refusal counts when the index accepted another entry in the run',
+      { attempts: 0, kind: 'rejected', indexAnswered: true, maxAttempts: 5 },
       { attempts: 1, counted: true, poisoned: false },
+    ],
+    [
+      'a refusal with nothing accepted in the run counts nothing (the index may refuse everything)',
+      { attempts: 4, kind: 'rejected', indexAnswered: false, maxAttempts: 5 },
+      { attempts: 4, counted: false, poisoned: false },
+    ],
+    [
+      'a misconfigured index counts nothing, even beside accepted entries',
+      { attempts: 4, kind: 'misconfigured', indexAnswered: true, maxAttempts: 5 },
+      { attempts: 4, counted: false, poisoned: false },
+    ],
+    [
+      '… nor alone',
+      { attempts: 0, kind: 'misconfigured', indexAnswered: false, maxAttempts: 1 },
+      { attempts: 0, counted: false, poisoned: false },
     ],
     [
       'an unavailable answer counts while the index serves the batch’s other entries',
@@ -87,12 +110,12 @@ describe('an entry after a failed attempt', () => {
     ],
     [
       'an entry over a lowered limit is set aside at its next counted failure',
-      { attempts: 7, kind: 'rejected', indexAnswered: false, maxAttempts: 3 },
+      { attempts: 7, kind: 'rejected', indexAnswered: true, maxAttempts: 3 },
       { attempts: 8, counted: true, poisoned: true },
     ],
     [
       'a limit of 1 sets aside at the first counted failure',
-      { attempts: 0, kind: 'rejected', indexAnswered: false, maxAttempts: 1 },
+      { attempts: 0, kind: 'rejected', indexAnswered: true, maxAttempts: 1 },
       { attempts: 1, counted: true, poisoned: true },
     ],
   ];

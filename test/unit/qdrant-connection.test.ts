@@ -5,6 +5,7 @@ import { clientOf, qdrantClientParams } from '../../adapters/qdrant/client.js';
 import { guarded } from '../../adapters/qdrant/errors.js';
 import { createQdrantSearchIndex, resetQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import { AppError } from '../../server/errors.js';
+import { SearchIndexConfigurationError } from '../../server/ports/search-index.js';
 
 /**
  * How the adapter reaches Qdrant and reads its failures, with the real @qdrant/js-client-rest talking
@@ -96,16 +97,18 @@ describe('QDRANT_URL', () => {
 });
 
 describe('Qdrant failures', () => {
-  const cases: [string, Reply, 'unavailable' | 'fault'][] = [
+  const cases: [string, Reply, 'unavailable' | 'fault' | 'configuration'][] = [
     ['a missing collection (404)', qdrantError(404, "Not found: Collection `mem` doesn't exist!"), 'unavailable'],
     ['a missing point (404)', qdrantError(404, 'Not found: No point with id 7 found'), 'unavailable'],
-    ['a 404 without a body: no such endpoint', { status: 404, text: '' }, 'fault'],
-    ["a proxy's 404 page", { status: 404, text: '<html><body>404 Not Found</body></html>' }, 'fault'],
+    ['a 404 without a body: no such endpoint', { status: 404, text: '' }, 'configuration'],
+    ["a proxy's 404 page", { status: 404, text: '<html><body>404 Not Found</body></html>' }, 'configuration'],
     ['5xx', qdrantError(503, 'Service internal error: overloaded'), 'unavailable'],
     ['a gateway page (502)', { status: 502, text: '<html>Bad Gateway</html>' }, 'unavailable'],
     ['429', qdrantError(429, 'Rate limiting exceeded: too many requests'), 'unavailable'],
     ['a request bug (400)', qdrantError(400, 'Bad request: wrong field'), 'fault'],
-    ['a refused API key (403)', qdrantError(403, 'Forbidden: invalid api key'), 'fault'],
+    ['a refused API key (403)', qdrantError(403, 'Forbidden: invalid api key'), 'configuration'],
+    ['a missing API key (401)', { status: 401, text: 'Must provide an API key or an Authorization bearer token' }, 'configuration'],
+    ["a proxy's size limit (413)", { status: 413, text: '<html>413 Request Entity Too Large</html>' }, 'configuration'],
   ];
   it.each(cases)('%s', async (_name, reply, expected) => {
     const url = await serve(() => reply);
@@ -114,8 +117,10 @@ describe('Qdrant failures', () => {
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('DEPENDENCY_UNAVAILABLE');
     } else {
+      // Not 503, but a fault of the deployment (every write fails alike) is told apart from a bad request.
       expect(err).not.toBeInstanceOf(AppError);
       expect(err).toBeInstanceOf(Error);
+      expect(err instanceof SearchIndexConfigurationError).toBe(expected === 'configuration');
     }
   });
 
