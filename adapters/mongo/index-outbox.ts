@@ -27,7 +27,7 @@ export interface IndexOutboxOptions {
   maxAttempts?: number;
   /** Entries per index request (default 200). */
   batchSize?: number;
-  /** How long a drain holds its tenant without renewing (default 60 s; renewed before every batch). */
+  /** How long a drain holds its tenant without renewing (default 60 s; renewed before every batch and every entry tried alone). */
   leaseMs?: number;
   log?: OutboxLog;
 }
@@ -60,11 +60,19 @@ const toEntry = (d: OutboxDoc): OutboxEntry => ({
   attempts: d.attempts ?? 0,
 });
 
-const emptyReport = (): OutboxDrainReport => ({ applied: 0, dropped: 0, failed: 0, poisoned: 0, outage: false, busy: false });
+const emptyReport = (): OutboxDrainReport => ({
+  applied: 0,
+  dropped: 0,
+  failed: 0,
+  poisoned: 0,
+  outage: false,
+  busy: false,
+  timedOut: false,
+});
 
 /**
- * Opens the outbox: its collections and indexes (the drain's keyset order, the distinct of tenants with pending
- * entries), the collection of set-aside entries and the per-tenant drain leases.
+ * Opens the outbox: its collections and indexes (the drain's keyset order, the distinct scan of tenants with
+ * pending entries), the collection of set-aside entries and the per-tenant drain leases.
  *
  * One drain of a tenant runs at a time across every process (a lease document), so two processes
  * never apply a tenant's entries out of order (an older upsert landing after a newer one) or count
@@ -86,7 +94,7 @@ export async function openIndexOutbox(
   const leaseMs = options.leaseMs ?? 60_000;
   const log = options.log;
 
-  // (tenantId, at, _id): every batch of a drain is one range of it, and the distinct of tenants reads
+  // (tenantId, at, _id): every batch of a drain is one range of it, and the scan of tenants reads
   // one key per tenant. The first outbox index, (tenantId, at), cannot order ties and is dropped.
   await outbox.createIndexes([{ key: { tenantId: 1, at: 1, _id: 1 }, name: 'memory_index_outbox_tenant_at' }]);
   await dropIndexesIfPresent(outbox, ['memory_index_outbox_tenant']);
@@ -154,15 +162,17 @@ export async function openIndexOutbox(
   const renew = async (tenantId: string, owner: string) =>
     (await leases.updateOne({ _id: tenantId, owner }, { $set: { until: new Date(Date.now() + leaseMs) } })).matchedCount === 1;
 
-  async function drainRounds(tenantId: string, mode: DrainMode): Promise<OutboxDrainReport> {
+  async function drainRounds(tenantId: string, mode: DrainMode, deadline: number | undefined): Promise<OutboxDrainReport> {
     const total = emptyReport();
     if (!sink) return total;
     for (let round = 0, m = mode; round < MAX_ROUNDS; round++, m = 'fresh') {
+      if (deadline !== undefined && Date.now() >= deadline) return { ...total, timedOut: true };
       const owner = await acquire(tenantId);
       if (!owner) return { ...total, busy: true };
       let r: DrainReport;
       try {
-        r = await drainTenant(store, sink, tenantId, { mode: m, maxAttempts, batchSize, keepGoing: () => renew(tenantId, owner), log });
+        const keepGoing = () => renew(tenantId, owner);
+        r = await drainTenant(store, sink, tenantId, { mode: m, maxAttempts, batchSize, keepGoing, deadline, log });
       } finally {
         // A lease that cannot be given back expires.
         await leases.deleteOne({ _id: tenantId, owner }).catch(() => undefined);
@@ -171,7 +181,7 @@ export async function openIndexOutbox(
       total.dropped += r.dropped;
       total.failed += r.failed;
       total.poisoned += r.poisoned;
-      if (r.outage || r.stopped) return { ...total, outage: r.outage };
+      if (r.outage || r.stopped || r.timedOut) return { ...total, outage: r.outage, timedOut: r.timedOut };
       // Entries committed while this drain held the lease, whose own flush found it taken: another
       // round, of entries never tried (one that failed in this round waits for the drain job).
       if (!(await outbox.findOne({ tenantId, attempts: 0 }, { projection: { _id: 1 } }))) return total;
@@ -179,10 +189,44 @@ export async function openIndexOutbox(
     return total;
   }
 
-  // One drain per tenant at a time in this process (the lease does it across processes).
+  // One drain per tenant at a time in this process (the lease does it across processes). A flush that
+  // finds one running or queued returns at once, as it does when another process holds the lease: a
+  // user's request or commit never waits behind the drain job. It marks the tenant, and the last drain
+  // looks again before it lets go (its last round's look for entries never tried may have come just
+  // before the flusher's commit). The mark is read and the drain let go in one synchronous step, so no
+  // flush falls between them.
   const running = new Map<string, Promise<unknown>>();
-  function exclusive(tenantId: string, mode: DrainMode): Promise<OutboxDrainReport> {
-    const run = (running.get(tenantId) ?? Promise.resolve()).then(() => drainRounds(tenantId, mode));
+  const holders = new Map<string, number>();
+  const flushedMeanwhile = new Set<string>();
+
+  function letGo(tenantId: string) {
+    const left = (holders.get(tenantId) ?? 1) - 1;
+    if (left > 0) return void holders.set(tenantId, left);
+    holders.delete(tenantId);
+    flushedMeanwhile.delete(tenantId);
+  }
+
+  async function untilSettled(tenantId: string, mode: DrainMode, deadline: number | undefined): Promise<OutboxDrainReport> {
+    const total = emptyReport();
+    try {
+      for (let round = 0, m = mode; ; round++, m = 'fresh') {
+        flushedMeanwhile.delete(tenantId);
+        const r = await drainRounds(tenantId, m, deadline);
+        total.applied += r.applied;
+        total.dropped += r.dropped;
+        total.failed += r.failed;
+        total.poisoned += r.poisoned;
+        if (r.outage || r.busy || r.timedOut || round + 1 >= MAX_ROUNDS || !flushedMeanwhile.has(tenantId))
+          return { ...total, outage: r.outage, busy: r.busy, timedOut: r.timedOut };
+      }
+    } finally {
+      letGo(tenantId);
+    }
+  }
+
+  function exclusive(tenantId: string, mode: DrainMode, deadline?: number): Promise<OutboxDrainReport> {
+    holders.set(tenantId, (holders.get(tenantId) ?? 0) + 1);
+    const run = (running.get(tenantId) ?? Promise.resolve()).then(() => untilSettled(tenantId, mode, deadline));
     const settled = run.catch(() => undefined);
     running.set(tenantId, settled);
     void settled.then(() => {
@@ -206,6 +250,10 @@ export async function openIndexOutbox(
     }),
 
     async flush(tenantId) {
+      if (holders.has(tenantId)) {
+        flushedMeanwhile.add(tenantId);
+        return;
+      }
       await exclusive(tenantId, 'fresh').catch((err: unknown) =>
         log?.warn(
           { tenantId, err: err instanceof Error ? err.message : String(err) },
@@ -214,10 +262,25 @@ export async function openIndexOutbox(
       );
     },
 
-    drain: (tenantId) => exclusive(tenantId, 'all'),
+    drain: (tenantId, options) =>
+      exclusive(
+        tenantId,
+        'all',
+        options?.budgetMs !== undefined && Number.isFinite(options.budgetMs) ? Date.now() + options.budgetMs : undefined,
+      ),
 
     async tenantsWithPending(limit) {
-      return (await outbox.distinct('tenantId')).slice(0, limit);
+      // A distinct scan of the (tenantId, at, _id) index (a $sort on its prefix, then a $group taking
+      // $first), read through a cursor and cut at `limit`: `distinct` would answer every tenant in one
+      // reply, which fails past 16 MB.
+      const rows = await outbox
+        .aggregate<{ _id: string }>([
+          { $sort: { tenantId: 1 } },
+          { $group: { _id: '$tenantId', at: { $first: '$at' } } },
+          { $limit: limit },
+        ])
+        .toArray();
+      return rows.map((r) => r._id).sort();
     },
 
     async counts() {

@@ -54,8 +54,16 @@ export interface DrainOptions {
   mode: DrainMode;
   maxAttempts: number;
   batchSize: number;
-  /** Asked before each batch after the first (the lease's renewal); false stops the drain. */
+  /**
+   * Asked before each batch after the first and before each entry tried alone (the lease's check and
+   * renewal); false stops the drain before it sends another request. One entry alone is a few index
+   * requests, so a drain never sends one on a lease older than that: another holder may have taken the
+   * tenant and indexed a later version since.
+   */
   keepGoing?: () => Promise<boolean>;
+  /** Epoch ms after which no further request is started (the drain job's budget); the rest stays queued. */
+  deadline?: number;
+  now?: () => number;
   log?: OutboxLog;
 }
 
@@ -72,6 +80,20 @@ export interface DrainReport {
   outage: boolean;
   /** `keepGoing` said no (the lease was lost): the rest was left for whoever holds it now. */
   stopped: boolean;
+  /** The deadline passed: the rest was left for the next run. */
+  timedOut: boolean;
+}
+
+/** Before each request after the first: `go`, or why not. */
+type Proceed = () => Promise<'go' | 'stopped' | 'timedOut'>;
+
+function proceeding(o: DrainOptions): Proceed {
+  const now = o.now ?? Date.now;
+  return async () => {
+    if (o.deadline !== undefined && now() >= o.deadline) return 'timedOut';
+    if (o.keepGoing && !(await o.keepGoing())) return 'stopped';
+    return 'go';
+  };
 }
 
 const changeOf = (e: OutboxEntry, action: 'upsert' | 'remove'): IndexChange =>
@@ -84,7 +106,8 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * Each entry is decided against its memory's state now (`entryAction`). When a batch fails, its
  * entries are retried one by one (`onBatchFailure`), so a bad entry fails alone and the others go
  * through; the failure is kept on the entry and, after `maxAttempts` counted failures, the entry is
- * set aside (`failureOutcome`). An outage stops the drain with everything left in place.
+ * set aside (`failureOutcome`). An outage stops the drain with everything left in place, and so do a
+ * lost lease and a passed deadline, checked before every request after the first.
  */
 export async function drainTenant(
   store: OutboxEntryStore,
@@ -92,12 +115,15 @@ export async function drainTenant(
   tenantId: string,
   o: DrainOptions,
 ): Promise<DrainReport> {
-  const report = { applied: 0, dropped: 0, failed: 0, poisoned: 0, outage: false };
-  let stopped = false;
+  const report = { applied: 0, dropped: 0, failed: 0, poisoned: 0, outage: false, stopped: false, timedOut: false };
+  const proceed = proceeding(o);
   let after: { at: string; id: string } | null = null;
+  // The index accepted an entry in this run: from then on a refusal is the refused entry's own.
+  let accepted = false;
   for (;;) {
-    if (after && o.keepGoing && !(await o.keepGoing())) {
-      stopped = true;
+    const next = after ? await proceed() : 'go';
+    if (next !== 'go') {
+      report[next] = true;
       break;
     }
     const entries = await store.next(tenantId, after, o.batchSize, o.mode);
@@ -111,20 +137,25 @@ export async function drainTenant(
       if (action === 'drop') dropped.push(e.id);
       else if (action !== 'leave') work.push({ entry: e, change: changeOf(e, action) });
     }
-    const { applied, failed, answered, outage } = await applyBatch(sink, tenantId, work, o.mode);
+    const { applied, failed, answered, outage, halted } = await applyBatch(sink, tenantId, work, o.mode, proceed);
+    accepted ||= answered;
     await removeIfGoneSince(store, sink, tenantId, applied, o.log);
     const settled = [...dropped, ...applied.map((w) => w.entry.id)];
     if (settled.length > 0) await store.settle(settled);
     report.applied += applied.length;
     report.dropped += dropped.length;
-    if (failed.length > 0) await record(store, tenantId, failed, answered, o, report);
+    if (failed.length > 0) await record(store, tenantId, failed, accepted, o, report);
     if (outage) {
       report.outage = true;
       break;
     }
+    if (halted) {
+      report[halted] = true;
+      break;
+    }
     if (entries.length < o.batchSize) break;
   }
-  return { ...report, stopped };
+  return report;
 }
 
 interface Work {
@@ -138,16 +169,28 @@ interface Failed {
   error: string;
 }
 
+interface BatchResult {
+  applied: Work[];
+  failed: Failed[];
+  /** The index accepted an entry of this batch. */
+  answered: boolean;
+  outage: boolean;
+  /** Isolation stopped before an entry: the lease was lost or the deadline passed (the rest stays untried). */
+  halted?: 'stopped' | 'timedOut';
+}
+
 /**
- * One request for the batch; when it fails, one per entry (or none more, when the index is down).
- * `answered` says whether the index served an entry of this batch, which makes the failures count.
+ * One request for the batch; when it fails, one per entry (or none more, when the index is down, the
+ * lease is lost or the deadline passed). `answered` says whether the index served an entry of this
+ * batch, which makes the failures count.
  */
 async function applyBatch(
   sink: Pick<SearchIndex, 'applyChanges'>,
   tenantId: string,
   work: readonly Work[],
   mode: DrainMode,
-): Promise<{ applied: Work[]; failed: Failed[]; answered: boolean; outage: boolean }> {
+  proceed: Proceed,
+): Promise<BatchResult> {
   if (work.length === 0) return { applied: [], failed: [], answered: false, outage: false };
   try {
     await sink.applyChanges(
@@ -168,6 +211,8 @@ async function applyBatch(
   let answered = false;
   let unavailableInARow = 0;
   for (const w of work) {
+    const next = await proceed();
+    if (next !== 'go') return { applied, failed, answered, outage: false, halted: next };
     try {
       await sink.applyChanges(tenantId, [w.change]);
       applied.push(w);

@@ -27,13 +27,18 @@ export interface OutboxDrainReport {
   outage: boolean;
   /** Another process was draining the tenant (it applies what this drain would have). */
   busy: boolean;
+  /** The budget ran out mid-drain: the rest of the tenant's entries wait for the next run. */
+  timedOut: boolean;
 }
 
 export interface IndexOutbox {
-  /** Tenants with pending entries (an index-backed distinct, not a scan of the entries). */
+  /** Up to `limit` tenants with pending entries (one index key per tenant, not a scan of the entries). */
   tenantsWithPending(limit: number): Promise<string[]>;
-  /** Applies the tenant's pending entries, retrying the ones that failed before. */
-  drain(tenantId: string): Promise<OutboxDrainReport>;
+  /**
+   * Applies the tenant's pending entries, retrying the ones that failed before; starts no index request
+   * once `budgetMs` has passed (none: no limit).
+   */
+  drain(tenantId: string, options?: { budgetMs?: number }): Promise<OutboxDrainReport>;
   counts(): Promise<IndexOutboxCounts>;
   /** Puts set-aside entries (of one tenant, or all) back in the outbox with no attempts; returns their tenants. */
   retryPoisoned(tenantId: string | null): Promise<{ entries: number; tenants: string[] }>;

@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
 import { describe, expect, it, vi } from 'vitest';
-import { openIndexOutbox, type IndexOutbox } from '../../adapters/mongo/index-outbox.js';
+import { openIndexOutbox, type IndexOutbox, type MongoIndexSink } from '../../adapters/mongo/index-outbox.js';
 import type { MemoryCollections } from '../../adapters/mongo/memory-collections.js';
 import { AppError } from '../../server/errors.js';
-import type { IndexChange } from '../../server/ports/search-index.js';
+import { SearchIndexConfigurationError, type IndexChange } from '../../server/ports/search-index.js';
 import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import { createIndexOutboxService } from '../../server/services/search/index-outbox.js';
 import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
@@ -24,6 +24,8 @@ class FakeIndex {
   readonly requests: { tenantId: string; changes: IndexChange[] }[] = [];
   readonly indexed = new Map<string, Set<string>>();
   down = false;
+  /** Every request refused as a deployment fault (a rotated API key). */
+  misconfigured = false;
   readonly refuse = new Set<string>();
   readonly timeOut = new Set<string>();
   gate: Promise<void> | null = null;
@@ -32,6 +34,7 @@ class FakeIndex {
     this.requests.push({ tenantId, changes: [...changes] });
     if (this.gate) await this.gate;
     const ids = changes.map((c) => (c.op === 'upsert' ? c.doc.memoryId : c.memoryId));
+    if (this.misconfigured) throw new SearchIndexConfigurationError('Qdrant refused the API key (upsert)');
     if (this.down || ids.some((id) => this.timeOut.has(id)))
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'the search index is unavailable (upsert)');
     const bad = ids.find((id) => this.refuse.has(id));
@@ -56,9 +59,11 @@ function recordingLog() {
   };
 }
 
-async function setup(options: { batchSize?: number; maxAttempts?: number; db?: FakeDb } = {}) {
+async function setup(
+  options: { batchSize?: number; maxAttempts?: number; db?: FakeDb; index?: FakeIndex; sink?: MongoIndexSink; leaseMs?: number } = {},
+) {
   const db = options.db ?? new FakeDb();
-  const index = new FakeIndex();
+  const index = options.index ?? new FakeIndex();
   const log = recordingLog();
   const memories = db.collection('memories');
   const outbox = db.collection('memory_index_outbox');
@@ -66,9 +71,10 @@ async function setup(options: { batchSize?: number; maxAttempts?: number; db?: F
     MemoryCollections,
     'memories' | 'outbox' | 'inTransaction'
   >;
-  const ob: IndexOutbox = await openIndexOutbox(db as unknown as Db, collections, index, {
+  const ob: IndexOutbox = await openIndexOutbox(db as unknown as Db, collections, options.sink ?? index, {
     batchSize: options.batchSize ?? 4,
     maxAttempts: options.maxAttempts ?? 3,
+    leaseMs: options.leaseMs,
     log,
   });
   let clock = 0;
@@ -162,7 +168,7 @@ describe('index outbox: an outage', () => {
     expect(await s.ob.counts()).toEqual({ pending: 0, poisoned: 0 });
   });
 
-  it('finds the tenants with pending entries by a distinct over the outbox index', async () => {
+  it('finds the tenants with pending entries by a grouped scan of the outbox index, read through a cursor up to the limit', async () => {
     const s = await setup();
     s.index.down = true;
     await s.commit('a', 1, 't2');
@@ -171,9 +177,16 @@ describe('index outbox: an outage', () => {
     await s.ob.flush('t2');
     const from = s.db.calls.length;
     expect(await s.ob.tenantsWithPending(10)).toEqual(['t1', 't2']);
+    // Not `distinct`, whose one reply holds every tenant (16 MB at most): a $sort on the index's prefix
+    // and a $group taking $first are a distinct scan of the index, and $limit cuts it.
     expect(s.db.calls.slice(from).map((c) => [c.collection, c.method, ...c.args])).toEqual([
-      ['memory_index_outbox', 'distinct', 'tenantId'],
+      [
+        'memory_index_outbox',
+        'aggregate',
+        [{ $sort: { tenantId: 1 } }, { $group: { _id: '$tenantId', at: { $first: '$at' } } }, { $limit: 10 }],
+      ],
     ]);
+    expect(await s.ob.tenantsWithPending(1)).toHaveLength(1);
   });
 });
 
@@ -199,10 +212,16 @@ describe('index outbox: an entry that always fails', () => {
     await s.ob.flush(T);
     expect(s.index.requests.map((r) => r.changes.map((c) => (c.op === 'upsert' ? c.doc.memoryId : c.memoryId)))).toEqual([['good3']]);
 
-    // The drain job retries it; the third counted failure sets it aside, kept with its last error.
+    // Retried alone, its refusal does not count: the index accepted nothing else in that run, and
+    // might be refusing everything.
     const entryId = bad()!._id;
     await s.ob.drain(T);
+    expect(bad()!.attempts).toBe(1);
+    // Beside entries the index accepts, it counts; the third counted failure sets it aside, kept with its last error.
+    await s.commit('good5');
+    await s.ob.drain(T);
     expect(bad()!.attempts).toBe(2);
+    await s.commit('good6');
     const report = await s.ob.drain(T);
     expect(report).toMatchObject({ failed: 1, poisoned: 1 });
     expect(bad()).toBeUndefined();
@@ -212,7 +231,7 @@ describe('index outbox: an entry that always fails', () => {
 
     // Set aside, it costs nothing more, and the tenant's next entries go through.
     s.index.requests.length = 0;
-    await s.commit('good4');
+    await s.commit('good4', 1, T);
     await s.ob.flush(T);
     await s.ob.drain(T);
     expect(s.index.requests).toHaveLength(1);
@@ -249,6 +268,45 @@ describe('index outbox: an entry that always fails', () => {
   });
 });
 
+describe('index outbox: a fault of the whole index is no fault of the entries', () => {
+  it('never counts nor sets aside entries while the index refuses every write (a rotated key, a wrong address, a size limit)', async () => {
+    const s = await setup({ maxAttempts: 1, batchSize: 2 });
+    for (const id of ['a', 'b', 'c']) await s.commit(id);
+    s.index.misconfigured = true;
+    await s.ob.flush(T);
+    for (let run = 0; run < 4; run++) expect(await s.ob.drain(T)).toMatchObject({ outage: true, applied: 0, poisoned: 0 });
+    // The batch, then its first entry alone: refused alike, the drain stops.
+    expect(s.index.requests).toHaveLength(1 + 4 * 2);
+    expect([...s.outbox.docs.values()].map((d) => [d.memoryId, d.attempts])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+    ]);
+    expect(s.poisoned.docs.size).toBe(0);
+    s.index.misconfigured = false;
+    expect(await s.ob.drain(T)).toMatchObject({ applied: 3, failed: 0 });
+  });
+
+  it('counts a refusal only when the index accepted another entry in the same run', async () => {
+    const s = await setup({ maxAttempts: 1, batchSize: 2 });
+    // A proxy refusing every request with 400: every entry refused, none accepted.
+    s.index.refuse.add('a').add('b');
+    await s.commit('a');
+    await s.commit('b');
+    for (let run = 0; run < 3; run++) await s.ob.drain(T);
+    expect([...s.outbox.docs.values()].map((d) => [d.memoryId, d.attempts])).toEqual([
+      ['a', 0],
+      ['b', 0],
+    ]);
+    // An accepted entry in an earlier batch of the run makes a later refusal the entry's own.
+    s.index.refuse.delete('a');
+    await s.commit('c');
+    await s.ob.drain(T);
+    expect(s.index.ids()).toEqual(['a@v1', 'c@v1']);
+    expect(s.poisoned.docs.size).toBe(1);
+  });
+});
+
 describe('index outbox: one drain of a tenant at a time', () => {
   it("leaves a flush's entries to the process that holds the tenant's lease, which applies them before it lets go", async () => {
     const db = new FakeDb();
@@ -272,6 +330,90 @@ describe('index outbox: one drain of a tenant at a time', () => {
     expect(a.index.ids()).toEqual(['first@v1', 'second@v1']);
     expect([...db.collection('memory_index_outbox').docs.values()].map((d) => [d.memoryId, d.attempts])).toEqual([['bad', 1]]);
     expect(db.collection('memory_index_outbox_leases').docs.size).toBe(0);
+  });
+});
+
+describe('index outbox: a drain that outlives its lease', () => {
+  it('stops before its next request once another process took the tenant: an older version never lands after a newer one', async () => {
+    const db = new FakeDb();
+    const index = new FakeIndex();
+    index.refuse.add('bad');
+    // Process a's index requests: the second (the first entry tried alone) hangs past the lease.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let calls = 0;
+    const slow = {
+      applyChanges: async (t: string, c: readonly IndexChange[]) => {
+        if (++calls === 2) await gate;
+        return index.applyChanges(t, c);
+      },
+    };
+    const a = await setup({ db, index, sink: slow, leaseMs: 50 });
+    const b = await setup({ db, index, leaseMs: 50 });
+    await a.commit('bad');
+    await a.commit('m1', 1);
+    const draining = a.ob.drain(T);
+    await vi.waitFor(() => expect(calls).toBe(2));
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    // The lease has expired: process b commits version 2, takes the tenant and indexes it.
+    await b.commit('m1', 2);
+    await b.ob.flush(T);
+    expect(index.ids()).toEqual(['m1@v2']);
+    // a's hung request comes back; a must not go on to send version 1, decided before b's commit.
+    open();
+    const report = await draining;
+    expect(index.ids()).toEqual(['m1@v2']);
+    expect(report).toMatchObject({ applied: 0 });
+    // Version 1 of m1 was sent once: in a's batch, refused with `bad`, before b's commit.
+    const m1v1 = index.requests
+      .flatMap((r) => r.changes)
+      .filter((c) => c.op === 'upsert' && c.doc.memoryId === 'm1' && c.doc.title === 'v1');
+    expect(m1v1).toHaveLength(1);
+  });
+});
+
+describe('index outbox: a commit never waits behind a drain', () => {
+  it('returns from a flush at once while a drain of the tenant runs in this process, whose holder then applies its entries', async () => {
+    const s = await setup();
+    await s.commit('first');
+    let open!: () => void;
+    s.index.gate = new Promise((resolve) => (open = resolve));
+    const draining = s.ob.drain(T);
+    await vi.waitFor(() => expect(s.index.requests.length).toBeGreaterThan(0));
+    await s.commit('second');
+    const flushed = await Promise.race([
+      s.ob.flush(T).then(() => 'returned'),
+      new Promise((resolve) => setTimeout(() => resolve('waiting'), 200)),
+    ]);
+    expect(flushed).toBe('returned');
+    s.index.gate = null;
+    open();
+    await draining;
+    expect(s.index.ids()).toEqual(['first@v1', 'second@v1']);
+    expect(s.outbox.docs.size).toBe(0);
+  });
+});
+
+describe('index outbox: a run within its budget', () => {
+  it("stops inside one tenant's drain when the budget is spent, leaving the rest for the next run", async () => {
+    const index = new FakeIndex();
+    const slow = {
+      applyChanges: async (t: string, c: readonly IndexChange[]) => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return index.applyChanges(t, c);
+      },
+    };
+    const s = await setup({ index, sink: slow, batchSize: 1 });
+    for (let i = 0; i < 20; i++) await s.commit(`m${String(i).padStart(2, '0')}`);
+    const service = createIndexOutboxService({ outbox: s.ob, logger: { warn: () => undefined }, clock: Date.now });
+    const started = Date.now();
+    const run = await service.drainPending({ budgetMs: 150 });
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(run).toMatchObject({ remaining: true, outage: false });
+    expect(run.applied).toBeGreaterThan(0);
+    expect(run.applied).toBeLessThan(10);
+    expect(s.outbox.docs.size).toBe(20 - run.applied);
+    expect(await service.drainPending({ budgetMs: 60_000 })).toMatchObject({ applied: 20 - run.applied, remaining: false });
   });
 });
 

@@ -64,7 +64,8 @@ export function createIndexOutboxService(deps: IndexOutboxDeps): IndexOutboxServ
       }
       let r: OutboxDrainReport;
       try {
-        r = await outbox.drain(tenantId);
+        // The tenant gets what is left of the run's budget: one large backlog cannot outlive the job's lock.
+        r = await outbox.drain(tenantId, { budgetMs: options.budgetMs - (clock() - started) });
       } catch (err) {
         // The memory store failed (the index's failures are in the report): the next tenant may fare better.
         logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'search index outbox drain failed');
@@ -79,6 +80,10 @@ export function createIndexOutboxService(deps: IndexOutboxDeps): IndexOutboxServ
       if (r.outage) {
         // Every other tenant would wait out the same timeouts: the next run tries again.
         summary.outage = true;
+        summary.remaining = true;
+        break;
+      }
+      if (r.timedOut) {
         summary.remaining = true;
         break;
       }
