@@ -13,9 +13,13 @@ import type { ColumnWeights } from './sparse.js';
 const UPSERT_CHUNK = 256;
 
 /**
- * The entity keys whose statistics a batch changes: every key a written point gained or lost against
- * what was stored (`before`, by point id; a point absent there is new), and every key of a removed
- * point. Each key once, however many points of the batch touch it: a batch recounts a key once.
+ * The entity keys a batch recounts: every key a written point holds now or held before (`before`, by
+ * point id; a point absent there is new), and every key of a removed point. Each key once, however
+ * many points of the batch touch it.
+ *
+ * Every key of every point, not only the keys that changed: a batch whose upsert went through and
+ * whose recount failed is retried with the stored points already written, so a diff against them
+ * would be empty and the retry would leave the statistics wrong (or the entity point missing) for good.
  */
 export function entityKeysToRecount(
   before: ReadonlyMap<string, ReadonlySet<string>>,
@@ -24,10 +28,8 @@ export function entityKeysToRecount(
 ): string[] {
   const touched = new Set<string>();
   for (const p of written) {
-    const now = new Set(p.entities);
-    const old = before.get(p.id);
-    for (const k of now) if (!old?.has(k)) touched.add(k);
-    if (old) for (const k of old) if (!now.has(k)) touched.add(k);
+    for (const k of p.entities) touched.add(k);
+    for (const k of before.get(p.id) ?? []) touched.add(k);
   }
   for (const id of removedIds) for (const k of before.get(id) ?? []) touched.add(k);
   return [...touched];
@@ -40,8 +42,8 @@ export interface IndexWriterSettings {
 
 /**
  * The write side of the Qdrant index: a batch of one tenant's changes is one look-up of the entities
- * its points held, one upsert, one delete and one recount per entity key the batch touched (instead of
- * all of that per memory). `tenant-memory reindex` writes every memory again, which would recount the
+ * its points held, one upsert, one delete and one recount per entity key its points hold or held
+ * (instead of all of that per memory). `tenant-memory reindex` writes every memory again, which would recount the
  * same popular keys in every batch: while `deferRecounts` is on, a tenant's keys are recounted once,
  * when the writes move to another tenant or at `flushDeferred`.
  */

@@ -52,6 +52,8 @@ export class QdrantEmulator {
   version = '1.17.0';
   /** Requests served, by `METHOD /path` with the collection name replaced by `{c}`. */
   readonly log: string[] = [];
+  /** Requests (`METHOD /path` as in `log`) to answer with a 503 instead, once each: a fault injected by a test. */
+  readonly failures: string[] = [];
   private server: Server | null = null;
 
   async start(): Promise<string> {
@@ -89,7 +91,13 @@ export class QdrantEmulator {
     if (!m) throw new HttpError(404, `no route ${method} ${url.pathname}`);
     const name = decodeURIComponent(m[1]!);
     const rest = m[2] ?? '';
-    this.log.push(`${method} /collections/{c}${rest}`);
+    const route = `${method} /collections/{c}${rest}`;
+    this.log.push(route);
+    const fault = this.failures.indexOf(route);
+    if (fault >= 0) {
+      this.failures.splice(fault, 1);
+      throw new HttpError(503, `emulator: injected failure of ${route}`);
+    }
     if (rest === '/exists') return { result: { exists: this.collections.has(name) } };
     if (rest === '' && method === 'PUT') return { result: this.create(name, body) };
     if (rest === '' && method === 'DELETE') return { result: this.collections.delete(name) };

@@ -1,10 +1,12 @@
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { describe, expect, it } from 'vitest';
+import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import { entityPointId, memoryPointId } from '../../adapters/qdrant/ids.js';
 import { QdrantIndexWriter, entityKeysToRecount } from '../../adapters/qdrant/index-writer.js';
 import type { ExtractedEntity, IndexChange } from '../../server/ports/search-index.js';
 import { DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import { indexedMemory } from '../support/indexed-memory.js';
+import { QdrantEmulator } from '../support/qdrant-emulator.js';
 
 /**
  * The Qdrant index's write path, over a client that records what it is asked (the wire format itself
@@ -47,8 +49,14 @@ const counted = (calls: Call[]) => calls.filter((c) => c.op === 'count').map((c)
 describe('entity keys a batch recounts', () => {
   it.each([
     ['a new point: all its keys', new Map(), [{ id: 'p1', entities: ['a', 'b'] }], [], ['a', 'b']],
-    ['an unchanged point: none', new Map([['p1', new Set(['a'])]]), [{ id: 'p1', entities: ['a'] }], [], []],
-    ['gained and lost keys', new Map([['p1', new Set(['a', 'b'])]]), [{ id: 'p1', entities: ['b', 'c'] }], [], ['c', 'a']],
+    [
+      'an unchanged point: its keys (a retry after a failed recount)',
+      new Map([['p1', new Set(['a'])]]),
+      [{ id: 'p1', entities: ['a'] }],
+      [],
+      ['a'],
+    ],
+    ['gained and lost keys: both', new Map([['p1', new Set(['a', 'b'])]]), [{ id: 'p1', entities: ['b', 'c'] }], [], ['b', 'c', 'a']],
     ['a removed point: its stored keys', new Map([['p2', new Set(['x'])]]), [], ['p2'], ['x']],
     ['a removed point never stored: none', new Map(), [], ['p3'], []],
     [
@@ -131,5 +139,25 @@ describe('a batch of changes', () => {
     await writer.flushDeferred();
     expect(counted(calls)).toHaveLength(4);
     expect(calls.at(-1)!.body.points.map((p: { payload: { tenant_id: string } }) => p.payload.tenant_id)).toEqual(['t2']);
+  });
+});
+
+describe('a batch retried after a partial failure (emulated Qdrant)', () => {
+  it('recounts its entities although its points were already written', async () => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      const index = await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } });
+      const entityPoint = () => emulator.collections.get('c')!.points.get(entityPointId('t1', 'lisbon'))?.payload ?? null;
+      // The upsert goes through, the recount fails: the batch fails and is retried as it was.
+      emulator.failures.push('POST /collections/{c}/points/count');
+      const batch = [upsert('m1', 'lisbon'), upsert('m2', 'lisbon', 'sarah')];
+      await expect(index.applyChanges('t1', batch)).rejects.toThrow();
+      expect(entityPoint()).toBeNull();
+      await index.applyChanges('t1', batch);
+      expect(entityPoint()).toMatchObject({ kind: 'entity', entity_key: 'lisbon', df: 2 });
+    } finally {
+      await emulator.stop();
+    }
   });
 });
