@@ -39,18 +39,25 @@ export async function nextWritePosition(counters: Collection<CounterDoc>, tenant
 }
 
 /**
+ * What the global counter becomes once migrated: a `seq` that is not a number, so the `$inc` of a
+ * process of the earlier version still running fails (MongoDB refuses `$inc` on a string: code 14,
+ * TypeMismatch) instead of silently recreating the counter at 1 and numbering its writes from there.
+ */
+export const RETIRED_WRITE_COUNTER = 'retired';
+
+/**
  * Start-up step for queues written with the global counter: every tenant with queued writes gets its
- * counter raised to the global counter's value, so its next write queues after its old ones; then
- * the global document goes (running again finds nothing to do; a crash in between only repeats the
- * idempotent raise). A process of the earlier version still running would number its writes from the
- * recreated global counter again: stop every such process before starting this version.
+ * counter raised to the global counter's value, so its next write queues after its old ones; then the
+ * global document is retired (`RETIRED_WRITE_COUNTER`), not deleted: a deleted counter would be
+ * recreated by an old process's upsert. Running again finds no numeric counter and does nothing; a
+ * crash in between only repeats the idempotent raise.
  */
 export async function migrateGlobalWriteCounter(
   counters: Collection<CounterDoc>,
   writes: { distinct(key: 'tenantId'): Promise<unknown[]> },
 ): Promise<{ tenants: number }> {
   const global = await counters.findOne({ _id: GLOBAL_WRITE_COUNTER_ID });
-  if (!global) return { tenants: 0 };
+  if (!global || typeof global.seq !== 'number') return { tenants: 0 };
   const tenants = (await writes.distinct('tenantId')) as string[];
   if (tenants.length > 0) {
     await counters.bulkWrite(
@@ -59,6 +66,6 @@ export async function migrateGlobalWriteCounter(
     );
   }
   // Only as read: had a process of the earlier version moved it meanwhile, the next start raises again.
-  await counters.deleteOne({ _id: GLOBAL_WRITE_COUNTER_ID, seq: global.seq });
+  await counters.updateOne({ _id: GLOBAL_WRITE_COUNTER_ID, seq: global.seq }, { $set: { seq: RETIRED_WRITE_COUNTER as never } });
   return { tenants: tenants.length };
 }

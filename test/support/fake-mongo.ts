@@ -14,8 +14,8 @@ import { MongoServerError } from 'mongodb';
  * a concurrent writer, a server error. A method not written below does not exist.
  *
  * Understood: filters on top-level fields by equality (null also matching a missing field), `$in`,
- * `$gt`/`$gte`/`$lt`/`$lte`, `$exists` and `$or`; updates `$set`, `$setOnInsert`, `$inc`, `$max`, with
- * an upsert seeded from the filter's equality fields; projections of top-level fields; `find` with
+ * `$gt`/`$gte`/`$lt`/`$lte`, `$exists` and `$or`; updates `$set`, `$setOnInsert`, `$inc` (code 14,
+ * TypeMismatch, on a field that is not a number, as MongoDB), `$max`, with an upsert seeded from the filter's equality fields; projections of top-level fields; `find` with
  * `sort`/`limit`; `aggregate` with `$sort`, `$group` (`$first`, `$min`), `$limit`; `bulkWrite` of
  * `updateOne`; E11000 on a second `_id`; index names (`createIndexes`, `indexExists`, `dropIndex`, code
  * 27 for a missing one); the collections that exist (created, written to, indexed or holding documents)
@@ -93,8 +93,16 @@ function applyUpdate(doc: Doc, update: Doc, inserting: boolean): void {
       if (k.includes('.')) throw new Error(`fake-mongo: dotted path ${k} not supported`);
       if (op === '$set' || (op === '$setOnInsert' && inserting)) doc[k] = structuredClone(v);
       else if (op === '$setOnInsert') continue;
-      else if (op === '$inc') doc[k] = (doc[k] ?? 0) + (v as number);
-      else if (op === '$max') {
+      else if (op === '$inc') {
+        if (doc[k] !== undefined && typeof doc[k] !== 'number') {
+          throw new MongoServerError({
+            message: `Cannot apply $inc to a value of non-numeric type. {_id: ${JSON.stringify(doc._id)}} has the field '${k}' of non-numeric type ${typeof doc[k]}`,
+            code: 14,
+            codeName: 'TypeMismatch',
+          } as never);
+        }
+        doc[k] = (doc[k] ?? 0) + (v as number);
+      } else if (op === '$max') {
         if (doc[k] === undefined || compare(v, doc[k]) > 0) doc[k] = structuredClone(v);
       } else throw new Error(`fake-mongo: update operator ${op} not supported`);
     }

@@ -1,7 +1,7 @@
 import type { Db, MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MEMORY_COLLECTION_NAMES, openMemoryCollections } from '../../adapters/mongo/memory-collections.js';
-import { GLOBAL_WRITE_COUNTER_ID } from '../../adapters/mongo/write-counters.js';
+import { GLOBAL_WRITE_COUNTER_ID, nextWritePosition } from '../../adapters/mongo/write-counters.js';
 import { FakeDb } from '../support/fake-mongo.js';
 
 /**
@@ -50,7 +50,7 @@ describe('MongoDB memory collections at start-up', () => {
     expect(dropped).toEqual(['memory_writes_seq']);
   });
 
-  it("moves a queue numbered by the global counter: each tenant's counter starts after it, then it goes", async () => {
+  it("moves a queue numbered by the global counter: each tenant's counter starts after it, then it is retired", async () => {
     const { fake, db, calls } = recordingDb([]);
     // Queued under the one global counter of the earlier layout, which reached 500.
     fake.collection('memory_counters').docs.set(GLOBAL_WRITE_COUNTER_ID, { _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 });
@@ -67,9 +67,28 @@ describe('MongoDB memory collections at start-up', () => {
       { updateOne: { filter: { _id: 'writes:tenant-a' }, update: { $max: { seq: 500 } }, upsert: true } },
       { updateOne: { filter: { _id: 'writes:tenant-b' }, update: { $max: { seq: 500 } }, upsert: true } },
     ]);
-    // Removed after the raise, and only if no process of the old version moved it meanwhile.
-    expect(counterCalls.map((c) => c.method).slice(-2)).toEqual(['bulkWrite', 'deleteOne']);
-    expect(counterCalls.at(-1)!.args[0]).toEqual({ _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 });
+    // Retired after the raise, and only if no process of the old version moved it meanwhile.
+    expect(counterCalls.map((c) => c.method).slice(-2)).toEqual(['bulkWrite', 'updateOne']);
+    expect(counterCalls.at(-1)!.args.slice(0, 2)).toEqual([{ _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 }, { $set: { seq: 'retired' } }]);
+  });
+
+  it('leaves the global counter retired, so a process of the earlier version fails instead of numbering from 1 again', async () => {
+    const { fake, db, calls } = recordingDb([]);
+    const counters = fake.collection('memory_counters');
+    counters.docs.set(GLOBAL_WRITE_COUNTER_ID, { _id: GLOBAL_WRITE_COUNTER_ID, seq: 500 });
+    fake.collection('memory_writes').docs.set('m1:1', { _id: 'm1:1', tenantId: 'tenant-a', seq: 500 });
+    await openMemoryCollections(client, db);
+    // What the earlier version did for every write: $inc the global counter, upserting it.
+    await expect(
+      counters.findOneAndUpdate({ _id: GLOBAL_WRITE_COUNTER_ID }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }),
+    ).rejects.toMatchObject({ code: 14 });
+    expect(await nextWritePosition(counters as never, 'tenant-a', undefined as never)).toBe(501);
+    // Starting again finds the tombstone and moves nothing.
+    const before = calls.length;
+    await openMemoryCollections(client, db);
+    const again = calls.slice(before).filter((c) => c.collection === 'memory_counters' && c.method !== 'createCollection');
+    expect(again.map((c) => c.method)).toEqual(['findOne']);
+    expect(counters.docs.get(GLOBAL_WRITE_COUNTER_ID)).toEqual({ _id: GLOBAL_WRITE_COUNTER_ID, seq: 'retired' });
   });
 
   it('has nothing to move on a database of this layout', async () => {
