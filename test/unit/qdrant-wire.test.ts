@@ -246,10 +246,10 @@ describe('start-up', () => {
     await expect(open()).rejects.toThrow(/does not have this service's layout/);
   });
 
-  it('refuses a Qdrant older than 1.14 (no formula queries for the keyword channel)', async () => {
+  it('refuses a Qdrant older than 1.16 (no conditional upserts to fence stale writes)', async () => {
     fake = new FakeQdrant();
-    fake.version = '1.13.6';
-    await expect(open()).rejects.toThrow(/Qdrant 1\.13\.6 is too old.*1\.14 or newer/);
+    fake.version = '1.15.5';
+    await expect(open()).rejects.toThrow(/Qdrant 1\.15\.5 is too old.*1\.16 or newer/);
     expect(fake.calls()).toEqual(['GET /']);
   });
 
@@ -376,7 +376,7 @@ describe('writes', () => {
     );
   });
 
-  it('recounts only entities that changed, and deletes statistics that reach zero', async () => {
+  it('recounts every entity the memory holds or held (also an unchanged one), and deletes statistics that reach zero', async () => {
     fake = new FakeQdrant();
     const index = await open();
     fake.override = (r) => {
@@ -392,16 +392,20 @@ describe('writes', () => {
       .slice(from)
       .filter((r) => r.path.endsWith('/count'))
       .map((r) => r.body.filter.must[2].match.value);
-    expect(counted.sort()).toEqual(['lisbon', 'paris']);
+    expect(counted.sort()).toEqual(['lisbon', 'paris', 'sarah']);
     const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
     expect(del.body).toEqual({ points: [entityPointId('t1', 'paris')] });
     const stats = fake.requests
       .slice(from)
       .filter((r) => r.method === 'PUT')
       .at(-1)!;
-    expect(stats.body.points).toEqual([
-      { id: entityPointId('t1', 'lisbon'), vector: {}, payload: { kind: 'entity', tenant_id: 't1', entity_key: 'lisbon', df: 3 } },
-    ]);
+    expect(stats.body.points).toEqual(
+      ['sarah', 'lisbon'].map((key) => ({
+        id: entityPointId('t1', key),
+        vector: {},
+        payload: { kind: 'entity', tenant_id: 't1', entity_key: key, df: 3 },
+      })),
+    );
   });
 
   it('removes a memory by filter (tenant + memory id) and the whole tenant by tenant filter', async () => {
