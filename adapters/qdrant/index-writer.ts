@@ -5,7 +5,7 @@ import { PARALLEL_REQUESTS, RETRIEVE_CHUNK, chunks, mapLimit } from './parallel.
 import { guarded } from './errors.js';
 import { tenantFilter } from './filters.js';
 import { entityPointId, memoryPointId } from './ids.js';
-import { memoryPoint } from './requests.js';
+import { memoryPoint, staleWriteFence } from './requests.js';
 import type { EntityPayload, MemoryPayload } from './schema.js';
 import type { ColumnWeights } from './sparse.js';
 
@@ -77,7 +77,9 @@ export class QdrantIndexWriter {
     const removedIds = removals.map((id) => memoryPointId(tenantId, id));
     const before = await this.storedEntityKeys(tenantId, [...points.map((p) => String(p.id)), ...removedIds]);
     for (const batch of chunks(points, UPSERT_CHUNK)) {
-      await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points: batch }));
+      // Conditional: a drain that outlived its lease must not put an older version back over a newer one.
+      const fence = staleWriteFence(batch);
+      await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points: batch, update_filter: fence }));
     }
     if (removals.length > 0) {
       const filter = tenantFilter(tenantId, { memoryId: removals.length === 1 ? removals[0]! : removals });

@@ -45,7 +45,33 @@ export function memoryPoint(
       entities: keys,
       terms: terms.termIds,
       doc_length: terms.length,
+      ...(doc.committedVersion === undefined ? {} : { committed_version: doc.committedVersion }),
     },
+  };
+}
+
+/**
+ * The `update_filter` of an upsert of memory points: an existing point is replaced only when it does
+ * not hold a higher committed version than the one written (equal is allowed: a retry, or a change of
+ * status that made no new version). A point without a stored version (written before versions were
+ * stored) never matches the range, so it is replaced; a new point is inserted whatever the filter
+ * (Qdrant's conditional upsert, 1.16). A point written without a version is not fenced. One clause per
+ * version in the batch, not per point.
+ */
+export function staleWriteFence(
+  points: readonly { id: string | number; payload: Pick<MemoryPayload, 'committed_version'> }[],
+): Schemas['Filter'] {
+  const byVersion = new Map<number | undefined, (string | number)[]>();
+  for (const p of points) {
+    const v = p.payload.committed_version;
+    const ids = byVersion.get(v) ?? [];
+    if (ids.length === 0) byVersion.set(v, ids);
+    ids.push(p.id);
+  }
+  return {
+    should: [...byVersion].map(([v, ids]): Schemas['Condition'] =>
+      v === undefined ? { has_id: ids } : { must: [{ has_id: ids }], must_not: [{ key: 'committed_version', range: { gt: v } }] },
+    ),
   };
 }
 

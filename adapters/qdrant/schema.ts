@@ -37,6 +37,8 @@ export interface MemoryPayload {
   terms: number[];
   /** Tokens over title, content and tags (stop-words included, as FTS5 counts them). */
   doc_length: number;
+  /** The memory's committed version: an upsert never replaces a point of a higher one (`staleWriteFence`). Absent on points written before it was stored. */
+  committed_version?: number;
 }
 
 /** Payload of an entity statistics point. */
@@ -62,6 +64,8 @@ export interface MetaPayload {
  * `tenant-memory reindex`. 2: `text` holds term frequencies without Qdrant's collection-wide IDF
  * modifier, memory points carry `terms` and `doc_length` (layout 1 had BM25 weights with a fixed
  * average length and the `idf` modifier, which let other tenants' documents move a tenant's scores).
+ * Memory points written before `committed_version` was stored need no reindex: a point without it is
+ * replaced by any write (the fence starts with the next write of the memory).
  */
 export const LAYOUT_VERSION = 2;
 
@@ -108,8 +112,11 @@ export function outdatedLayout(textModifier: string | null | undefined, recorded
   return (textModifier ?? 'none') !== 'none' || (recordedLayout !== null && recordedLayout < LAYOUT_VERSION);
 }
 
-/** The oldest Qdrant this layout and its requests work on: formula queries (the keyword channel) came in 1.14. */
-export const MIN_QDRANT_VERSION = '1.14';
+/**
+ * The oldest Qdrant this layout and its requests work on: formula queries (the keyword channel) came
+ * in 1.14, conditional upserts (`update_filter`, the fence against stale writes) in 1.16.
+ */
+export const MIN_QDRANT_VERSION = '1.16';
 
 /** Whether a server version string ("1.17.0", "v1.14.1") is at least `MIN_QDRANT_VERSION`; an unparsable one is not. */
 export function supportsQdrantVersion(version: string | undefined): boolean {

@@ -41,6 +41,13 @@ export interface IndexedMemory {
   /** Embedding of title + content by the index's configured model, or null when none is available. */
   vector: Float32Array | null;
   entities: ExtractedEntity[];
+  /**
+   * The memory's committed version this row shows. An index that can be written by more than one
+   * process (Qdrant) never lets a row of a lower version replace one of a higher version: a drain that
+   * outlived its lease cannot put back what another process already overwrote. Absent on rows queued
+   * by an earlier release (written unfenced).
+   */
+  committedVersion?: number;
 }
 
 /**

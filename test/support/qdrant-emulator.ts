@@ -6,9 +6,9 @@ import { matchesFilter } from './qdrant-filter-match.js';
 /**
  * An in-process stand-in for a Qdrant server, speaking its REST API to the real
  * `@qdrant/js-client-rest`, for the part of the API the search index adapter uses: collections,
- * payload indexes, points (upsert, retrieve, delete, set payload), count, facet, and the Query API
- * (nearest on dense and sparse vectors, the `idf` sparse modifier, prefetch with RRF or a formula,
- * order_by), single and batched. Semantics follow Qdrant's source where they decide a ranking:
+ * payload indexes, points (upsert, also conditional on `update_filter`, retrieve, delete, set
+ * payload), count, facet, and the Query API (nearest on dense and sparse vectors, the `idf` sparse
+ * modifier, prefetch with RRF or a formula, order_by), single and batched. Semantics follow Qdrant's source where they decide a ranking:
  * cosine on float32 normalised vectors, sparse dot products in float32, the IDF modifier
  * ln(1 + (N − n + 0.5)/(n + 0.5)) over every point of the collection, weighted RRF
  * 1/((position + 1)/weight + k − 1) (lib/segment/src/common/reciprocal_rank_fusion.rs), formulas as
@@ -119,8 +119,13 @@ export class QdrantEmulator {
       return { result: { operation_id: 0, status: 'completed' } };
     }
     if (rest === '/points' && method === 'PUT') {
-      for (const p of body.points as Point[])
-        c.points.set(String(p.id), { id: String(p.id), vector: p.vector ?? {}, payload: { ...p.payload } });
+      // A conditional upsert (Qdrant 1.16): an existing point the update_filter rejects keeps its state; a new one is inserted.
+      for (const p of body.points as Point[]) {
+        const id = String(p.id);
+        const stored = c.points.get(id);
+        if (stored && body.update_filter && !matchesFilter(body.update_filter, stored.payload, id)) continue;
+        c.points.set(id, { id, vector: p.vector ?? {}, payload: { ...p.payload } });
+      }
       return { result: { operation_id: 0, status: 'completed' } };
     }
     if (rest === '/points' && method === 'POST') {
@@ -131,7 +136,7 @@ export class QdrantEmulator {
     }
     if (rest === '/points/delete') {
       const doomed = body.filter
-        ? [...c.points.values()].filter((p) => matchesFilter(body.filter, p.payload)).map((p) => p.id)
+        ? [...c.points.values()].filter((p) => matchesFilter(body.filter, p.payload, p.id)).map((p) => p.id)
         : (body.points as unknown[]).map(String);
       for (const id of doomed) c.points.delete(id);
       return { result: { operation_id: 0, status: 'completed' } };
@@ -166,7 +171,7 @@ export class QdrantEmulator {
   }
 
   private matching(c: Collection, filter: unknown): Point[] {
-    return [...c.points.values()].filter((p) => matchesFilter(filter, p.payload));
+    return [...c.points.values()].filter((p) => matchesFilter(filter, p.payload, p.id));
   }
 
   private facet(c: Collection, body: Record<string, unknown>): { value: unknown; count: number }[] {
@@ -230,7 +235,7 @@ export class QdrantEmulator {
       throw new HttpError(400, `emulator: unsupported query ${JSON.stringify(query)}`);
     }
     return out
-      .filter((s) => matchesFilter(filter, c.points.get(s.id)!.payload))
+      .filter((s) => matchesFilter(filter, c.points.get(s.id)!.payload, s.id))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(offset, offset + limit);
   }

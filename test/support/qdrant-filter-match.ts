@@ -1,17 +1,31 @@
 /**
- * Whether a point's payload passes a Qdrant filter, for the subset of conditions the adapter builds
- * (`must` / `must_not` lists of field conditions with `match.value`, `match.any` or a `range` of numbers
- * or RFC 3339 datetimes). An array field matches when any of its values does, as in Qdrant.
+ * Whether a point passes a Qdrant filter, for the subset of conditions the adapter builds: `must`,
+ * `must_not` and `should` lists (`should`: at least one, when it has any) of field conditions with
+ * `match.value`, `match.any` or a `range` of numbers or RFC 3339 datetimes, `has_id`, and nested
+ * filters. An array field matches when any of its values does, and a range never matches a missing
+ * field, as in Qdrant. `has_id` needs the point's id.
  */
 
 type Condition = { key: string; match?: { value?: unknown; any?: unknown[] }; range?: Record<string, number | string | null> };
-type Filter = { must?: Condition[]; must_not?: Condition[]; should?: unknown };
+type Filter = { must?: unknown[]; must_not?: unknown[]; should?: unknown[] };
 
-export function matchesFilter(filter: unknown, payload: Record<string, unknown>): boolean {
+export function matchesFilter(filter: unknown, payload: Record<string, unknown>, id?: string): boolean {
   if (!filter) return true;
   const f = filter as Filter;
-  if (f.should !== undefined) throw new Error('qdrant-filter-match: `should` is not used by the adapter');
-  return (f.must ?? []).every((c) => matchesCondition(c, payload)) && !(f.must_not ?? []).some((c) => matchesCondition(c, payload));
+  const test = (c: unknown) => matchesAny(c, payload, id);
+  return (
+    (f.must ?? []).every(test) && !(f.must_not ?? []).some(test) && (f.should === undefined || f.should.length === 0 || f.should.some(test))
+  );
+}
+
+function matchesAny(c: unknown, payload: Record<string, unknown>, id: string | undefined): boolean {
+  const x = c as Record<string, unknown>;
+  if ('has_id' in x) {
+    if (id === undefined) throw new Error('qdrant-filter-match: `has_id` without the point id');
+    return (x.has_id as unknown[]).map(String).includes(id);
+  }
+  if (!('key' in x) && ('must' in x || 'must_not' in x || 'should' in x)) return matchesFilter(x, payload, id);
+  return matchesCondition(x as Condition, payload);
 }
 
 function matchesCondition(c: Condition, payload: Record<string, unknown>): boolean {

@@ -161,3 +161,55 @@ describe('a batch retried after a partial failure (emulated Qdrant)', () => {
     }
   });
 });
+
+describe('a stale write (emulated Qdrant)', () => {
+  const withIndex = async (fn: (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, emulator: QdrantEmulator) => Promise<void>) => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      await fn(
+        await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } }),
+        emulator,
+      );
+    } finally {
+      await emulator.stop();
+    }
+  };
+  const version = (id: string, committedVersion: number | undefined, text: string, ...keys: string[]): IndexChange => ({
+    op: 'upsert',
+    doc: indexedMemory(id, text, { entities: ent(...keys), committedVersion }),
+  });
+  const stored = (emulator: QdrantEmulator, id: string) => emulator.collections.get('c')!.points.get(memoryPointId('t1', id))!.payload;
+  const found = async (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, text: string) =>
+    (await index.search('t1', { text, vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: null } })).hits.map((h) => h.memoryId);
+
+  it('applying version 1 after version 2 leaves version 2 indexed, with its entity statistics', async () => {
+    await withIndex(async (index, emulator) => {
+      await index.applyChanges('t1', [version('m1', 2, 'harbour crane schedule', 'porto')]);
+      // A drain that outlived its lease: its request for version 1 lands after another process wrote version 2.
+      await index.applyChanges('t1', [version('m1', 1, 'lighthouse keeper logbook', 'lisbon'), version('m2', 1, 'ferry timetable')]);
+      expect(stored(emulator, 'm1')).toMatchObject({ committed_version: 2, entities: ['porto'] });
+      expect(await found(index, 'crane')).toContain('m1');
+      expect(await found(index, 'lighthouse')).not.toContain('m1');
+      // The rest of the batch was written; the statistics are those of what is stored.
+      expect(await found(index, 'ferry')).toContain('m2');
+      expect(emulator.collections.get('c')!.points.get(entityPointId('t1', 'lisbon'))).toBeUndefined();
+      expect(emulator.collections.get('c')!.points.get(entityPointId('t1', 'porto'))!.payload).toMatchObject({ df: 1 });
+      // The same version again (a retry, a status change) and a later one still replace it.
+      await index.applyChanges('t1', [version('m1', 2, 'harbour crane timetable', 'porto')]);
+      expect(await found(index, 'timetable')).toEqual(expect.arrayContaining(['m1', 'm2']));
+      await index.applyChanges('t1', [version('m1', 3, 'lighthouse keeper logbook', 'lisbon')]);
+      expect(stored(emulator, 'm1')).toMatchObject({ committed_version: 3, entities: ['lisbon'] });
+    });
+  });
+
+  it('replaces a point written before versions were stored, whatever the version', async () => {
+    await withIndex(async (index, emulator) => {
+      await index.applyChanges('t1', [version('m1', undefined, 'harbour crane schedule')]);
+      expect(stored(emulator, 'm1')).not.toHaveProperty('committed_version');
+      await index.applyChanges('t1', [version('m1', 1, 'lighthouse keeper logbook')]);
+      expect(stored(emulator, 'm1')).toMatchObject({ committed_version: 1 });
+      expect(await found(index, 'lighthouse')).toContain('m1');
+    });
+  });
+});

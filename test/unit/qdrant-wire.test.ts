@@ -334,6 +334,33 @@ describe('reset and readiness', () => {
 });
 
 describe('writes', () => {
+  it('upserts memory points conditionally: an existing point of a higher committed version is kept', async () => {
+    fake = new FakeQdrant();
+    const index = await open();
+    const from = fake.requests.length;
+    await index.applyChanges('t1', [
+      { op: 'upsert', doc: doc({ memoryId: 'a', committedVersion: 3 }) },
+      { op: 'upsert', doc: doc({ memoryId: 'b', committedVersion: 1 }) },
+      { op: 'upsert', doc: doc({ memoryId: 'c', committedVersion: 3 }) },
+      { op: 'upsert', doc: doc({ memoryId: 'd' }) },
+    ]);
+    const upsert = fake.requests.slice(from).find((r) => r.method === 'PUT')!;
+    expect(upsert.body.points.map((p: { payload: { committed_version?: number } }) => p.payload.committed_version)).toEqual([
+      3,
+      1,
+      3,
+      undefined,
+    ]);
+    const id = (m: string) => memoryPointId('t1', m);
+    expect(upsert.body.update_filter).toEqual({
+      should: [
+        { must: [{ has_id: [id('a'), id('c')] }], must_not: [{ key: 'committed_version', range: { gt: 3 } }] },
+        { must: [{ has_id: [id('b')] }], must_not: [{ key: 'committed_version', range: { gt: 1 } }] },
+        { has_id: [id('d')] },
+      ],
+    });
+  });
+
   it('upserts the memory point, then recounts its entities into statistics points', async () => {
     fake = new FakeQdrant();
     const index = await open();

@@ -382,6 +382,7 @@ export function createConsolidationPlanner(deps: PlannerDeps): ConsolidationPlan
       createdAt: w.record.createdAt,
       vector: vectors[i] ?? null,
       entities: w.entities ?? (analysisOptions.entities ? extractEntities(entityText(w.content)) : []),
+      committedVersion: w.record.committedVersion,
     }));
     const indexRemovals = [...working.values()].filter((w) => w.indexed === 'remove').map((w) => w.record.id);
     return { plan: { ops, indexUpserts, indexRemovals, at }, applied };

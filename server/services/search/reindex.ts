@@ -80,5 +80,6 @@ async function committedContent(deps: Pick<ReindexDeps, 'memories'>, m: MemoryRe
     injectionFlagged: m.injectionFlagged,
     quality: m.quality,
     createdAt: m.createdAt,
+    committedVersion: m.committedVersion,
   };
 }
