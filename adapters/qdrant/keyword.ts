@@ -16,8 +16,11 @@ import type { QueryTerm } from './sparse.js';
  * The statistics are read before the search (`keywordStatistics` requests): N and each n are exact
  * counts over the tenant (n through the indexed `terms` payload), the total length a facet of the
  * tenant's `doc_length` values. The search is one Query API request: a prefetch per query term on
- * `text` (the query {t: 1} scores a memory by f(t, D); its limit covers every memory holding t, so no
- * candidate is missed) and a formula query that evaluates the sum above for their union.
+ * `text` (the query {t: 1} scores a memory by f(t, D); its limit covers every memory holding t, up to
+ * `termLimit`) and a formula query that evaluates the sum above for their union. Past `termLimit`
+ * holders a prefetch keeps those of highest raw f(t, D), not of highest length-normalised score, and
+ * the term's IDF is not then necessarily small (only n > N/2 floors it): see docs/search-qdrant.md,
+ * "Common terms".
  */
 
 export const KEYWORD_K1 = 1.2;
@@ -100,7 +103,8 @@ export function keywordRequest(p: KeywordRequestInput): Schemas['QueryRequest'] 
       query: { indices: [t.id], values: [1] },
       using: TEXT_VECTOR,
       filter: p.filter,
-      // Every holder that passes the filter (the count may be a write behind: a little room).
+      // Every holder that passes the filter (the count may be a write behind: a little room), up to the
+      // limit; past it, the holders of highest raw frequency (Qdrant ranks the prefetch before the formula).
       limit: Math.min(p.termLimit, frequencies.get(t.id)! + 16),
     })),
     query: { formula: terms.length === 1 ? terms[0]! : { sum: terms }, defaults: { doc_length: 0 } },
