@@ -109,8 +109,9 @@ async function countMemories(target: QdrantSearchTarget, tenantId: string): Prom
  * The keyword statistics of the tenant: its memory count (shared with the graph channel), the summed
  * length of its memories (a facet of their `doc_length` values) and each query term's document
  * frequency (an exact count through the `terms` index). Nothing outside the tenant is read.
+ * Exported for the test that checks it against FTS5 whatever other tenants hold.
  */
-async function keywordStatistics(
+export async function keywordStatistics(
   target: QdrantSearchTarget,
   tenantId: string,
   terms: readonly QueryTerm[],

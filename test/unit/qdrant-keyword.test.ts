@@ -1,28 +1,28 @@
+import type { Schemas } from '@qdrant/js-client-rest';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { runMigrations } from '../../adapters/embedded/database.js';
 import { searchIndexMigration } from '../../adapters/embedded/migrations/0030_search_index.js';
 import { searchTermsMigration } from '../../adapters/embedded/migrations/0031_search_terms.js';
 import { EmbeddedSearchIndex } from '../../adapters/embedded/search-index.js';
+import { clientOf } from '../../adapters/qdrant/client.js';
 import { tenantFilter } from '../../adapters/qdrant/filters.js';
-import { fts5Idf, keywordRequest, lengthTotals, type KeywordStatistics } from '../../adapters/qdrant/keyword.js';
-import { memoryPoint } from '../../adapters/qdrant/requests.js';
+import { fts5Idf, keywordRequest, lengthTotals } from '../../adapters/qdrant/keyword.js';
+import { keywordStatistics } from '../../adapters/qdrant/search.js';
+import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import { queryTermIds, type QueryTerm } from '../../adapters/qdrant/sparse.js';
 import type { IndexedMemory } from '../../server/ports/search-index.js';
 import { resolveSearchFilter } from '../../server/services/search/filter-policy.js';
-import { DEFAULT_KEYWORD } from '../../server/services/search/tuning.js';
 import { indexedMemory } from '../support/indexed-memory.js';
-import { evaluateFormula } from '../support/qdrant-formula.js';
-import { matchesFilter } from '../support/qdrant-filter-match.js';
+import { QdrantEmulator } from '../support/qdrant-emulator.js';
 
 /**
- * The keyword channel's arithmetic on Qdrant: statistics read with the tenant filter, the formula
- * request built from them, and what Qdrant computes for that request (evaluated here as Qdrant
- * evaluates formulas: float32 constants and scores, float64 arithmetic) against the embedded index's
- * BM25, which is FTS5's bm25() over the tenant's own memories.
+ * The keyword channel's arithmetic on Qdrant: statistics read by the adapter (`keywordStatistics`)
+ * from memories it wrote to the emulated Qdrant, the formula request built from them, and what Qdrant
+ * computes for that request (the emulator evaluates formulas as Qdrant does: float32 constants and
+ * scores, float64 arithmetic) against the embedded index's BM25, which is FTS5's bm25() over the
+ * tenant's own memories.
  */
-
-type Point = ReturnType<typeof memoryPoint>;
 
 const DOCS: IndexedMemory[] = [
   indexedMemory('a', 'Signed up for a woodworking class at the studio; the kiln is hot.', { title: 'Pottery class', tags: ['hobby'] }),
@@ -55,53 +55,44 @@ const OTHER = Array.from({ length: 60 }, (_, i) =>
   indexedMemory(`u-${i}`, `kiln chain woodworking bread telescope studio note ${i} ${'clay '.repeat(i % 5)}`),
 );
 
-/** What the adapter's statistics requests answer, each with the tenant filter, over every stored point. */
-function statistics(points: readonly Point[], tenantId: string, terms: readonly QueryTerm[]): KeywordStatistics {
-  const mine = points.filter((p) => matchesFilter(tenantFilter(tenantId), p.payload));
-  const facet = new Map<number, number>();
-  for (const p of mine) facet.set(p.payload.doc_length, (facet.get(p.payload.doc_length) ?? 0) + 1);
-  const { docs, totalLength } = lengthTotals([...facet].map(([value, count]) => ({ value, count })));
-  expect(docs).toBe(mine.length);
+/**
+ * The tenant's keyword statistics as the adapter reads them (`keywordStatistics`), and the keyword
+ * request built from them, from a collection of the emulated Qdrant holding `docs` of tenant `t` and
+ * `others` of tenant `u`, written by the adapter's own write path.
+ */
+async function emulatedKeyword(url: string, collection: string, others: readonly IndexedMemory[]) {
+  const index = await createQdrantSearchIndex({ url, collection, embedder: { model: 'm', dimension: 4, init: async () => {} } });
+  await index.applyChanges(
+    't',
+    DOCS.map((doc) => ({ op: 'upsert', doc })),
+  );
+  if (others.length > 0)
+    await index.applyChanges(
+      'u',
+      others.map((doc) => ({ op: 'upsert', doc })),
+    );
+  const client = clientOf({ url });
+  const target = { client, collection };
+  const policy = resolveSearchFilter({ namespaces: null, includeSuperseded: true })!;
   return {
-    docs: mine.length,
-    totalLength,
-    frequencies: new Map(
-      terms.map((t) => [t.id, points.filter((p) => matchesFilter(tenantFilter(tenantId, { term: t.id }), p.payload)).length]),
-    ),
+    async request(text: string) {
+      const terms = queryTermIds(text);
+      const docs = client.count(collection, { filter: tenantFilter('t'), exact: true }).then((r) => r.count);
+      return keywordRequest({
+        terms,
+        statistics: await keywordStatistics(target, 't', terms, docs),
+        filter: tenantFilter('t', { filters: policy }),
+        depth: 50,
+        termLimit: 10_000,
+        withPayload: ['memory_id'],
+      });
+    },
+    /** What Qdrant answers to the request (the emulator computes formulas as Qdrant does). */
+    async run(request: Schemas['QueryRequest']) {
+      const res = await client.query(collection, request);
+      return res.points.map((p) => ({ memoryId: (p.payload as { memory_id: string }).memory_id, score: p.score }));
+    },
   };
-}
-
-/** What Qdrant answers to the keyword request: each prefetch's sparse search, then the formula over their union. */
-function runKeywordRequest(points: readonly Point[], request: NonNullable<ReturnType<typeof keywordRequest>>) {
-  const prefetches = request.prefetch as { query: { indices: number[]; values: number[] }; filter: unknown; limit: number }[];
-  const scores = prefetches.map((pf) => {
-    const found = new Map<string, number>();
-    const ranked = points
-      .filter((p) => matchesFilter(pf.filter, p.payload))
-      .map((p) => {
-        const text = (p.vector as Record<string, { indices: number[]; values: number[] }>).text;
-        const at = text ? text.indices.indexOf(pf.query.indices[0]!) : -1;
-        return { id: String(p.id), score: at < 0 ? 0 : Math.fround(Math.fround(text!.values[at]!) * Math.fround(pf.query.values[0]!)) };
-      })
-      .filter((x) => x.score > 0)
-      .sort((x, y) => y.score - x.score)
-      .slice(0, pf.limit);
-    for (const x of ranked) found.set(x.id, x.score);
-    return found;
-  });
-  const union = new Set(scores.flatMap((m) => [...m.keys()]));
-  const { formula, defaults } = request.query as { formula: unknown; defaults: Record<string, unknown> };
-  return [...union]
-    .map((id) => {
-      const p = points.find((x) => String(x.id) === id)!;
-      return {
-        memoryId: p.payload.memory_id,
-        score: evaluateFormula(formula, { score: (i) => scores[i]!.get(id), payload: p.payload }, defaults),
-      };
-    })
-    .filter((x) => matchesFilter(request.filter, points.find((p) => p.payload.memory_id === x.memoryId)!.payload))
-    .sort((x, y) => y.score - x.score || (x.memoryId < y.memoryId ? -1 : 1))
-    .slice(0, request.limit ?? 10);
 }
 
 async function embeddedKeyword(docs: readonly IndexedMemory[], texts: readonly string[]) {
@@ -139,36 +130,31 @@ describe('keyword channel on Qdrant: the tenant’s own BM25', () => {
 
   it('scores exactly as the embedded index (FTS5 bm25() over the tenant), to float32 precision, whatever other tenants hold', async () => {
     const embedded = await embeddedKeyword(DOCS, QUERIES);
-    const mine = DOCS.map((d) => memoryPoint('t', d, DEFAULT_KEYWORD));
-    const theirs = OTHER.map((d) => memoryPoint('u', d, DEFAULT_KEYWORD));
-    let compared = 0;
-    for (const text of QUERIES) {
-      const terms = queryTermIds(text);
-      const build = (points: Point[]) =>
-        keywordRequest({
-          terms,
-          statistics: statistics(points, 't', terms),
-          filter: tenantFilter('t', { filters: policy }),
-          depth: 50,
-          termLimit: 10_000,
-          withPayload: ['memory_id'],
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      const alone = await emulatedKeyword(url, 'alone', []);
+      const shared = await emulatedKeyword(url, 'shared', OTHER);
+      let compared = 0;
+      for (const text of QUERIES) {
+        const request = await shared.request(text);
+        // Another tenant's memories change nothing in the request: its statistics are the tenant's.
+        expect(request, text).toEqual(await alone.request(text));
+        const got = await shared.run(request!);
+        const want = embedded.get(text)!;
+        expect(
+          got.map((h) => h.memoryId),
+          text,
+        ).toEqual(want.map((h) => h.memoryId));
+        got.forEach((h, i) => {
+          expect(Math.abs(h.score - want[i]!.score) / want[i]!.score, `${text} → ${h.memoryId}`).toBeLessThan(1e-6);
         });
-      const alone = build(mine);
-      const shared = build([...mine, ...theirs]);
-      // Another tenant's memories change nothing in the request: its statistics are the tenant's.
-      expect(shared, text).toEqual(alone);
-      const got = runKeywordRequest([...mine, ...theirs], shared!);
-      const want = embedded.get(text)!;
-      expect(
-        got.map((h) => h.memoryId),
-        text,
-      ).toEqual(want.map((h) => h.memoryId));
-      got.forEach((h, i) => {
-        expect(Math.abs(h.score - want[i]!.score) / want[i]!.score, `${text} → ${h.memoryId}`).toBeLessThan(1e-6);
-      });
-      compared += got.length;
+        compared += got.length;
+      }
+      expect(compared).toBeGreaterThan(15);
+    } finally {
+      await emulator.stop();
     }
-    expect(compared).toBeGreaterThan(15);
   });
 
   it('builds one prefetch per term the tenant holds, reading every holder, and a formula of FTS5’s BM25', () => {
