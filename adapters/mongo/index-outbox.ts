@@ -104,7 +104,9 @@ export async function openIndexOutbox(
   const store: OutboxEntryStore = {
     async next(tenantId, after, limit, mode) {
       const filter: Filter<OutboxDoc> = { tenantId };
-      if (mode === 'fresh') filter.attempts = 0;
+      // Never tried: an entry refused without being counted (nothing else accepted that run) keeps
+      // attempts 0 but has a lastAttemptAt, and waits for the drain job rather than every flush.
+      if (mode === 'fresh') filter.lastAttemptAt = null;
       if (after) filter.$or = [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }];
       return (await outbox.find(filter).sort({ at: 1, _id: 1 }).limit(limit).toArray()).map(toEntry);
     },
@@ -184,7 +186,7 @@ export async function openIndexOutbox(
       if (r.outage || r.stopped || r.timedOut) return { ...total, outage: r.outage, timedOut: r.timedOut };
       // Entries committed while this drain held the lease, whose own flush found it taken: another
       // round, of entries never tried (one that failed in this round waits for the drain job).
-      if (!(await outbox.findOne({ tenantId, attempts: 0 }, { projection: { _id: 1 } }))) return total;
+      if (!(await outbox.findOne({ tenantId, lastAttemptAt: null }, { projection: { _id: 1 } }))) return total;
     }
     return total;
   }
@@ -298,7 +300,7 @@ export async function openIndexOutbox(
         if (page.length === 0) break;
         await inTransaction(async (session) => {
           for (const { poisonedAt: _p, ...doc } of page) {
-            await outbox.replaceOne({ _id: doc._id }, { ...doc, attempts: 0 }, { upsert: true, session });
+            await outbox.replaceOne({ _id: doc._id }, { ...doc, attempts: 0, lastAttemptAt: null }, { upsert: true, session });
             await poisoned.deleteOne({ _id: doc._id }, { session });
           }
         });

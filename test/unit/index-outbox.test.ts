@@ -107,7 +107,7 @@ describe('index outbox: batches', () => {
     // flush takes only entries never tried.
     const finds = s.db.callsTo('memory_index_outbox', from).filter((c) => c.method === 'find');
     expect(finds).toHaveLength(2);
-    expect(finds[0]!.args).toEqual([{ tenantId: T, attempts: 0 }, {}, { sort: { at: 1, _id: 1 } }, { limit: 4 }]);
+    expect(finds[0]!.args).toEqual([{ tenantId: T, lastAttemptAt: null }, {}, { sort: { at: 1, _id: 1 } }, { limit: 4 }]);
     const after = (finds[1]!.args[0] as { $or: [{ at: { $gt: string } }, { at: string; _id: { $gt: string } }] }).$or;
     expect(after[1]._id.$gt).toMatch(new RegExp(`^${T}:d:upsert:`));
     expect(after[0].at.$gt).toBe(after[1].at);
@@ -304,6 +304,25 @@ describe('index outbox: a fault of the whole index is no fault of the entries', 
     await s.ob.drain(T);
     expect(s.index.ids()).toEqual(['a@v1', 'c@v1']);
     expect(s.poisoned.docs.size).toBe(1);
+  });
+
+  it('tries an entry refused uncounted once per flush or drain, not once per round, while the index refuses everything', async () => {
+    const s = await setup({ maxAttempts: 1, batchSize: 10 });
+    const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
+    for (const id of ids) {
+      s.index.refuse.add(id);
+      await s.commit(id);
+    }
+    // The batch of 10, then each of its entries alone, then the same for the next page: 2 × 11.
+    await s.ob.flush(T);
+    expect(s.index.requests).toHaveLength(22);
+    // Tried and not counted: a later commit's flush leaves them to the drain job.
+    await s.commit('fresh');
+    await s.ob.flush(T);
+    expect(s.index.requests).toHaveLength(23);
+    await s.ob.drain(T);
+    expect(s.index.requests.length).toBeLessThanOrEqual(23 + 3 * 11);
+    expect([...s.outbox.docs.values()].every((d) => d.attempts === 0)).toBe(true);
   });
 });
 
