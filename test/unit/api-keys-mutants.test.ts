@@ -4,6 +4,7 @@ import { AppError } from '../../server/errors.js';
 import { createApiKeyService, type ApiKeyAuditEvent, type ApiKeyService, type CreateApiKeyInput } from '../../server/services/api-keys.js';
 import { compileAllowlist, normaliseAllowlistEntry } from '../../server/services/ip-allowlist.js';
 import { openApiKeyStore } from '../support/api-key-store.js';
+import { appError } from '../support/app-error.js';
 
 // The API key service over the real embedded store: what mutation testing found unguarded (see
 // docs/mutation-testing.md) — the exact audit record of each management action, input checks at
@@ -27,16 +28,6 @@ beforeEach(() => {
     usageFlushMs: 5,
   });
 });
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 const base: CreateApiKeyInput = { name: 'k', scopes: ['memories:read'] };
 

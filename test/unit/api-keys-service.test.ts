@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'libsql';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TenantStore } from '../../server/ports/tenants.js';
-import { AppError } from '../../server/errors.js';
 import type { ApiKeyStore, ApiKeyUsage } from '../../server/ports/api-keys.js';
 import { requireScope } from '../../server/procedures.js';
 import { assertNamespaceAllowed } from '../../server/namespace-access.js';
@@ -11,18 +10,9 @@ import { createCallerFactory, router } from '../../server/trpc.js';
 import { openApiKeyStore } from '../support/api-key-store.js';
 import { createInnerContext } from '../support/context.js';
 import { z } from 'zod';
+import { appError } from '../support/app-error.js';
 
 const SECRET = /^tmk_[a-z2-7]{52}$/;
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 /** The real store, counting usage writes. */
 function counting(store: ApiKeyStore) {

@@ -9,7 +9,6 @@ import { createEmbeddedSessionStore } from '../../adapters/embedded/sessions.js'
 import { createEmbeddedStepUpTokenStore } from '../../adapters/embedded/step-up.js';
 import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
-import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
 import type { AuditEventRecord } from '../../server/ports/audit.js';
 import { createAddressBudget } from '../../server/services/address-budget.js';
@@ -21,6 +20,7 @@ import { createPasswordHasher } from '../../server/services/passwords.js';
 import { breakGlassPermissions, roleByName } from '../../server/services/roles.js';
 import { createTenantsService } from '../../server/services/tenants.js';
 import { tenancyFixtures } from '../support/identity-stores.js';
+import { appError } from '../support/app-error.js';
 
 // The auth service over the real embedded ports, with a clock the tests move. Written to kill the
 // mutants the HTTP suites let live (see docs/mutation-testing.md): the exact audit records of sign-in,
@@ -111,16 +111,6 @@ async function eventOf(tenantId: string, type: string) {
 
 /** The `audit` objects of the unscoped audit log lines. */
 const unscoped = () => logs.map((l) => JSON.parse(l) as { audit?: Record<string, unknown> }).flatMap((l) => (l.audit ? [l.audit] : []));
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 const sessionIdOf = (accessToken: string) => decodeJwt(accessToken).sid as string;
 const tokenIdOf = (opaque: string) => opaque.slice(4).split('.')[0]!;

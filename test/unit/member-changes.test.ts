@@ -7,7 +7,6 @@ import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitatio
 import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { createInProcessAttemptCounters } from '../support/in-process-attempt-counters.js';
-import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
 import type { TenantStore } from '../../server/ports/tenants.js';
 import { createKeyedBudget } from '../../server/services/address-budget.js';
@@ -17,6 +16,7 @@ import { createBreakGlassService, type BreakGlassService } from '../../server/se
 import { createMembersService, type MembersService } from '../../server/services/members.js';
 import { createTenantsService, type TenantActor } from '../../server/services/tenants.js';
 import { tenancyFixtures } from '../support/identity-stores.js';
+import { appError } from '../support/app-error.js';
 
 // Membership changes over the real embedded ports and the real API-key and break-glass services, with
 // hooks that let a test act between the service's steps: what a concurrent request, or a failure
@@ -99,16 +99,6 @@ const { tenantWith } = tenancyFixtures(() => ({
   membersJoinedAt: clock,
   meta,
 }));
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 const roleOf = async (tenantId: string, userId: string) => (await ports.tenants.membership(tenantId, userId))?.role ?? null;
 

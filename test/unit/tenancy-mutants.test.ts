@@ -7,7 +7,6 @@ import { createEmbeddedTenantStore } from '../../adapters/embedded/tenants.js';
 import { createEmbeddedUserStore } from '../../adapters/embedded/users.js';
 import { createEmbeddedInvitationStore } from '../../adapters/embedded/invitations.js';
 import { createInProcessAttemptCounters } from '../support/in-process-attempt-counters.js';
-import { AppError } from '../../server/errors.js';
 import { createLogger } from '../../server/logger.js';
 import type { AuditEventRecord } from '../../server/ports/audit.js';
 import { createAuditService, type AuditService } from '../../server/services/audit.js';
@@ -17,6 +16,7 @@ import { createTenantsService, type TenantActor, type TenantsService } from '../
 import { createMembersService, type MembersService } from '../../server/services/members.js';
 import { tenancyFixtures } from '../support/identity-stores.js';
 import { createKeyedBudget } from '../../server/services/address-budget.js';
+import { appError } from '../support/app-error.js';
 
 // The tenancy services over the real embedded ports, with a clock the tests move. Written to kill the
 // mutants the HTTP suites let live (see docs/mutation-testing.md): exact audit records, validation
@@ -73,16 +73,6 @@ const { newUser, tenantWith } = tenancyFixtures(() => ({
 
 async function events(tenantId: string): Promise<AuditEventRecord[]> {
   return (await audit.list(tenantId, { limit: 100, offset: 0 })).events;
-}
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
 }
 
 describe('tenants service', () => {
