@@ -12,7 +12,7 @@ import type { ApplyWriteOp } from '../../server/ports/memories.js';
 import type { IndexChange, SearchIndex } from '../../server/ports/search-index.js';
 import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import { createIndexOutboxService, type IndexOutboxService } from '../../server/services/search/index-outbox.js';
-import { content } from './memory-store.contract.js';
+import { content, derived } from './memory-store.contract.js';
 
 /**
  * The server profile's index outbox on a real MongoDB (`MONGODB_URL`, a replica set), with a real
@@ -126,22 +126,7 @@ function describeOutboxContract(): void {
         namespace: w.namespace,
         version: w.version,
         snapshot: { change: w.kind, ...w.content, sensitivity: 'low', status: 'active', rolledBackTo: null, createdAt: AT },
-        derived: {
-          status: 'active',
-          sensitivity: 'low',
-          sensitivityReasons: [],
-          injectionFlagged: false,
-          injectionScore: 0,
-          injectionPatterns: [],
-          quality: 0.5,
-          contradictionStatus: 'clear',
-          contradictionPolicy: null,
-          conflictsWith: [],
-          supersededBy: null,
-          mergedInto: null,
-          fingerprint: randomUUID(),
-          subjects: [],
-        },
+        derived: derived(),
       }));
       await ports.memories.commitConsolidation(tenant, {
         ops,

@@ -31,7 +31,8 @@ export function content(text: string, extra: Partial<MemoryContent> = {}): Memor
   return { title: '', content: text, tags: [], type: 'episodic', agentId: null, metadata: {}, writerSensitivity: null, ...extra };
 }
 
-function derived(extra: Partial<DerivedState> = {}): DerivedState {
+/** A consolidated memory's derived state with neutral defaults. */
+export function derived(extra: Partial<DerivedState> = {}): DerivedState {
   return {
     status: 'active',
     sensitivity: 'low',
