@@ -163,7 +163,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   async applyChanges(tenantId: string, changes: readonly IndexChange[]): Promise<void> {
     const { upserts, removals } = netIndexChanges(changes);
     this.db.transaction(() => {
-      for (const id of removals) deleteIndexRows(this.db, tenantId, id);
+      for (const r of removals) deleteIndexRows(this.db, tenantId, r.memoryId);
       for (const d of upserts) writeIndexRows(this.db, tenantId, d);
     })();
   }

@@ -272,12 +272,12 @@ export async function openIndexOutbox(
       ),
 
     async tenantsWithPending(limit) {
-      // A distinct scan of the (tenantId, at, _id) index (a $sort on its prefix, then a $group taking
-      // $first), read through a cursor and cut at `limit`: `distinct` would answer every tenant in one
-      // reply, which fails past 16 MB.
+      // A distinct scan of the (tenantId, at, _id) index (a $sort on its whole key, then a $group on its
+      // first field taking only $first: MongoDB's DISTINCT_SCAN), read through a cursor and cut at
+      // `limit`: `distinct` would answer every tenant in one reply, which fails past 16 MB.
       const rows = await outbox
         .aggregate<{ _id: string }>([
-          { $sort: { tenantId: 1 } },
+          { $sort: { tenantId: 1, at: 1, _id: 1 } },
           { $group: { _id: '$tenantId', at: { $first: '$at' } } },
           { $limit: limit },
         ])

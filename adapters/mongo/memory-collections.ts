@@ -56,7 +56,7 @@ export interface OutboxDoc {
   _id: string;
   tenantId: string;
   memoryId: string;
-  /** The memory's committed version the upserted document describes (0 for removals). */
+  /** The memory's committed version the upserted document describes; for a removal, the one it left the index at (0 when queued by an earlier release). */
   version: number;
   op: 'upsert' | 'remove';
   doc: (Omit<IndexedMemory, 'vector'> & { vector: number[] | null }) | null;

@@ -63,7 +63,7 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
     if (!doc) return null;
     await versions.deleteMany({ tenantId, memoryId }, { session });
     await writes.deleteMany({ tenantId, memoryId }, { session });
-    await outbox.insertOne(indexOutbox.entry(tenantId, memoryId, 'remove', null, at), { session });
+    await outbox.insertOne(indexOutbox.entry(tenantId, memoryId, 'remove', null, at, doc.committedVersion), { session });
     return doc;
   }
 
@@ -285,7 +285,7 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
             }
           }
           const entries = [
-            ...plan.indexRemovals.map((id) => indexOutbox.entry(tenantId, id, 'remove', null, plan.at)),
+            ...plan.indexRemovals.map((id) => indexOutbox.entry(tenantId, id, 'remove', null, plan.at, committed.get(id) ?? 0)),
             ...plan.indexUpserts.map((doc) =>
               indexOutbox.entry(tenantId, doc.memoryId, 'upsert', doc, plan.at, committed.get(doc.memoryId) ?? 0),
             ),

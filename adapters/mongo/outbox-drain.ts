@@ -96,8 +96,11 @@ function proceeding(o: DrainOptions): Proceed {
   };
 }
 
+/** Entries queued by an earlier release carry version 0: their removal fences nothing. */
 const changeOf = (e: OutboxEntry, action: 'upsert' | 'remove'): IndexChange =>
-  action === 'upsert' ? { op: 'upsert', doc: e.doc! } : { op: 'remove', memoryId: e.memoryId };
+  action === 'upsert'
+    ? { op: 'upsert', doc: e.doc! }
+    : { op: 'remove', memoryId: e.memoryId, ...(e.version > 0 ? { committedVersion: e.version } : {}) };
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 
@@ -137,7 +140,7 @@ export async function drainTenant(
       if (action === 'drop') dropped.push(e.id);
       else if (action !== 'leave') work.push({ entry: e, change: changeOf(e, action) });
     }
-    const { applied, failed, answered, outage, halted } = await applyBatch(sink, tenantId, work, o.mode, proceed);
+    const { applied, failed, answered, outage, halted } = await applyBatch(sink, tenantId, work, o.mode, proceed, accepted);
     accepted ||= answered;
     await removeIfGoneSince(store, sink, tenantId, applied, o.log);
     const settled = [...dropped, ...applied.map((w) => w.entry.id)];
@@ -190,6 +193,7 @@ async function applyBatch(
   work: readonly Work[],
   mode: DrainMode,
   proceed: Proceed,
+  acceptedBefore: boolean,
 ): Promise<BatchResult> {
   if (work.length === 0) return { applied: [], failed: [], answered: false, outage: false };
   try {
@@ -210,6 +214,7 @@ async function applyBatch(
   // An entry of this batch went through alone: the index is up, so the others' failures are their own.
   let answered = false;
   let unavailableInARow = 0;
+  let refusedInARow = 0;
   for (const w of work) {
     const next = await proceed();
     if (next !== 'go') return { applied, failed, answered, outage: false, halted: next };
@@ -218,11 +223,14 @@ async function applyBatch(
       applied.push(w);
       answered = true;
       unavailableInARow = 0;
+      refusedInARow = 0;
     } catch (err) {
       const kind = failureKind(err);
       failed.push({ entry: w.entry, kind, error: messageOf(err) });
       unavailableInARow = kind === 'unavailable' ? unavailableInARow + 1 : 0;
-      if (!continueIsolating({ kind, unavailableInARow })) return { applied, failed, answered, outage: true };
+      refusedInARow = kind === 'rejected' ? refusedInARow + 1 : 0;
+      if (!continueIsolating({ kind, unavailableInARow, refusedInARow, indexAnswered: acceptedBefore || answered }))
+        return { applied, failed, answered, outage: true };
     }
   }
   return { applied, failed, answered, outage: false };
@@ -239,15 +247,21 @@ async function removeIfGoneSince(
   applied: readonly Work[],
   log: OutboxLog | undefined,
 ): Promise<void> {
-  const upserted = applied.filter((w) => w.change.op === 'upsert').map((w) => w.entry.memoryId);
+  const upserted = applied.filter((w) => w.change.op === 'upsert');
   if (upserted.length === 0) return;
-  const now = await store.states(tenantId, upserted);
-  const gone = [...new Set(upserted.filter((id) => !now.get(id) || now.get(id)!.merged))];
+  const now = await store.states(tenantId, [...new Set(upserted.map((w) => w.entry.memoryId))]);
+  const gone = [...new Set(upserted.map((w) => w.entry.memoryId).filter((id) => !now.get(id) || now.get(id)!.merged))];
   if (gone.length === 0) return;
+  // The tombstone's version: the highest this flush wrote, so that none of its writes can come back late.
+  const version = (id: string) => Math.max(0, ...upserted.filter((w) => w.entry.memoryId === id).map((w) => w.entry.version));
   await sink
     .applyChanges(
       tenantId,
-      gone.map((memoryId) => ({ op: 'remove', memoryId })),
+      gone.map((memoryId): IndexChange => ({
+        op: 'remove',
+        memoryId,
+        ...(version(memoryId) > 0 ? { committedVersion: version(memoryId) } : {}),
+      })),
     )
     .catch((err: unknown) =>
       log?.warn({ tenantId, memoryIds: gone, err: messageOf(err) }, 'could not remove the index rows of memories deleted during a flush'),

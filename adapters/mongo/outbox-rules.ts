@@ -17,7 +17,7 @@ export type DrainMode = 'fresh' | 'all';
 /** What an entry says. */
 export interface EntryFacts {
   op: 'upsert' | 'remove';
-  /** The committed version an upsert's document describes (0 for removals). */
+  /** The committed version an upsert's document describes; for a removal, the one the memory left the index at (0 when queued by an earlier release). */
   version: number;
   hasDoc: boolean;
   /** Counted failed attempts so far. */
@@ -73,12 +73,20 @@ export function onBatchFailure(kind: FailureKind, mode: DrainMode): 'stop' | 'is
 /**
  * While isolating, after an entry failed alone: go on unless the index looks down, which is two
  * unavailable answers in a row (the first might be one entry's own fault, e.g. one that always times
- * out; the next entry tells), or one misconfigured answer. Bounds what an outage costs a drain to two
- * more requests.
+ * out; the next entry tells), or one misconfigured answer. Refusals are each entry's own once the
+ * index has accepted an entry in the run (`indexAnswered`); before that, three in a row look like the
+ * index refusing everything (a proxy's 400s, a schema change) and stop it too. Bounds what an outage
+ * costs a drain to two or three more requests instead of one per entry of the batch.
  */
-export function continueIsolating(f: { kind: FailureKind; unavailableInARow: number }): boolean {
+export function continueIsolating(f: {
+  kind: FailureKind;
+  unavailableInARow: number;
+  refusedInARow: number;
+  indexAnswered: boolean;
+}): boolean {
   if (f.kind === 'misconfigured') return false;
-  return f.kind === 'rejected' || f.unavailableInARow < 2;
+  if (f.kind === 'rejected') return f.indexAnswered || f.refusedInARow < 3;
+  return f.unavailableInARow < 2;
 }
 
 export interface FailureOutcome {

@@ -6,8 +6,10 @@ type Condition = Schemas['Condition'];
 
 /** What a tenant-scoped request addresses, beyond the tenant itself. */
 export interface FilterScope {
-  /** Memory points (default), the tenant's entity statistics points, or every point of the tenant. */
-  kind?: 'memory' | 'entity' | 'all';
+  /** Memory points (default), the tenant's entity statistics points, removed memories' tombstones, or every point of the tenant. */
+  kind?: 'memory' | 'entity' | 'tombstone' | 'all';
+  /** Tombstones of removals before this time (RFC 3339): the purge of old ones. */
+  removedBefore?: string;
   /** The filter policy of a search (`resolveSearchFilter`; memory points only). */
   filters?: SearchFilterPolicy;
   /** One memory, or any of several (deletion). */
@@ -49,6 +51,10 @@ export function tenantFilter(tenantId: string, scope: FilterScope = {}): Filter 
   if (scope.term !== undefined) {
     if (kind !== 'memory') throw new RangeError('term applies to memory points only');
     must.push({ key: 'terms', match: { value: scope.term } });
+  }
+  if (scope.removedBefore !== undefined) {
+    if (kind !== 'tombstone') throw new RangeError('removedBefore applies to tombstones only');
+    must.push({ key: 'removed_at', range: { lt: scope.removedBefore } });
   }
   if (scope.timeline !== undefined) {
     if (kind !== 'memory') throw new RangeError('timeline applies to memory points only');

@@ -1,12 +1,12 @@
 import type { QdrantClient, Schemas } from '@qdrant/js-client-rest';
-import type { IndexChange, IndexInfo } from '../../server/ports/search-index.js';
+import type { IndexChange, IndexInfo, IndexRemoval } from '../../server/ports/search-index.js';
 import { netIndexChanges } from '../../server/services/search/index-changes.js';
 import { PARALLEL_REQUESTS, RETRIEVE_CHUNK, chunks, mapLimit } from './parallel.js';
 import { guarded } from './errors.js';
 import { tenantFilter } from './filters.js';
 import { entityPointId, memoryPointId } from './ids.js';
-import { memoryPoint, staleWriteFence } from './requests.js';
-import type { EntityPayload, MemoryPayload } from './schema.js';
+import { memoryPoint, staleWriteFence, tombstonePoint, writtenVersionFilter } from './requests.js';
+import { TOMBSTONE_RETENTION_MS, type EntityPayload, type MemoryPayload, type TombstonePayload } from './schema.js';
 import type { ColumnWeights } from './sparse.js';
 
 /** Memory points per upsert request (a batch of the outbox or of a reindex is at most a few hundred). */
@@ -38,7 +38,12 @@ export function entityKeysToRecount(
 export interface IndexWriterSettings {
   info: IndexInfo;
   keyword: ColumnWeights;
+  /** The clock of tombstones (tests). */
+  now?: () => number;
 }
+
+/** A memory point as this writer sent it. */
+type WrittenPoint = { id: string | number; payload: MemoryPayload };
 
 /**
  * The write side of the Qdrant index: a batch of one tenant's changes is one look-up of the entities
@@ -49,7 +54,7 @@ export interface IndexWriterSettings {
  */
 export class QdrantIndexWriter {
   private deferring = false;
-  private deferred: { tenantId: string; keys: Set<string> } | null = null;
+  private deferred: { tenantId: string; keys: Set<string>; losing: WrittenPoint[] } | null = null;
 
   constructor(
     private readonly client: QdrantClient,
@@ -74,52 +79,93 @@ export class QdrantIndexWriter {
     }
     if (upserts.length === 0 && removals.length === 0) return;
     const points = upserts.map((d) => memoryPoint(tenantId, d, keyword));
-    const removedIds = removals.map((id) => memoryPointId(tenantId, id));
+    const removedIds = removals.map((r) => memoryPointId(tenantId, r.memoryId));
     const before = await this.storedEntityKeys(tenantId, [...points.map((p) => String(p.id)), ...removedIds]);
+    // Keys a point loses are kept on it until recounted: once the upsert has landed, a retry of this
+    // batch could not tell them from the point itself.
+    const losing = points.filter((p) => {
+      const lost = [...(before.get(String(p.id)) ?? [])].filter((k) => !p.payload.entities.includes(k));
+      if (lost.length > 0) p.payload.stale_entities = lost;
+      return lost.length > 0;
+    });
     for (const batch of chunks(points, UPSERT_CHUNK)) {
       // Conditional: a drain that outlived its lease must not put an older version back over a newer one.
       const fence = staleWriteFence(batch);
       await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points: batch, update_filter: fence }));
     }
-    if (removals.length > 0) {
-      const filter = tenantFilter(tenantId, { memoryId: removals.length === 1 ? removals[0]! : removals });
-      await guarded('remove', () => this.client.delete(this.collection, { wait: true, filter }));
-    }
+    if (removals.length > 0) await this.bury(tenantId, removals, before);
     const keys = entityKeysToRecount(
       before,
       points.map((p) => ({ id: String(p.id), entities: p.payload.entities })),
       removedIds,
     );
-    await this.recount(tenantId, keys);
+    await this.recount(tenantId, keys, losing);
+  }
+
+  /**
+   * Replaces removed memories' points with tombstones (unconditionally: a removal is final), then
+   * purges the tenant's tombstones older than `TOMBSTONE_RETENTION_MS`.
+   */
+  private async bury(tenantId: string, removals: readonly IndexRemoval[], before: ReadonlyMap<string, ReadonlySet<string>>) {
+    const now = (this.settings.now ?? Date.now)();
+    const at = new Date(now).toISOString();
+    const tombstones = removals.map((r) => tombstonePoint(tenantId, r, [...(before.get(memoryPointId(tenantId, r.memoryId)) ?? [])], at));
+    for (const batch of chunks(tombstones, UPSERT_CHUNK)) {
+      await guarded('remove', () => this.client.upsert(this.collection, { wait: true, points: batch }));
+    }
+    const filter = tenantFilter(tenantId, { kind: 'tombstone', removedBefore: new Date(now - TOMBSTONE_RETENTION_MS).toISOString() });
+    await guarded('remove', () => this.client.delete(this.collection, { wait: true, filter }));
   }
 
   /** Recounts what deferral held back (the end of a reindex). */
   async flushDeferred(): Promise<void> {
     const d = this.deferred;
     this.deferred = null;
-    if (d) await this.recountEntities(d.tenantId, [...d.keys]);
+    if (!d) return;
+    await this.recountEntities(d.tenantId, [...d.keys]);
+    await this.clearStale(d.losing);
   }
 
-  private async recount(tenantId: string, keys: readonly string[]): Promise<void> {
-    if (!this.deferring) return this.recountEntities(tenantId, keys);
+  /** Recounts `keys` (now, or when deferral ends), then clears the written points' `stale_entities`. */
+  private async recount(tenantId: string, keys: readonly string[], losing: readonly WrittenPoint[]): Promise<void> {
+    if (!this.deferring) {
+      await this.recountEntities(tenantId, keys);
+      return this.clearStale(losing);
+    }
     if (this.deferred && this.deferred.tenantId !== tenantId) await this.flushDeferred();
-    const d = (this.deferred ??= { tenantId, keys: new Set() });
+    const d = (this.deferred ??= { tenantId, keys: new Set(), losing: [] });
     for (const k of keys) d.keys.add(k);
+    d.losing.push(...losing);
   }
 
-  /** The entity keys currently stored on the given memory points of the tenant, by point id. */
+  private async clearStale(points: readonly WrittenPoint[]): Promise<void> {
+    if (points.length === 0) return;
+    const filter = writtenVersionFilter(points);
+    await guarded('upsert', () => this.client.setPayload(this.collection, { wait: true, payload: { stale_entities: [] }, filter }));
+  }
+
+  /**
+   * The entity keys the given points of the tenant hold or owe a recount, by point id: a memory
+   * point's `entities` and `stale_entities`, a tombstone's `former_entities`.
+   */
   private async storedEntityKeys(tenantId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
     const out = new Map<string, Set<string>>();
     const batches = await mapLimit(chunks(ids, RETRIEVE_CHUNK), PARALLEL_REQUESTS, (batch) =>
       guarded('upsert', () =>
-        this.client.retrieve(this.collection, { ids: batch, with_payload: ['kind', 'tenant_id', 'entities'], with_vector: false }),
+        this.client.retrieve(this.collection, {
+          ids: batch,
+          with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities'],
+          with_vector: false,
+        }),
       ),
     );
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : []);
     for (const records of batches) {
       for (const r of records) {
-        const p = r.payload as Partial<MemoryPayload> | null | undefined;
-        if (p?.kind !== 'memory' || p.tenant_id !== tenantId) continue;
-        out.set(String(r.id), new Set(Array.isArray(p.entities) ? p.entities.filter((k): k is string => typeof k === 'string') : []));
+        const p = r.payload as Partial<Record<keyof MemoryPayload | keyof TombstonePayload, unknown>> | null | undefined;
+        if (p?.tenant_id !== tenantId) continue;
+        if (p.kind === 'memory') out.set(String(r.id), new Set([...strings(p.entities), ...strings(p.stale_entities)]));
+        else if (p.kind === 'tombstone') out.set(String(r.id), new Set(strings(p.former_entities)));
       }
     }
     return out;

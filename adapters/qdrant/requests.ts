@@ -1,10 +1,10 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import type { IndexedMemory, SearchMode } from '../../server/ports/search-index.js';
+import type { IndexRemoval, IndexedMemory, SearchMode } from '../../server/ports/search-index.js';
 import type { Channel, ChannelHit } from '../../server/services/search/fusion.js';
 import type { FusionConfig } from '../../server/services/search/tuning.js';
 import { documentEntityKeys } from './graph.js';
 import { memoryPointId } from './ids.js';
-import { DENSE_VECTOR, ENTITY_VECTOR, TEXT_VECTOR, type MemoryPayload } from './schema.js';
+import { DENSE_VECTOR, ENTITY_VECTOR, TEXT_VECTOR, type MemoryPayload, type TombstonePayload } from './schema.js';
 import { documentTerms, entitySparseVector, type ColumnWeights, type SparseVector } from './sparse.js';
 
 /**
@@ -57,6 +57,10 @@ export function memoryPoint(
  * stored) never matches the range, so it is replaced; a new point is inserted whatever the filter
  * (Qdrant's conditional upsert, 1.16). A point written without a version is not fenced. One clause per
  * version in the batch, not per point.
+ *
+ * A tombstone (the memory left the index at version r) is replaced by no write of version r or older:
+ * such a write is one that was on its way when the memory was deleted or merged. Since Qdrant inserts a
+ * missing point whatever the filter, the tombstone is what keeps the point from coming back.
  */
 export function staleWriteFence(
   points: readonly { id: string | number; payload: Pick<MemoryPayload, 'committed_version'> }[],
@@ -70,8 +74,64 @@ export function staleWriteFence(
   }
   return {
     should: [...byVersion].map(([v, ids]): Schemas['Condition'] =>
-      v === undefined ? { has_id: ids } : { must: [{ has_id: ids }], must_not: [{ key: 'committed_version', range: { gt: v } }] },
+      v === undefined
+        ? { has_id: ids }
+        : {
+            must: [{ has_id: ids }],
+            must_not: [
+              { key: 'committed_version', range: { gt: v } },
+              {
+                must: [
+                  { key: 'kind', match: { value: 'tombstone' } },
+                  { key: 'committed_version', range: { gte: v } },
+                ],
+              },
+            ],
+          },
     ),
+  };
+}
+
+/**
+ * The filter of a follow-up on memory points just written (clearing `stale_entities`): each point
+ * only while it still holds the version this batch wrote, so a newer write's state is left alone.
+ */
+export function writtenVersionFilter(
+  points: readonly { id: string | number; payload: Pick<MemoryPayload, 'committed_version'> }[],
+): Schemas['Filter'] {
+  const byVersion = new Map<number | undefined, (string | number)[]>();
+  for (const p of points) {
+    const ids = byVersion.get(p.payload.committed_version) ?? [];
+    if (ids.length === 0) byVersion.set(p.payload.committed_version, ids);
+    ids.push(p.id);
+  }
+  return {
+    should: [...byVersion].map(([v, ids]): Schemas['Condition'] =>
+      v === undefined
+        ? { must: [{ has_id: ids }, { key: 'kind', match: { value: 'memory' } }] }
+        : { must: [{ has_id: ids }, { key: 'committed_version', match: { value: v } }, { key: 'kind', match: { value: 'memory' } }] },
+    ),
+  };
+}
+
+/** The point a removed memory's point becomes (see `TombstonePayload`). */
+export function tombstonePoint(
+  tenantId: string,
+  removal: IndexRemoval,
+  formerEntities: readonly string[],
+  removedAt: string,
+): Schemas['PointStruct'] & { payload: TombstonePayload } {
+  return {
+    id: memoryPointId(tenantId, removal.memoryId),
+    vector: {},
+    payload: {
+      kind: 'tombstone',
+      tenant_id: tenantId,
+      memory_id: removal.memoryId,
+      ...(removal.committedVersion === undefined ? {} : { committed_version: removal.committedVersion }),
+      removed_at: removedAt,
+      former_entities: [...formerEntities],
+    },
   };
 }
 

@@ -14,6 +14,11 @@ import type { Schemas } from '@qdrant/js-client-rest';
  *   average). No title or content: Qdrant holds no text.
  * - `entity`: one per (tenant, entity key) with `df`, the number of the tenant's memories mentioning
  *   the key; no vectors. Read by id at query time to find the query's entities and their frequencies.
+ * - `tombstone`: what a memory's point becomes when the memory leaves the index (deleted or merged):
+ *   tenant_id, memory_id, the committed version it left at, removed_at, and `former_entities` (the keys
+ *   its point held, recounted again if the removal is retried). No vectors. It keeps a write that
+ *   arrives late (an upsert a drain sent before it lost its lease, or one whose request timed out but
+ *   still landed) from inserting the point again; kept for a day (`TOMBSTONE_RETENTION_MS`).
  * - `meta`: one point (no tenant) recording the embedding model and dimension; no vectors.
  */
 
@@ -39,7 +44,26 @@ export interface MemoryPayload {
   doc_length: number;
   /** The memory's committed version: an upsert never replaces a point of a higher one (`staleWriteFence`). Absent on points written before it was stored. */
   committed_version?: number;
+  /**
+   * Entity keys an earlier version of the point held and this one does not, until the write's recount
+   * of them went through: a retry of the write finds them here, since the point already shows the new keys.
+   */
+  stale_entities?: string[];
 }
+
+/** Payload of a removed memory's point (see the layout above). */
+export interface TombstonePayload {
+  kind: 'tombstone';
+  tenant_id: string;
+  memory_id: string;
+  /** Absent when the removal did not say (a direct `remove`): then the marker fences nothing. */
+  committed_version?: number;
+  removed_at: string;
+  former_entities: string[];
+}
+
+/** How long a tombstone outlives its removal: far beyond a drain's lease and a write request's timeout. */
+export const TOMBSTONE_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** Payload of an entity statistics point. */
 export interface EntityPayload {
@@ -86,7 +110,7 @@ export function collectionSpec(dimension: number): Schemas['CreateCollection'] {
  * and plans every query inside one tenant). The others serve the request filters, the entity look-ups
  * and deletion by memory; `terms` the per-tenant document frequencies (counts), `doc_length` the
  * tenant's average length (a facet) and the BM25 formula, `created_at` the episodic-context look-ups
- * (ordered by time). `quality` is not indexed: `minQuality` is a soft ordering applied after fusion,
+ * (ordered by time), `removed_at` the purge of old tombstones. `quality` is not indexed: `minQuality` is a soft ordering applied after fusion,
  * never a filter.
  */
 export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['PayloadFieldSchema'] }[] = [
@@ -101,6 +125,7 @@ export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['Payload
   { field: 'terms', schema: { type: 'integer', lookup: true, range: false } },
   { field: 'doc_length', schema: { type: 'integer', lookup: true, range: false } },
   { field: 'created_at', schema: 'datetime' },
+  { field: 'removed_at', schema: 'datetime' },
 ];
 
 /**

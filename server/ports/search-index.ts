@@ -54,7 +54,17 @@ export interface IndexedMemory {
  * One change to a tenant's index rows. A list of them means what applying them one by one, in order,
  * would do; `netIndexChanges` (server/services/search/index-changes.ts) says what that is.
  */
-export type IndexChange = { op: 'upsert'; doc: IndexedMemory } | { op: 'remove'; memoryId: string };
+export type IndexChange = { op: 'upsert'; doc: IndexedMemory } | ({ op: 'remove' } & IndexRemoval);
+
+/**
+ * A memory leaving the index for good (deleted, or merged into another). `committedVersion`: its
+ * committed version when it left; an index written by more than one process (Qdrant) keeps a marker
+ * so that a late row of that version or an older one cannot bring the memory back.
+ */
+export interface IndexRemoval {
+  memoryId: string;
+  committedVersion?: number;
+}
 
 /** A search's request filters; `resolveSearchFilter` (server/services/search/filter-policy.ts) says what they mean. */
 export interface SearchFilters {

@@ -53,7 +53,7 @@ async function openSink(): Promise<Sink> {
       const set = indexed.get(t) ?? indexed.set(t, new Set()).get(t)!;
       const { upserts, removals } = netIndexChanges(c);
       for (const d of upserts) set.add(d.memoryId);
-      for (const id of removals) set.delete(id);
+      for (const r of removals) set.delete(r.memoryId);
     };
     searchable = async (t, id) => indexed.get(t)?.has(id) ?? false;
   }

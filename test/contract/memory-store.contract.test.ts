@@ -51,7 +51,7 @@ if (mongoUrl) {
       async applyChanges(t, changes) {
         const { upserts, removals } = netIndexChanges(changes);
         for (const doc of upserts) of(t).add(doc.memoryId);
-        for (const id of removals) of(t).delete(id);
+        for (const r of removals) of(t).delete(r.memoryId);
       },
     });
     return {

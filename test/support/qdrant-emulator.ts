@@ -142,7 +142,10 @@ export class QdrantEmulator {
       return { result: { operation_id: 0, status: 'completed' } };
     }
     if (rest === '/points/payload' && method === 'POST') {
-      for (const id of (body.points as unknown[]).map(String)) {
+      const ids = body.filter
+        ? [...c.points.values()].filter((p) => matchesFilter(body.filter, p.payload, p.id)).map((p) => p.id)
+        : (body.points as unknown[]).map(String);
+      for (const id of ids) {
         const p = c.points.get(id);
         if (p) Object.assign(p.payload, body.payload);
       }

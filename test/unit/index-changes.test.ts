@@ -10,7 +10,7 @@ const up = (id: string, text = id): IndexChange => ({ op: 'upsert', doc: indexed
 const rm = (memoryId: string): IndexChange => ({ op: 'remove', memoryId });
 const net = (changes: IndexChange[]) => {
   const n = netIndexChanges(changes);
-  return { upserts: n.upserts.map((d) => `${d.memoryId}:${d.content}`), removals: n.removals };
+  return { upserts: n.upserts.map((d) => `${d.memoryId}:${d.content}`), removals: n.removals.map((r) => r.memoryId) };
 };
 
 describe('what a batch of index changes leaves (the rule both index adapters apply)', () => {

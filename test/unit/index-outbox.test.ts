@@ -42,7 +42,7 @@ class FakeIndex {
     const set = this.indexed.get(tenantId) ?? this.indexed.set(tenantId, new Set()).get(tenantId)!;
     const { upserts, removals } = netIndexChanges(changes);
     for (const d of upserts) set.add(`${d.memoryId}@${d.title}`);
-    for (const id of removals) for (const k of [...set]) if (k.startsWith(`${id}@`)) set.delete(k);
+    for (const r of removals) for (const k of [...set]) if (k.startsWith(`${r.memoryId}@`)) set.delete(k);
   }
 
   ids(tenantId = T): string[] {
@@ -88,8 +88,10 @@ async function setup(
   }
   async function remove(memoryId: string, tenantId = T) {
     const at = new Date(Date.UTC(2030, 0, 1) + ++clock * 1000).toISOString();
+    // As the memory store's purge does: the removal carries the version the memory left at.
+    const version = (memories.docs.get(memoryId) as { committedVersion?: number } | undefined)?.committedVersion ?? 0;
     memories.docs.delete(memoryId);
-    await outbox.insertOne(ob.entry(tenantId, memoryId, 'remove', null, at));
+    await outbox.insertOne(ob.entry(tenantId, memoryId, 'remove', null, at, version));
   }
   return { db, ob, index, log, memories, outbox, poisoned: db.collection('memory_index_outbox_poisoned'), commit, remove };
 }
@@ -130,8 +132,10 @@ describe('index outbox: batches', () => {
     await s.ob.drain(T);
     expect(s.index.requests).toHaveLength(1);
     expect(
-      s.index.requests[0]!.changes.map((c) => (c.op === 'upsert' ? `upsert ${c.doc.memoryId}@${c.doc.title}` : `remove ${c.memoryId}`)),
-    ).toEqual(['upsert m1@v2', 'remove m2', 'remove m3', 'remove m2']);
+      s.index.requests[0]!.changes.map((c) =>
+        c.op === 'upsert' ? `upsert ${c.doc.memoryId}@${c.doc.title}` : `remove ${c.memoryId} at v${c.committedVersion}`,
+      ),
+    ).toEqual(['upsert m1@v2', 'remove m2 at v1', 'remove m3 at v1', 'remove m2 at v1']);
     expect(s.index.ids()).toEqual(['m1@v2']);
     expect(s.outbox.docs.size).toBe(0);
   });
@@ -177,13 +181,13 @@ describe('index outbox: an outage', () => {
     await s.ob.flush('t2');
     const from = s.db.calls.length;
     expect(await s.ob.tenantsWithPending(10)).toEqual(['t1', 't2']);
-    // Not `distinct`, whose one reply holds every tenant (16 MB at most): a $sort on the index's prefix
-    // and a $group taking $first are a distinct scan of the index, and $limit cuts it.
+    // Not `distinct`, whose one reply holds every tenant (16 MB at most): a $sort on the index's key
+    // and a $group on its first field taking $first are a distinct scan of the index, and $limit cuts it.
     expect(s.db.calls.slice(from).map((c) => [c.collection, c.method, ...c.args])).toEqual([
       [
         'memory_index_outbox',
         'aggregate',
-        [{ $sort: { tenantId: 1 } }, { $group: { _id: '$tenantId', at: { $first: '$at' } } }, { $limit: 10 }],
+        [{ $sort: { tenantId: 1, at: 1, _id: 1 } }, { $group: { _id: '$tenantId', at: { $first: '$at' } } }, { $limit: 10 }],
       ],
     ]);
     expect(await s.ob.tenantsWithPending(1)).toHaveLength(1);
@@ -306,6 +310,18 @@ describe('index outbox: a fault of the whole index is no fault of the entries', 
     expect(s.poisoned.docs.size).toBe(1);
   });
 
+  it('stops isolating after three refusals in a row while the index has accepted nothing in the run', async () => {
+    const s = await setup({ maxAttempts: 5, batchSize: 10 });
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const id of ids) s.index.refuse.add(id);
+    for (const id of ids) await s.commit(id);
+    await s.ob.drain(T);
+    // The batch, then three entries alone; the other three are left for the next run, untried.
+    expect(s.index.requests.map((r) => r.changes.length)).toEqual([6, 1, 1, 1]);
+    expect([...s.outbox.docs.values()].filter((d) => d.lastAttemptAt !== null)).toHaveLength(3);
+    expect([...s.outbox.docs.values()].every((d) => d.attempts === 0)).toBe(true);
+  });
+
   it('tries an entry refused uncounted once per flush or drain, not once per round, while the index refuses everything', async () => {
     const s = await setup({ maxAttempts: 1, batchSize: 10 });
     const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
@@ -313,15 +329,18 @@ describe('index outbox: a fault of the whole index is no fault of the entries', 
       s.index.refuse.add(id);
       await s.commit(id);
     }
-    // The batch of 10, then each of its entries alone, then the same for the next page: 2 × 11.
+    // The batch of 10, then three of its entries alone (three refusals with nothing accepted: stop).
     await s.ob.flush(T);
-    expect(s.index.requests).toHaveLength(22);
-    // Tried and not counted: a later commit's flush leaves them to the drain job.
+    expect(s.index.requests).toHaveLength(4);
+    const tried = () => [...s.outbox.docs.values()].filter((d) => d.lastAttemptAt !== null).map((d) => d.memoryId);
+    expect(tried()).toEqual(['m0', 'm1', 'm2']);
+    // Tried and not counted: a later commit's flush leaves them to the drain job and takes entries never tried.
     await s.commit('fresh');
     await s.ob.flush(T);
-    expect(s.index.requests).toHaveLength(23);
+    expect(s.index.requests).toHaveLength(8);
+    expect(s.index.requests[4]!.changes.map((c) => (c.op === 'upsert' ? c.doc.memoryId : ''))[0]).toBe('m3');
     await s.ob.drain(T);
-    expect(s.index.requests.length).toBeLessThanOrEqual(23 + 3 * 11);
+    expect(s.index.requests).toHaveLength(12);
     expect([...s.outbox.docs.values()].every((d) => d.attempts === 0)).toBe(true);
   });
 });

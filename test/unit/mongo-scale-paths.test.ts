@@ -66,10 +66,28 @@ describe('tenants with pending index work', () => {
     const { db, outbox } = await open();
     await (await outbox()).tenantsWithPending(10);
     const [pipeline] = lastCall(db, 'memory_index_outbox', 'aggregate').args as [Record<string, unknown>[]];
-    expect(pipeline[0]).toEqual({ $sort: { tenantId: 1 } });
+    // The index's whole key, then a $group on its first field with $first only (DISTINCT_SCAN).
+    expect(pipeline[0]).toEqual({ $sort: indexKey(db, 'memory_index_outbox_tenant_at') });
+    expect(pipeline[1]).toEqual({ $group: { _id: '$tenantId', at: { $first: '$at' } } });
     expect(pipeline.at(-1)).toEqual({ $limit: 10 });
     expect(db.calls.some((x) => x.collection === 'memory_index_outbox' && x.method === 'distinct')).toBe(false);
     expect(Object.keys(indexKey(db, 'memory_index_outbox_tenant_at'))).toEqual(['tenantId', 'at', '_id']);
+  });
+});
+
+describe('a deleted memory', () => {
+  it('leaves the index with the version it was deleted at, so that no earlier write of it can come back', async () => {
+    const { db, c, outbox } = await open();
+    const store = createMongoMemoryStore({ ...c, inTransaction: db.inTransaction }, await outbox());
+    const memories = db.collection('memories');
+    memories.docs.set('m1', { _id: 'm1', tenantId: 't1', committedVersion: 3, headVersion: 3, mergedInto: null, status: 'active' });
+    memories.docs.set('m2', { _id: 'm2', tenantId: 't1', committedVersion: 2, headVersion: 2, mergedInto: 'm1', status: 'archived' });
+    expect(await store.delete('t1', 'm1')).toBe(true);
+    const entries = [...db.collection('memory_index_outbox').docs.values()] as { memoryId: string; op: string; version: number }[];
+    expect(entries.map((e) => [e.memoryId, e.op, e.version]).sort()).toEqual([
+      ['m1', 'remove', 3],
+      ['m2', 'remove', 2],
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { QdrantClient } from '@qdrant/js-client-rest';
+import { QdrantClient } from '@qdrant/js-client-rest';
 import { describe, expect, it } from 'vitest';
 import { createQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import { entityPointId, memoryPointId } from '../../adapters/qdrant/ids.js';
@@ -75,7 +75,7 @@ describe('entity keys a batch recounts', () => {
 });
 
 describe('a batch of changes', () => {
-  it('is one look-up, one upsert, one delete, and one count per entity key the batch touched', async () => {
+  it('is one look-up, one upsert, one tombstone write and purge, and one count per entity key the batch touched', async () => {
     const { calls, client } = recordingClient({ [memoryPointId('t1', 'old')]: ['sarah', 'gone'] });
     const writer = new QdrantIndexWriter(client, 'c', settings);
     // 4 memories mention "sarah": recounted once, not four times.
@@ -86,34 +86,51 @@ describe('a batch of changes', () => {
       { op: 'remove', memoryId: 'old' },
       upsert('m4', 'sarah', 'lisbon'),
     ]);
-    expect(calls.map((c) => c.op)).toEqual(['retrieve', 'upsert', 'delete', 'count', 'count', 'count', 'count', 'upsert', 'delete']);
+    expect(calls.map((c) => c.op)).toEqual([
+      'retrieve',
+      'upsert',
+      'upsert',
+      'delete',
+      'count',
+      'count',
+      'count',
+      'count',
+      'upsert',
+      'delete',
+    ]);
     expect(calls[0]!.body.ids).toEqual([...['m1', 'm2', 'm3', 'm4', 'old'].map((id) => memoryPointId('t1', id))]);
     expect(calls[1]!.body.points.map((p: { id: string }) => p.id)).toEqual(['m1', 'm2', 'm3', 'm4'].map((id) => memoryPointId('t1', id)));
-    expect(calls[2]!.body).toEqual({
-      wait: true,
-      filter: {
-        must: [
-          { key: 'tenant_id', match: { value: 't1' } },
-          { key: 'kind', match: { value: 'memory' } },
-          { key: 'memory_id', match: { value: 'old' } },
-        ],
+    // The removed memory's point becomes a tombstone that remembers the keys it held.
+    expect(calls[2]!.body.points).toEqual([
+      {
+        id: memoryPointId('t1', 'old'),
+        vector: {},
+        payload: expect.objectContaining({ kind: 'tombstone', memory_id: 'old', former_entities: ['sarah', 'gone'] }),
       },
-    });
+    ]);
+    expect(calls[3]!.body.filter.must.slice(0, 2)).toEqual([
+      { key: 'tenant_id', match: { value: 't1' } },
+      { key: 'kind', match: { value: 'tombstone' } },
+    ]);
     expect(counted(calls).sort()).toEqual(['gone', 'lisbon', 'paris', 'sarah']);
-    expect(calls[8]!.body).toEqual({ wait: true, points: [entityPointId('t1', 'gone')] });
+    expect(calls[9]!.body).toEqual({ wait: true, points: [entityPointId('t1', 'gone')] });
   });
 
-  it('removes many memories with one filtered delete, and applies only the last change of a memory', async () => {
+  it('buries many memories in one write, and applies only the last change of a memory', async () => {
     const { calls, client } = recordingClient();
     const writer = new QdrantIndexWriter(client, 'c', settings);
     await writer.apply('t1', [
       upsert('a'),
       { op: 'remove', memoryId: 'b' },
-      { op: 'remove', memoryId: 'a' },
+      { op: 'remove', memoryId: 'a', committedVersion: 2 },
       { op: 'remove', memoryId: 'c' },
     ]);
-    expect(calls.map((c) => c.op)).toEqual(['retrieve', 'delete']);
-    expect(calls[1]!.body.filter.must[2]).toEqual({ key: 'memory_id', match: { any: ['a', 'b', 'c'] } });
+    expect(calls.map((c) => c.op)).toEqual(['retrieve', 'upsert', 'delete']);
+    expect(calls[1]!.body.points.map((p: { payload: { memory_id: string; committed_version?: number } }) => p.payload)).toEqual([
+      expect.objectContaining({ memory_id: 'a', committed_version: 2 }),
+      expect.not.objectContaining({ committed_version: expect.anything() }),
+      expect.objectContaining({ memory_id: 'c' }),
+    ]);
   });
 
   it('sends nothing for an empty batch, and refuses a vector of another dimension before sending anything', async () => {
@@ -156,6 +173,96 @@ describe('a batch retried after a partial failure (emulated Qdrant)', () => {
       expect(entityPoint()).toBeNull();
       await index.applyChanges('t1', batch);
       expect(entityPoint()).toMatchObject({ kind: 'entity', entity_key: 'lisbon', df: 2 });
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe('a retried batch recounts the keys its points lost (emulated Qdrant)', () => {
+  const entity = (emulator: QdrantEmulator, key: string) => emulator.collections.get('c')!.points.get(entityPointId('t1', key))?.payload;
+  const withIndex = async (fn: (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, emulator: QdrantEmulator) => Promise<void>) => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      await fn(
+        await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } }),
+        emulator,
+      );
+    } finally {
+      await emulator.stop();
+    }
+  };
+
+  it('a key a new version no longer mentions, when the first attempt wrote the point and failed its recount', async () => {
+    await withIndex(async (index, emulator) => {
+      await index.applyChanges('t1', [upsert('m1', 'lisbon', 'sarah')]);
+      expect(entity(emulator, 'sarah')).toMatchObject({ df: 1 });
+      const v2 = [upsert('m1', 'lisbon')];
+      emulator.failures.push('POST /collections/{c}/points/count');
+      await expect(index.applyChanges('t1', v2)).rejects.toThrow();
+      // The point shows version 2 already; what it owes is kept on it.
+      expect(emulator.collections.get('c')!.points.get(memoryPointId('t1', 'm1'))!.payload).toMatchObject({
+        entities: ['lisbon'],
+        stale_entities: ['sarah'],
+      });
+      await index.applyChanges('t1', v2);
+      expect(entity(emulator, 'sarah')).toBeUndefined();
+      expect(entity(emulator, 'lisbon')).toMatchObject({ df: 1 });
+      expect(emulator.collections.get('c')!.points.get(memoryPointId('t1', 'm1'))!.payload).toMatchObject({ stale_entities: [] });
+    });
+  });
+
+  it("a removed memory's keys, when the first attempt removed it and failed its recount", async () => {
+    await withIndex(async (index, emulator) => {
+      await index.applyChanges('t1', [upsert('m1', 'porto'), upsert('m2', 'lisbon')]);
+      const removal: IndexChange[] = [{ op: 'remove', memoryId: 'm1', committedVersion: 1 }];
+      emulator.failures.push('POST /collections/{c}/points/count');
+      await expect(index.applyChanges('t1', removal)).rejects.toThrow();
+      await index.applyChanges('t1', removal);
+      expect(entity(emulator, 'porto')).toBeUndefined();
+      expect(entity(emulator, 'lisbon')).toMatchObject({ df: 1 });
+    });
+  });
+});
+
+describe('a removal is final (emulated Qdrant)', () => {
+  it('a write of the version it left at, or an older one, arriving late does not bring the memory back', async () => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      const index = await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } });
+      const v = (n: number): IndexChange => ({ op: 'upsert', doc: indexedMemory('m1', 'harbour crane schedule', { committedVersion: n }) });
+      await index.applyChanges('t1', [v(2)]);
+      await index.applyChanges('t1', [{ op: 'remove', memoryId: 'm1', committedVersion: 2 }]);
+      // A drain that lost its lease, or a request that timed out and still landed.
+      await index.applyChanges('t1', [v(2)]);
+      await index.applyChanges('t1', [v(1)]);
+      const found = await index.search('t1', { text: 'crane', vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: null } });
+      expect(found.hits).toEqual([]);
+      expect(emulator.collections.get('c')!.points.get(memoryPointId('t1', 'm1'))!.payload).toMatchObject({ kind: 'tombstone' });
+    } finally {
+      await emulator.stop();
+    }
+  });
+
+  it("tombstones are purged a day after their removal, at a later removal of the tenant's", async () => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } });
+      let now = Date.UTC(2030, 0, 1);
+      const writer = new QdrantIndexWriter(new QdrantClient({ url, checkCompatibility: false }), 'c', { ...settings, now: () => now });
+      const point = (id: string) => emulator.collections.get('c')!.points.get(memoryPointId('t1', id));
+      await writer.apply('t1', [{ op: 'remove', memoryId: 'old' }]);
+      now += 23 * 3600_000;
+      await writer.apply('t1', [{ op: 'remove', memoryId: 'recent' }]);
+      expect(point('old')).toBeDefined();
+      now += 2 * 3600_000;
+      await writer.apply('t1', [{ op: 'remove', memoryId: 'last' }]);
+      expect(point('old')).toBeUndefined();
+      expect(point('recent')).toBeDefined();
+      expect(point('last')).toBeDefined();
     } finally {
       await emulator.stop();
     }

@@ -334,7 +334,18 @@ describe('reset and readiness', () => {
 });
 
 describe('writes', () => {
-  it('upserts memory points conditionally: an existing point of a higher committed version is kept', async () => {
+  // Kept: a point of a higher version, and a tombstone of a removal at this version or later.
+  const fencedAt = (v: number) => [
+    { key: 'committed_version', range: { gt: v } },
+    {
+      must: [
+        { key: 'kind', match: { value: 'tombstone' } },
+        { key: 'committed_version', range: { gte: v } },
+      ],
+    },
+  ];
+
+  it('upserts memory points conditionally: an existing point of a higher committed version, or a later tombstone, is kept', async () => {
     fake = new FakeQdrant();
     const index = await open();
     const from = fake.requests.length;
@@ -354,8 +365,8 @@ describe('writes', () => {
     const id = (m: string) => memoryPointId('t1', m);
     expect(upsert.body.update_filter).toEqual({
       should: [
-        { must: [{ has_id: [id('a'), id('c')] }], must_not: [{ key: 'committed_version', range: { gt: 3 } }] },
-        { must: [{ has_id: [id('b')] }], must_not: [{ key: 'committed_version', range: { gt: 1 } }] },
+        { must: [{ has_id: [id('a'), id('c')] }], must_not: fencedAt(3) },
+        { must: [{ has_id: [id('b')] }], must_not: fencedAt(1) },
         { has_id: [id('d')] },
       ],
     });
@@ -370,7 +381,7 @@ describe('writes', () => {
     const [retrieve, upsert, countA, countB, stats] = fake.requests.slice(from);
     expect(retrieve!.body).toEqual({
       ids: [memoryPointId('t1', 'm1')],
-      with_payload: ['kind', 'tenant_id', 'entities'],
+      with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities'],
       with_vector: false,
     });
     expect(upsert!.query.get('wait')).toBe('true');
@@ -435,16 +446,37 @@ describe('writes', () => {
     );
   });
 
-  it('removes a memory by filter (tenant + memory id) and the whole tenant by tenant filter', async () => {
+  it('turns a removed memory into a tombstone, purges old tombstones, and removes the whole tenant by tenant filter', async () => {
     fake = new FakeQdrant();
     const index = await open();
     let from = fake.requests.length;
-    await index.remove('t1', 'm1');
-    const del = fake.requests.slice(from).find((r) => r.path.endsWith('/points/delete'))!;
-    expect(del.query.get('wait')).toBe('true');
-    expect(del.body).toEqual({
-      filter: { must: [TENANT('t1'), { key: 'kind', match: { value: 'memory' } }, { key: 'memory_id', match: { value: 'm1' } }] },
+    await index.applyChanges('t1', [{ op: 'remove', memoryId: 'm1', committedVersion: 4 }]);
+    expect(fake.calls(from)).toEqual(['POST /c/points', 'PUT /c/points', 'POST /c/points/delete']);
+    const [, bury, purge] = fake.requests.slice(from);
+    expect(bury!.query.get('wait')).toBe('true');
+    // Unconditional: a removal is final.
+    expect(bury!.body).toEqual({
+      points: [
+        {
+          id: memoryPointId('t1', 'm1'),
+          vector: {},
+          payload: {
+            kind: 'tombstone',
+            tenant_id: 't1',
+            memory_id: 'm1',
+            committed_version: 4,
+            removed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            former_entities: [],
+          },
+        },
+      ],
     });
+    const removedAt = Date.parse(bury!.body.points[0].payload.removed_at);
+    expect(purge!.body.filter.must).toEqual([
+      TENANT('t1'),
+      { key: 'kind', match: { value: 'tombstone' } },
+      { key: 'removed_at', range: { lt: new Date(removedAt - 24 * 3600_000).toISOString() } },
+    ]);
     from = fake.requests.length;
     await index.removeTenant('t1');
     expect(fake.calls(from)).toEqual(['POST /c/points/delete']);

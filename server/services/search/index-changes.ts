@@ -1,9 +1,9 @@
-import type { IndexChange, IndexedMemory } from '../../ports/search-index.js';
+import type { IndexChange, IndexRemoval, IndexedMemory } from '../../ports/search-index.js';
 
 /** What a list of index changes leaves behind: each memory either upserted (its last document) or removed. */
 export interface NetIndexChanges {
   upserts: IndexedMemory[];
-  removals: string[];
+  removals: IndexRemoval[];
 }
 
 /**
@@ -20,10 +20,13 @@ export function netIndexChanges(changes: readonly IndexChange[]): NetIndexChange
     last.set(id, c);
   }
   const upserts: IndexedMemory[] = [];
-  const removals: string[] = [];
-  for (const [id, c] of last) {
+  const removals: IndexRemoval[] = [];
+  for (const c of last.values()) {
     if (c.op === 'upsert') upserts.push(c.doc);
-    else removals.push(id);
+    else
+      removals.push(
+        c.committedVersion === undefined ? { memoryId: c.memoryId } : { memoryId: c.memoryId, committedVersion: c.committedVersion },
+      );
   }
   return { upserts, removals };
 }
