@@ -18,14 +18,19 @@ import type { ProfileStorage } from './profile-storage.js';
 import { createQdrantSearchIndex, resetQdrantSearchIndex } from '../../adapters/qdrant/search-index.js';
 import type { Embedder } from '../ports/embedder.js';
 
+/** Opens a connected MongoDB client (a parameter of the profile, so a test can see it closed without a server). */
+export type MongoConnector = (url: string) => Promise<MongoClient>;
+
+const connectMongo: MongoConnector = (url) => new MongoClient(url, { serverSelectionTimeoutMS: 10_000 }).connect();
+
 /** The server profile: MongoDB documents and jobs; Qdrant for the search index (dense, BM25 sparse, graph). */
 export async function createMongoPorts(
   config: Config,
   logger: Logger,
   embedder: Pick<Embedder, 'model' | 'dimension' | 'init'>,
+  connect: MongoConnector = connectMongo,
 ): Promise<ProfileStorage> {
-  const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 10_000 });
-  await client.connect();
+  const client = await connect(config.MONGODB_URL!);
   try {
     return await openPorts(client, config, logger, embedder);
   } catch (err) {
