@@ -53,8 +53,7 @@ export function screenCandidate(context: FieldContext, source: EngineIdentity, c
   if (isAgentOwned(current)) return 'skipped_agent_value';
   if (!hasContent(candidate.value) || confidence < annotation.proposeAt) return 'rejected';
   if (isFilled(current) && current) {
-    const beats =
-      annotation.cardinality === 'multi' ? newItems(candidate, current).length > 0 : confidence > current.confidence;
+    const beats = annotation.cardinality === 'multi' ? newItems(candidate, current).length > 0 : confidence > current.confidence;
     if (!beats) return 'rejected';
   }
   return confidence >= annotation.commitAt ? 'committable' : 'proposed';
@@ -86,16 +85,29 @@ function singleValueWinner(committable: Candidate[]): Candidate | 'conflict' {
  * merged value claims the lowest confidence among its contributors and the provenance of the engine that
  * wrote it last (engines run from the most to the least trusted, so that is the weaker claim).
  */
-function multiValueNext(
-  committable: Candidate[],
-  current: FieldValue | undefined,
-  source: EngineIdentity,
-  at: string,
-): FieldValue {
+function multiValueNext(committable: Candidate[], current: FieldValue | undefined, source: EngineIdentity, at: string): FieldValue {
   const kept = isFilled(current) && current ? [current] : [];
   const items = multiItems([...kept.map((field) => field.value), ...committable.map((c) => c.value)].flat());
   const confidence = Math.min(...kept.map((field) => field.confidence), ...committable.map((c) => c.confidence));
   return { value: items, confidence, provenance: source.provenance, updatedAt: at };
+}
+
+interface GroupWrite {
+  next: FieldValue | null;
+  conflict: boolean;
+  /** The candidates whose value is (part of) what is written. */
+  writers: Candidate[];
+}
+
+function writeOf(committable: Candidate[], context: FieldContext, source: EngineIdentity, at: string): GroupWrite {
+  if (committable.length === 0) return { next: null, conflict: false, writers: [] };
+  if (context.annotation.cardinality === 'multi') {
+    return { next: multiValueNext(committable, context.current, source, at), conflict: false, writers: committable };
+  }
+  const winner = singleValueWinner(committable);
+  if (winner === 'conflict') return { next: null, conflict: true, writers: [] };
+  const next = { value: winner.value, confidence: winner.confidence, provenance: source.provenance, updatedAt: at };
+  return { next, conflict: false, writers: [winner] };
 }
 
 /**
@@ -114,20 +126,12 @@ export function decideFieldCandidates(
   const previous = context.current ?? null;
   const verdicts = candidates.map((candidate) => ({ candidate, verdict: screenCandidate(context, source, candidate) }));
   const committable = verdicts.filter((v) => v.verdict === 'committable').map((v) => v.candidate);
-  const multi = context.annotation.cardinality === 'multi';
-  const winner = committable.length === 0 || multi ? null : singleValueWinner(committable);
-  const next: FieldValue | null =
-    committable.length === 0 || winner === 'conflict'
-      ? null
-      : multi || winner === null
-        ? multiValueNext(committable, context.current, source, at)
-        : { value: winner.value, confidence: winner.confidence, provenance: source.provenance, updatedAt: at };
-
+  const { next, conflict, writers } = writeOf(committable, context, source, at);
   const decisions = verdicts.map(({ candidate, verdict }): CandidateDecision => {
     if (verdict !== 'committable') return { candidate, outcome: verdict, previous, next: null };
-    if (winner === 'conflict') return { candidate, outcome: 'conflict', previous, next: null };
+    if (conflict) return { candidate, outcome: 'conflict', previous, next: null };
     // An agreeing candidate that lost to the winner meets a written value of equal or higher confidence.
-    if (!multi && candidate !== winner) return { candidate, outcome: 'rejected', previous, next: null };
+    if (!writers.includes(candidate)) return { candidate, outcome: 'rejected', previous, next: null };
     return { candidate, outcome: 'committed', previous, next };
   });
   return { decisions, next };

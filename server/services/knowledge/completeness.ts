@@ -94,12 +94,7 @@ export function missingFields(fields: KnowledgeFields, values: FieldValues): Mis
       const weight = weightOf(field.annotation.weight);
       return { field: name, required: field.required, weight, share: total === 0 ? 0 : rounded(weight / total) };
     })
-    .sort(
-      (a, b) =>
-        Number(b.required) - Number(a.required) ||
-        b.weight - a.weight ||
-        (a.field < b.field ? -1 : a.field > b.field ? 1 : 0),
-    );
+    .sort((a, b) => Number(b.required) - Number(a.required) || b.weight - a.weight || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
 }
 
 export interface ObjectAssessment {
