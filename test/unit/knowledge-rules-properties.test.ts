@@ -4,7 +4,7 @@ import { completenessScore, missingFields } from '../../server/services/knowledg
 import { applyRunToCurrent } from '../../server/services/knowledge/enrichment-apply.js';
 import { planRun, type EngineOutput, type RunSnapshot } from '../../server/services/knowledge/enrichment-plan.js';
 import type { KnowledgeFields } from '../../server/services/knowledge/field-shape.js';
-import { isFilled } from '../../server/services/knowledge/field-values.js';
+import { isFilled } from '../../server/services/knowledge/field-content.js';
 import {
   ENGINE_NAMES,
   PROVENANCES,

@@ -1,4 +1,4 @@
-import { hasContent, isAgentOwned, isFilled, multiItems, sameValueKey } from './field-values.js';
+import { hasContent, isAgentOwned, isFilled, multiItems, sameValueKey } from './field-content.js';
 import type { Candidate, EngineName, EnrichmentOutcome, FieldAnnotation, FieldValue, JsonValue, Provenance } from './model.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FieldValues, KnowledgeFields } from './field-shape.js';
-import { isFilled } from './field-values.js';
+import { isFilled } from './field-content.js';
 import type { ObjectStatus } from './model.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { PlannedLogEntry } from './enrichment-log-entry.js';
 import type { FieldUpdate, RunPlan } from './enrichment-plan.js';
 import type { FieldValues } from './field-shape.js';
-import { sameFieldValue } from './field-values.js';
+import { sameFieldValue } from './field-content.js';
 import type { FieldValue } from './model.js';
 
 /**

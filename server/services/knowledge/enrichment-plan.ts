@@ -1,7 +1,7 @@
 import { decideFieldCandidates } from './candidate-decision.js';
 import { decisionEntry, engineErrorEntry, noCandidateEntry, type PlannedLogEntry } from './enrichment-log-entry.js';
 import type { FieldValues, KnowledgeFields } from './field-shape.js';
-import { isAgentOwned } from './field-values.js';
+import { isAgentOwned } from './field-content.js';
 import type { Candidate, EngineName, FieldValue, Provenance } from './model.js';
 
 /**
