@@ -16,9 +16,10 @@ const drivers = [
   '@energetic-ai/*',
   'node:http',
   'node:worker_threads',
+  'undici',
 ];
 
-const adapterFamilies = ['embedded', 'embeddings', 'identity', 'in-process', 'llm', 'mongo', 'qdrant', 'rest', 'threads'];
+const adapterFamilies = ['embedded', 'embeddings', 'identity', 'in-process', 'llm', 'mongo', 'qdrant', 'rest', 'threads', 'web'];
 
 /** Type-only imports of the composition root are allowed (the `Services` bag is its product); runtime ones are not. */
 const compositionRootImport = {
