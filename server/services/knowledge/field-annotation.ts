@@ -37,7 +37,9 @@ export const fieldAnnotationWireSchema = z
       .optional(),
     cardinality: z.enum(['single', 'multi'], { error: "must be 'single' or 'multi'" }).optional(),
     sensitivity: z.enum(FIELD_SENSITIVITIES, { error: `must be one of ${FIELD_SENSITIVITIES.join(', ')}` }).optional(),
-    provenance: z.array(z.enum(PROVENANCES, { error: `must be one of ${PROVENANCES.join(', ')}` }), { error: 'must be an array' }).optional(),
+    provenance: z
+      .array(z.enum(PROVENANCES, { error: `must be one of ${PROVENANCES.join(', ')}` }), { error: 'must be an array' })
+      .optional(),
     commit_at: threshold.optional(),
     propose_at: threshold.optional(),
     derive: z
@@ -63,13 +65,19 @@ const KNOWN_KEYS = Object.keys(fieldAnnotationWireSchema.shape).join(', ');
  * Parses `raw` (undefined when the field has no annotation) for a field whose schema is `schema`
  * (null when the schema itself was refused). Pushes every problem under `path`; returns null if any.
  */
-export function parseFieldAnnotation(raw: unknown, schema: FieldSchema | null, path: string, problems: FieldIssue[]): FieldAnnotation | null {
+export function parseFieldAnnotation(
+  raw: unknown,
+  schema: FieldSchema | null,
+  path: string,
+  problems: FieldIssue[],
+): FieldAnnotation | null {
   const parsed = fieldAnnotationWireSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const at = [path, ...issue.path.map(String)].join('.');
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) problems.push({ field: `${at}.${key}`, message: `unknown annotation '${key}' (known: ${KNOWN_KEYS})` });
+        for (const key of issue.keys)
+          problems.push({ field: `${at}.${key}`, message: `unknown annotation '${key}' (known: ${KNOWN_KEYS})` });
       } else problems.push({ field: at, message: issue.message });
     }
     return null;
@@ -109,4 +117,3 @@ function normalizeProvenance(listed: Provenance[] | undefined): Provenance[] {
   const set = new Set<Provenance>(['AGENT_INPUT', ...listed]);
   return PROVENANCES.filter((p) => set.has(p));
 }
-

@@ -69,7 +69,8 @@ const KEYWORDS: Record<string, { appliesTo: readonly FieldType[]; schema: z.ZodT
 
 /** Keywords refused with a reason rather than the generic "unsupported" message. */
 const REFUSED: Record<string, string> = {
-  pattern: 'is not supported: a regular expression from a structure could take exponential time on a crafted value (ReDoS); use enum, format or length limits',
+  pattern:
+    'is not supported: a regular expression from a structure could take exponential time on a crafted value (ReDoS); use enum, format or length limits',
   patternProperties: 'is not supported: regular expressions from structures risk ReDoS',
   $ref: 'is not supported: a field schema must be self-contained',
   default: 'is not supported: a missing value stays missing (a migration plan may set defaults)',
@@ -82,7 +83,10 @@ export const SUPPORTED_FIELD_KEYWORDS = Object.keys(KEYWORDS);
 type Problems = FieldIssue[];
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 const typeOfValue = (type: ScalarType, v: EnumValue): boolean =>
   type === 'string'
@@ -130,7 +134,8 @@ export function checkFieldSchema(raw: unknown, path: string, problems: Problems,
     if (parsed.success) out[key] = parsed.data;
     else for (const issue of parsed.error.issues) problems.push({ field: at, message: issue.message });
   }
-  if (type === 'array' && !Object.hasOwn(raw, 'items')) problems.push({ field: `${path}.items`, message: 'an array field must declare items' });
+  if (type === 'array' && !Object.hasOwn(raw, 'items'))
+    problems.push({ field: `${path}.items`, message: 'an array field must declare items' });
   if (type) checkCrossKeywords(out, type, path, problems);
   return problems.length === before ? (out as unknown as FieldSchema) : null;
 }

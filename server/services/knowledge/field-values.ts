@@ -35,25 +35,27 @@ addFormats(ajv, [...FIELD_FORMATS]);
 
 const compiled = new WeakMap<StructureDefinition, Map<string, ValidateFunction>>();
 
-function validatorsOf(definition: StructureDefinition): Map<string, ValidateFunction> {
+/** Field `name`'s validator, compiled on its first use (ajv takes milliseconds per field) and kept with its definition. */
+function validatorOf(definition: StructureDefinition, name: string): ValidateFunction | undefined {
+  if (!Object.hasOwn(definition.fields, name)) return undefined;
   let validators = compiled.get(definition);
-  if (!validators) {
-    validators = new Map();
-    for (const name of definition.fieldNames) {
-      const schema = definition.fields[name]!.schema;
-      validators.set(name, ajv.compile(schema));
-      // ajv keeps every compiled schema in its own cache; the WeakMap above must be the only owner.
-      ajv.removeSchema(schema);
-    }
-    compiled.set(definition, validators);
+  if (!validators) compiled.set(definition, (validators = new Map()));
+  let validate = validators.get(name);
+  if (!validate) {
+    const schema = definition.fields[name]!.schema;
+    validate = ajv.compile(schema);
+    // ajv keeps every compiled schema in its own cache; the WeakMap above must be the only owner.
+    ajv.removeSchema(schema);
+    validators.set(name, validate);
   }
-  return validators;
+  return validate;
 }
 
 const wirePath = (name: string) => `fields.${name}`;
 
 function describe(error: ErrorObject): string {
-  if (error.keyword === 'enum') return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (error.keyword === 'enum')
+    return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   return error.message ?? `fails ${error.keyword}`;
 }
 
@@ -62,7 +64,7 @@ function describe(error: ErrorObject): string {
  * paths. Also for engines and migrations checking a value they are about to write.
  */
 export function fieldValueProblems(definition: StructureDefinition, name: string, value: unknown): FieldIssue[] {
-  const validate = validatorsOf(definition).get(name);
+  const validate = validatorOf(definition, name);
   if (!validate) return [{ field: wirePath(name), message: `unknown field for ${definition.type} ${definition.version}` }];
   const problems: FieldIssue[] = [];
   if (!validate(value)) {
@@ -88,7 +90,8 @@ export function checkPatchFields(definition: StructureDefinition, input: unknown
 }
 
 function checkFields(definition: StructureDefinition, input: unknown, mode: 'create' | 'patch'): FieldValuesOutcome<JsonValue | null> {
-  if (!isPlainObject(input)) return { ok: false, reason: 'invalid', problems: [{ field: 'fields', message: 'must be an object of field values' }] };
+  if (!isPlainObject(input))
+    return { ok: false, reason: 'invalid', problems: [{ field: 'fields', message: 'must be an object of field values' }] };
   const tooLarge = sizeProblem(input);
   if (tooLarge) return { ok: false, reason: 'too_large', tooLarge };
   const problems: FieldIssue[] = [];
@@ -97,7 +100,8 @@ function checkFields(definition: StructureDefinition, input: unknown, mode: 'cre
     if (!Object.hasOwn(definition.fields, name)) {
       problems.push({ field: wirePath(name), message: `unknown field for ${definition.type} ${definition.version}` });
     } else if (value === null) {
-      if (mode === 'patch' && definition.fields[name]!.required) problems.push({ field: wirePath(name), message: 'is required and cannot be cleared' });
+      if (mode === 'patch' && definition.fields[name]!.required)
+        problems.push({ field: wirePath(name), message: 'is required and cannot be cleared' });
       else if (mode === 'patch') values[name] = null;
     } else {
       const found = fieldValueProblems(definition, name, value);
@@ -117,11 +121,16 @@ function checkFields(definition: StructureDefinition, input: unknown, mode: 'cre
 
 function sizeProblem(input: Record<string, unknown>): TooLarge | null {
   for (const [name, value] of Object.entries(input)) {
-    const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    const strings =
+      typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
     // A string of at most limit/3 UTF-16 units cannot exceed the limit in UTF-8, so most skip the count.
     const large = strings.find((s) => s.length * 3 > MAX_STRING_VALUE_BYTES && Buffer.byteLength(s, 'utf8') > MAX_STRING_VALUE_BYTES);
     if (large !== undefined) {
-      return { field: wirePath(name), limitBytes: MAX_STRING_VALUE_BYTES, message: `a value of ${name} is larger than ${MAX_STRING_VALUE_BYTES} bytes` };
+      return {
+        field: wirePath(name),
+        limitBytes: MAX_STRING_VALUE_BYTES,
+        message: `a value of ${name} is larger than ${MAX_STRING_VALUE_BYTES} bytes`,
+      };
     }
   }
   const serialized = JSON.stringify(input);

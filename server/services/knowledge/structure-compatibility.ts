@@ -29,7 +29,8 @@ export interface IncompatibleChange {
 export function compareStructures(active: StructureDefinition, next: StructureDefinition): IncompatibleChange[] {
   const changes: IncompatibleChange[] = [];
   for (const name of active.fieldNames) {
-    if (!Object.hasOwn(next.fields, name)) changes.push({ field: name, kind: 'field_removed', message: `field removed in ${next.version}` });
+    if (!Object.hasOwn(next.fields, name))
+      changes.push({ field: name, kind: 'field_removed', message: `field removed in ${next.version}` });
   }
   for (const name of next.fieldNames) {
     if (Object.hasOwn(active.fields, name)) changes.push(...fieldChanges(active.fields[name]!, next, name));
@@ -39,7 +40,11 @@ export function compareStructures(active: StructureDefinition, next: StructureDe
   const after = new Set(next.identityFields);
   for (const name of new Set([...before, ...after])) {
     if (before.has(name) !== after.has(name)) {
-      changes.push({ field: name, kind: 'identity_changed', message: before.has(name) ? 'no longer an identity field' : 'became an identity field' });
+      changes.push({
+        field: name,
+        kind: 'identity_changed',
+        message: before.has(name) ? 'no longer an identity field' : 'became an identity field',
+      });
     }
   }
   return changes;
@@ -53,10 +58,18 @@ export function fieldChanges(old: StructureField, next: StructureDefinition, nam
   const field = next.fields[name]!;
   const changes: IncompatibleChange[] = [];
   if (old.annotation.cardinality !== field.annotation.cardinality) {
-    changes.push({ field: name, kind: 'cardinality_changed', message: `cardinality ${old.annotation.cardinality} → ${field.annotation.cardinality}` });
+    changes.push({
+      field: name,
+      kind: 'cardinality_changed',
+      message: `cardinality ${old.annotation.cardinality} → ${field.annotation.cardinality}`,
+    });
   } else {
     const reasons: string[] = [];
-    if (old.schema.type === 'array' && field.schema.type === 'array' && (field.schema.maxItems ?? Infinity) < (old.schema.maxItems ?? Infinity)) {
+    if (
+      old.schema.type === 'array' &&
+      field.schema.type === 'array' &&
+      (field.schema.maxItems ?? Infinity) < (old.schema.maxItems ?? Infinity)
+    ) {
       reasons.push(`maxItems lowered to ${field.schema.maxItems}`);
     }
     const oldScalar = old.schema.type === 'array' ? old.schema.items : old.schema;
@@ -86,7 +99,8 @@ function constraintNarrowing(a: ScalarFieldSchema, b: ScalarFieldSchema, accepts
   }
   const reasons: string[] = [];
   if (b.enum) reasons.push('enum added');
-  if (b.format !== undefined && b.format !== a.format) reasons.push(a.format ? `format ${a.format} → ${b.format}` : `format ${b.format} added`);
+  if (b.format !== undefined && b.format !== a.format)
+    reasons.push(a.format ? `format ${a.format} → ${b.format}` : `format ${b.format} added`);
   if ((b.minLength ?? 0) > (a.minLength ?? 0)) reasons.push(`minLength raised to ${b.minLength}`);
   if ((b.maxLength ?? Infinity) < (a.maxLength ?? Infinity)) reasons.push(`maxLength lowered to ${b.maxLength}`);
   if ((b.minimum ?? -Infinity) > (a.minimum ?? -Infinity)) reasons.push(`minimum raised to ${b.minimum}`);

@@ -72,7 +72,8 @@ export function parseStructure(type: string, input: unknown): StructureParseOutc
   if (!STRUCTURE_TYPE_PATTERN.test(type)) {
     problems.push({ field: 'type', message: 'must be 1-64 lower-case letters, digits or _, starting with a letter' });
   }
-  if (!isPlainObject(input)) return { ok: false, problems: [...problems, { field: 'body', message: 'must be an object {schema_version, schema}' }] };
+  if (!isPlainObject(input))
+    return { ok: false, problems: [...problems, { field: 'body', message: 'must be an object {schema_version, schema}' }] };
   const version = checkVersion(input.schema_version, problems);
   const schema = input.schema;
   if (!isPlainObject(schema)) {
@@ -87,7 +88,12 @@ export function parseStructure(type: string, input: unknown): StructureParseOutc
     const nameOk = checkFieldName(name, problems);
     const path = propertyPath(name);
     const fieldSchema = checkFieldSchema(raw, path, problems);
-    const annotation = parseFieldAnnotation(isPlainObject(raw) ? raw[ANNOTATION_KEY] : undefined, fieldSchema, annotationPath(name), problems);
+    const annotation = parseFieldAnnotation(
+      isPlainObject(raw) ? raw[ANNOTATION_KEY] : undefined,
+      fieldSchema,
+      annotationPath(name),
+      problems,
+    );
     if (nameOk && fieldSchema && annotation) fields[name] = { schema: fieldSchema, annotation, required: required.has(name) };
   }
   const names = Object.keys(properties);
@@ -119,7 +125,8 @@ function checkVersion(raw: unknown, problems: FieldIssue[]): string | null {
 function checkTopLevel(schema: Record<string, unknown>, problems: FieldIssue[]): void {
   if (schema.type !== 'object') problems.push({ field: 'schema.type', message: "must be 'object'" });
   for (const key of Object.keys(schema)) {
-    if (!TOP_LEVEL_KEYWORDS.has(key)) problems.push({ field: `schema.${key}`, message: `unsupported keyword (supported: ${[...TOP_LEVEL_KEYWORDS].join(', ')})` });
+    if (!TOP_LEVEL_KEYWORDS.has(key))
+      problems.push({ field: `schema.${key}`, message: `unsupported keyword (supported: ${[...TOP_LEVEL_KEYWORDS].join(', ')})` });
   }
   if (schema.$schema !== undefined && !KNOWN_DIALECTS.has(schema.$schema as string)) {
     problems.push({ field: 'schema.$schema', message: `must be one of ${[...KNOWN_DIALECTS].join(', ')} (or absent)` });
@@ -170,7 +177,12 @@ function checkFieldName(name: string, problems: FieldIssue[]): boolean {
 }
 
 /** Derivation sources must be other string fields of the structure, with no cycle between fields. */
-function checkDerivations(names: string[], properties: Record<string, unknown>, fields: Record<string, StructureField>, problems: FieldIssue[]): void {
+function checkDerivations(
+  names: string[],
+  properties: Record<string, unknown>,
+  fields: Record<string, StructureField>,
+  problems: FieldIssue[],
+): void {
   const edges = new Map<string, string[]>();
   for (const name of names) {
     const derive = fields[name]?.annotation.derive;
@@ -183,13 +195,18 @@ function checkDerivations(names: string[], properties: Record<string, unknown>, 
       else {
         sources.push(source);
         const sourceSchema = fields[source]?.schema;
-        if (sourceSchema && scalarOf(sourceSchema).type !== 'string') problems.push({ field: at, message: `'${source}' is not a string field` });
+        if (sourceSchema && scalarOf(sourceSchema).type !== 'string')
+          problems.push({ field: at, message: `'${source}' is not a string field` });
       }
     }
     const target = fields[name]!;
-    if (scalarOf(target.schema).type !== 'string') problems.push({ field: `${annotationPath(name)}.derive`, message: 'only a string field can be derived' });
+    if (scalarOf(target.schema).type !== 'string')
+      problems.push({ field: `${annotationPath(name)}.derive`, message: 'only a string field can be derived' });
     if (!target.annotation.provenance.includes('KG_INFERENCE')) {
-      problems.push({ field: `${annotationPath(name)}.provenance`, message: 'must allow KG_INFERENCE: derived values are recorded as KG_INFERENCE' });
+      problems.push({
+        field: `${annotationPath(name)}.provenance`,
+        message: 'must allow KG_INFERENCE: derived values are recorded as KG_INFERENCE',
+      });
     }
     edges.set(name, sources);
   }
@@ -219,12 +236,16 @@ function checkIdentity(names: string[], fields: Record<string, StructureField>, 
   const identity = names.filter((n) => fields[n]?.annotation.identity);
   for (const name of identity) {
     const field = fields[name]!;
-    if (field.schema.type !== 'string') problems.push({ field: `${annotationPath(name)}.identity`, message: 'an identity field must be of type string' });
+    if (field.schema.type !== 'string')
+      problems.push({ field: `${annotationPath(name)}.identity`, message: 'an identity field must be of type string' });
     if (!field.required) problems.push({ field: `${annotationPath(name)}.identity`, message: 'an identity field must be required' });
   }
   // Only said when every field could be read: a refused annotation may be the missing identity.
   if (identity.length === 0 && names.length > 0 && names.every((n) => fields[n])) {
-    problems.push({ field: 'schema.properties', message: 'at least one field must be an identity field (x-knowledge.identity: true, a required string)' });
+    problems.push({
+      field: 'schema.properties',
+      message: 'at least one field must be an identity field (x-knowledge.identity: true, a required string)',
+    });
   }
   return identity;
 }

@@ -71,7 +71,11 @@ export function planMigration(active: StructureDefinition, next: StructureDefini
   for (const change of compareStructures(active, next)) {
     const { field } = change;
     if (change.kind === 'field_removed' && !renamedFrom.has(field) && !drops.has(field)) uncovered(change, 'a drop or a rename');
-    if (change.kind === 'required_added' && !defaults.has(field) && !(renamedTo.has(field) && active.fields[renamedTo.get(field)!]!.required)) {
+    if (
+      change.kind === 'required_added' &&
+      !defaults.has(field) &&
+      !(renamedTo.has(field) && active.fields[renamedTo.get(field)!]!.required)
+    ) {
       uncovered(change, renamedTo.has(field) ? `a default (renamed from the optional '${renamedTo.get(field)}')` : 'a default or a rename');
     }
     if (['type_changed', 'constraint_narrowed', 'cardinality_changed'].includes(change.kind) && !drops.has(field) && !defaults.has(field)) {
@@ -80,7 +84,8 @@ export function planMigration(active: StructureDefinition, next: StructureDefini
   }
   for (const { from, to } of renames) {
     for (const change of fieldChanges(active.fields[from]!, next, to)) {
-      if (change.kind !== 'required_added' && !drops.has(to) && !defaults.has(to)) uncovered(change, `a drop or a default (renamed from '${from}')`);
+      if (change.kind !== 'required_added' && !drops.has(to) && !defaults.has(to))
+        uncovered(change, `a drop or a default (renamed from '${from}')`);
     }
   }
   // Identity carries an object's link to the memory graph; only a rename keeps it meaning the same.
@@ -122,7 +127,8 @@ function checkDrops(active: StructureDefinition, renamedTo: Map<string, string>,
   const drops = new Set<string>();
   (plan.drop ?? []).forEach((name, i) => {
     const at = `migration.drop.${i}`;
-    if (!Object.hasOwn(active.fields, name) && !renamedTo.has(name)) problems.push({ field: at, message: `names no field of ${active.version}` });
+    if (!Object.hasOwn(active.fields, name) && !renamedTo.has(name))
+      problems.push({ field: at, message: `names no field of ${active.version}` });
     else if (drops.has(name)) problems.push({ field: at, message: `'${name}' is dropped twice` });
     else drops.add(name);
   });
@@ -133,14 +139,19 @@ function checkDefaults(next: StructureDefinition, plan: MigrationPlan, problems:
   const defaults = new Map<string, JsonValue>();
   (plan.default ?? []).forEach(({ field, value }, i) => {
     const at = `migration.default.${i}`;
-    if (!Object.hasOwn(next.fields, field)) return void problems.push({ field: `${at}.field`, message: `names no field of ${next.version}` });
+    if (!Object.hasOwn(next.fields, field))
+      return void problems.push({ field: `${at}.field`, message: `names no field of ${next.version}` });
     if (defaults.has(field)) return void problems.push({ field: `${at}.field`, message: `'${field}' has two defaults` });
     if (next.fields[field]!.annotation.identity) {
-      return void problems.push({ field: `${at}.field`, message: 'an identity field takes no default: every object would get the same identity' });
+      return void problems.push({
+        field: `${at}.field`,
+        message: 'an identity field takes no default: every object would get the same identity',
+      });
     }
     if (value === null) return void problems.push({ field: `${at}.value`, message: 'a default must be a value' });
     const refused = fieldValueProblems(next, field, value);
-    if (refused.length > 0) return void problems.push(...refused.map((p) => ({ field: `${at}.value`, message: `${p.field}: ${p.message}` })));
+    if (refused.length > 0)
+      return void problems.push(...refused.map((p) => ({ field: `${at}.value`, message: `${p.field}: ${p.message}` })));
     defaults.set(field, value);
   });
   return defaults;
