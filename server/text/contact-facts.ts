@@ -56,10 +56,19 @@ function rulesFor(kind: 'email' | 'phone' | 'website'): [RegExp, number][] {
   if (!rules) {
     const who = kind === 'website' ? String.raw`${ORG}|${PERSON}` : PERSON;
     rules = [
-      [new RegExp(String.raw`(?<subj>${who}|[Mm]y|[Hh]is|[Hh]er)(?:['’]s?)?${SP}${CONTACT_WORD[kind]}(?:${SP}is|${SP}-|:)?[ \t]*$`, 'u'), 0.9],
+      [
+        new RegExp(String.raw`(?<subj>${who}|[Mm]y|[Hh]is|[Hh]er)(?:['’]s?)?${SP}${CONTACT_WORD[kind]}(?:${SP}is|${SP}-|:)?[ \t]*$`, 'u'),
+        0.9,
+      ],
       [new RegExp(String.raw`(?:${bothCases(REACH_VERB[kind])})${SP}(?<subj>${who}|me|him|her)${SP}(?:at|on|via)[ \t]*$`, 'u'), 0.85],
       [new RegExp(String.raw`(?<subj>${who})[ \t]*[(<][ \t]*$`, 'u'), 0.85],
-      [new RegExp(String.raw`(?<subj>${who}|I)${SP}(?:can${SP}be${SP}reached|is${SP}reachable|is|am|lives|is${SP}online)${SP}(?:at|on|via)[ \t]*$`, 'u'), 0.8],
+      [
+        new RegExp(
+          String.raw`(?<subj>${who}|I)${SP}(?:can${SP}be${SP}reached|is${SP}reachable|is|am|lives|is${SP}online)${SP}(?:at|on|via)[ \t]*$`,
+          'u',
+        ),
+        0.8,
+      ],
       [new RegExp(String.raw`(?<subj>${who}),${SP}at[ \t]*$`, 'u'), 0.8],
     ];
     prefixRules.set(kind, rules);

@@ -35,10 +35,10 @@ const NOT_MODIFIER = String.raw`(?:with|the|a|an|and|or|to|of|for|at|in|on|by|no
 const TITLE = String.raw`(?:(?!${NOT_MODIFIER})[\p{L}-]+${SP}){0,4}?(?:${HEADS}|${ACRONYM_TITLES})s?(?![\p{L}-])(?:${SP}of${SP}[a-z][\w-]*(?:${SP}[a-z][\w-]*)?(?=${SP}(?:at|for|with|in)\b|[,.;]|$))?`;
 /** Words between a subject and its verb: auxiliaries, negation, adverbs. Read by `readGap`. */
 const GAP_WORD = String.raw`not|n['’]t|never|no${SP}longer|still|also|now|currently|already|just|recently|actually|really|has|have|had|does|do|did|doesn['’]t|don['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|hasn['’]t|haven['’]t|won['’]t|is|are|was|were|am|will|would|might|may|could|should|must|be|been|being|going${SP}to|about${SP}to|used${SP}to|officially|finally|[a-z]+ly`;
-const GAP = String.raw`(?<gap>(?:${SP}(?:${GAP_WORD})){0,6})`;
+const GAP = String.raw`(?<gap>(?:['’](?:s|m|re|ve|d|ll)(?![\p{L}]))?(?:${SP}(?:${GAP_WORD})){0,6})`;
 const LEFT_EDGE = String.raw`(?<![\p{L}\p{N}'’])`;
 /** Subject, optional contraction ("Dana's been", "I'm"), optional relative clause ("Dana, who ..."), gap. */
-const SUBJECT = String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I|[Hh]e|[Ss]he)(?:['’](?:s|m|re|ve|d))?(?<rel>,${SP}who)?${GAP}`;
+const SUBJECT = String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I|[Hh]e|[Ss]he|and)(?:${SP}and${SP}(?<subj2>${PERSON}))?(?<rel>,${SP}who)?${GAP}`;
 const THE = String.raw`(?:(?:the|an?)${SP})?`;
 
 /** Evaluative words people put before a title that are not part of it ("a brilliant engineer"). */
@@ -63,11 +63,11 @@ function readGap(gap: string | undefined): Modality {
   const g = (gap ?? '').toLowerCase();
   return {
     negated: /\b(?:not|never|no\s+longer)\b|n['’]t\b/.test(g),
-    modal: /\b(?:will|would|might|may|could|should|going\s+to|about\s+to)\b|won['’]t/.test(g),
-    perfect: /\b(?:has|have)\b/.test(g),
+    modal: /\b(?:will|would|might|may|could|should|going\s+to|about\s+to)\b|won['’]t|['’]ll\b/.test(g),
+    perfect: /\b(?:has|have)\b|['’]ve\b/.test(g),
     pastAux: /\b(?:was|were|had|did)\b|wasn['’]t|didn['’]t/.test(g),
     usedTo: /\bused\s+to\b/.test(g),
-    copula: /\b(?:is|are|was|were|am|be|been)\b|isn['’]t|aren['’]t|wasn['’]t/.test(g),
+    copula: /\b(?:is|are|was|were|am|be|been)\b|isn['’]t|aren['’]t|wasn['’]t|^['’](?:s|m|re)\b/.test(g),
   };
 }
 
@@ -99,15 +99,7 @@ interface Rule {
 const rule = (source: string, emit: Rule['emit']): Rule => ({ re: new RegExp(source, 'gu'), emit });
 
 /** Employment stated with an organisation: title and org, or a negation/past that makes it `left`/`worked_at`. */
-function employment(
-  add: Parameters<Rule['emit']>[1],
-  subj: string,
-  org: string,
-  m: Modality,
-  past: boolean,
-  base: number,
-  title?: string,
-) {
+function employment(add: Parameters<Rule['emit']>[1], subj: string, org: string, m: Modality, past: boolean, base: number, title?: string) {
   // "Dana is the owner of Project Falcon" is ownership, said by another rule, not employment.
   if (/^project\b|\bproject$/i.test(org)) return;
   if (m.negated || m.usedTo) {
@@ -151,11 +143,12 @@ export const RULES: Rule[] = [
   ),
   // "Dana is a product manager at Globex", "Dana was the VP of Engineering at Acme", "Dana became CTO of Acme"
   rule(
-    String.raw`${SUBJECT}(?<became>${SP}(?:became|becomes|is${SP}now))?${SP}(?:(?:an?|the|our|their|its)${SP})?(?<title>${TITLE})(?:${SP}of${SP}(?<dept>${CAP}(?:${SP}${CAP})?)(?=${SP}at${SP}))?(?:${SP}(?:at|of|for|with|in)${SP}(?:the${SP})?(?<org>${ORG}))?`,
+    String.raw`${SUBJECT}(?<became>${SP}(?:became|becomes|is${SP}now))?${SP}(?<det>(?:an?|the|our|their|its)${SP})?(?<title>${TITLE})(?:${SP}of${SP}(?<dept>${CAP}(?:${SP}${CAP})?)(?=${SP}at${SP}))?(?:${SP}(?:at|of|for|with|in)${SP}(?:the${SP})?(?<org>${ORG}))?`,
     (g, add) => {
       const m = readGap(g.gap);
-      if (!m.copula && !g.became) return;
-      if (m.negated) return;
+      if ((!m.copula && !g.became) || m.negated) return;
+      // "Dana's a nurse" is a copula, "Dana's manager" a possessive: only a determiner tells them apart.
+      if (/^['’]s\b/.test(g.gap!) && !g.det && g.gap!.length <= 2) return;
       const title = g.dept ? `${g.title} of ${g.dept}` : g.title!;
       if (RELATIONAL.test(cleanTitle(title))) return;
       const past = m.pastAux && !m.perfect;
@@ -195,7 +188,7 @@ export const RULES: Rule[] = [
     String.raw`${SUBJECT}${SP}(?<verb>joined|joins|join|joining|rejoined|re-joined|started${SP}at|starts${SP}at|start${SP}at|starting${SP}at|got${SP}a${SP}job${SP}at|took${SP}a${SP}job${SP}at|accepted${SP}an${SP}offer${SP}from|hired${SP}(?:by|at)|got${SP}hired${SP}(?:by|at)|moved${SP}over${SP}to)${SP}(?:the${SP})?(?<org>${ORG})(?:[^,;.]{0,40}?${SP}as${SP}${THE}(?<title>${TITLE}))?`,
     (g, add) => {
       const m = readGap(g.gap);
-      if (m.negated || looksLike(g.org!, '#Person') || looksLike(g.org!, '#Place')) return;
+      if (m.negated || (looksLike(g.org!, '#Person') && !looksLike(g.org!, '#Organization'))) return;
       // "is joining" / "starting at" without a past form is about to happen, not yet true.
       const upcoming = m.modal || /ing\b/.test(g.verb!) ? 0.7 : 1;
       add(g.subj!, 'joined', g.org!, 0.9 * upcoming);
@@ -255,7 +248,8 @@ export const RULES: Rule[] = [
         if (!/ing$/.test(verb) && !m.modal) add(g.subj!, 'joined', g.place!, 0.7);
         return;
       }
-      let base = moving ? 0.85 : /^stay/.test(verb) ? 0.6 : 0.9;
+      // "moved to Globex" may be a new job: a destination compromise does not know as a place is less sure.
+      let base = moving ? (looksLike(g.place!, '#Place') ? 0.85 : 0.6) : /^stay/.test(verb) ? 0.6 : 0.9;
       if (g.prep === 'near') base = 0.7;
       if (g.rel) base = Math.min(base, 0.85);
       const upcoming = m.modal || (moving && /ing$/.test(verb)) ? 0.7 : 1;
@@ -361,9 +355,14 @@ export function relationalFacts(sentence: string): RawFact[] {
     for (const match of sentence.matchAll(r.re)) {
       const start = match.index;
       const end = start + match[0].length;
-      r.emit(match.groups ?? {}, (subject, predicate, object, confidence) =>
-        out.push({ subject, predicate, object: object.trim(), confidence, start, end }),
-      );
+      const groups = match.groups ?? {};
+      // "Dana and Sam work at Acme": the same statement about each of them.
+      const subjects = groups.subj2 ? [groups.subj, groups.subj2] : [groups.subj];
+      for (const subj of subjects) {
+        r.emit({ ...groups, subj }, (subject, predicate, object, confidence) =>
+          out.push({ subject, predicate, object: object.trim(), confidence, start, end }),
+        );
+      }
     }
   }
   return out;

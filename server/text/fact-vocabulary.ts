@@ -48,7 +48,7 @@ export interface RawFact {
 export const ACRONYM_TITLES = 'CEO|CTO|CFO|COO|CPO|CMO|CIO|CISO|CRO|CSO|VP|SVP|EVP|GM|PM|EM|TPM|SRE|QA';
 
 /** One capitalised word: "Dana", "O'Brien", "Jean-Luc", "AT&T", "eBay", "3M" — never a possessive "'s". */
-const WORD = String.raw`(?:[\p{Lu}\p{N}]|[a-z](?=\p{Lu}))[\p{L}\p{M}\p{N}&]*(?:(?:-(?=[\p{Lu}\p{N}])|['’](?!s\b)(?=\p{L}))[\p{L}\p{M}\p{N}&]+)*`;
+const WORD = String.raw`(?:[\p{Lu}\p{N}]|[a-z](?=\p{Lu}))[\p{L}\p{M}\p{N}&]*(?:(?:-(?=[\p{Lu}\p{N}])|['’](?!(?:s|m|re|ve|d|ll|t)\b)(?=\p{L}))[\p{L}\p{M}\p{N}&]+)*`;
 export const CAP = String.raw`(?!(?:${ACRONYM_TITLES})\b)${WORD}`;
 
 const SP = String.raw`[ \t]+`;
@@ -69,13 +69,17 @@ const LEADING_NOISE = new Set(
     'okay yes no the a an in on at as if just finally meanwhile sadly luckily honestly basically reminder ' +
     'dr mr mrs ms prof sir dear monday tuesday wednesday thursday friday saturday sunday january february ' +
     'march april may june july august september october november december earlier later currently officially ' +
-    'interesting surprise quick heads up remember fun wow turns out seems'
+    'interesting surprise quick heads up remember fun wow turns out seems we they it you our their there this ' +
+    'that these those contact visit call email ask tell ping see met meet with thanks thank congrats per'
   ).split(' '),
 );
 
 /** Strips leading words that are not part of a name; returns '' when nothing of a name is left. */
 export function trimName(raw: string): string {
-  const words = raw.trim().replace(/\.$/, '').split(/[ \t]+/);
+  const words = raw
+    .trim()
+    .replace(/\.$/, '')
+    .split(/[ \t]+/);
   while (words.length > 0 && (LEADING_NOISE.has(words[0]!.toLowerCase().replace(/[.,]$/, '')) || /^\d+$/.test(words[0]!))) {
     words.shift();
   }

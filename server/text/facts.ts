@@ -68,20 +68,31 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
   const maxFacts = options.maxFacts ?? DEFAULT_MAX_FACTS;
   const doc = nlp(text);
   const sentences = offsetsOf(doc).map((s) => ({ start: s.start, text: text.slice(s.start, s.start + s.text.length) }));
-  const mentions = [...offsetsOf(doc.people()).map((p) => ({ ...p, kind: 'person' })), ...offsetsOf(doc.organizations()).map((o) => ({ ...o, kind: 'org' }))];
+  const mentions = [
+    ...offsetsOf(doc.people()).map((p) => ({ ...p, kind: 'person' })),
+    ...offsetsOf(doc.organizations()).map((o) => ({ ...o, kind: 'org' })),
+  ];
 
   const best = new Map<string, Fact>();
   let lastPerson: string | null = null;
 
-  // "She" is the one person named earlier in the sentence, else the one the last sentences named.
+  // "She" is the one person named earlier in the sentence, else the one the last sentences named;
+  // "and" (in "she leads Falcon and reports to Sam") is the subject of the sentence's previous fact.
   let sentencePeople: string[] = [];
+  let previousSubject: string | null = null;
   const antecedent = (): string | null => {
     const distinct = new Set(sentencePeople.map(normaliseName));
     return distinct.size === 1 ? sentencePeople[0]! : distinct.size === 0 ? lastPerson : null;
   };
   const resolve = (who: string, pronounFactor: { value: number }): string | null => {
-    const name = FIRST_PERSON.test(who) ? (options.speaker ?? null) : THIRD_PERSON.test(who) ? antecedent() : trimName(who);
-    if (THIRD_PERSON.test(who) && name) pronounFactor.value = 0.9;
+    const name = FIRST_PERSON.test(who)
+      ? (options.speaker ?? null)
+      : THIRD_PERSON.test(who)
+        ? antecedent()
+        : who === 'and'
+          ? previousSubject
+          : trimName(who);
+    if ((THIRD_PERSON.test(who) || who === 'and') && name) pronounFactor.value = 0.9;
     return name && normaliseName(name) ? name : null;
   };
 
@@ -91,13 +102,17 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
     const inSentence = mentions.filter((m) => m.start >= sentence.start && m.start < end);
     const names = [...new Set(inSentence.map((m) => cleanMention(m.text)).filter((n) => normaliseName(n)))];
     const people = new Set<string>();
-    sentencePeople = [];
+    previousSubject = null;
 
     if (!/\?\s*$/.test(sentence.text)) {
       const raws: RawFact[] = [...relationalFacts(sentence.text), ...contactFacts(sentence.text, names, options)].sort(
         (a, b) => a.start - b.start,
       );
       for (const raw of raws) {
+        sentencePeople = [
+          ...inSentence.filter((m) => m.kind === 'person' && m.start - sentence.start < raw.start).map((m) => cleanMention(m.text)),
+          ...people,
+        ].filter(Boolean);
         const factor = { value: 1 };
         const subject = resolve(raw.subject, factor);
         let object: string | null = raw.object;
@@ -121,10 +136,8 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
         const key = `${normaliseName(subject)}\u0000${raw.predicate}\u0000${normaliseName(object)}`;
         const seen = best.get(key);
         if (!seen || seen.confidence < confidence) best.set(key, fact);
-        if (PERSON_PREDICATES.has(raw.predicate)) {
-          people.add(subject);
-          if (!THIRD_PERSON.test(raw.subject) && !FIRST_PERSON.test(raw.subject)) sentencePeople.push(subject);
-        }
+        previousSubject = subject;
+        if (PERSON_PREDICATES.has(raw.predicate)) people.add(subject);
       }
     }
     for (const m of inSentence) if (m.kind === 'person' && cleanMention(m.text)) people.add(cleanMention(m.text));

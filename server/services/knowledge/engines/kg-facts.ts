@@ -136,7 +136,8 @@ export function factCandidates(type: string, name: string, memories: MemoryText[
         if (!value) continue;
         const confidence = Math.min(fact.confidence * mapping.factor * match, mapping.cap ?? 1);
         const values = byField.get(mapping.field) ?? new Map<string, Contribution[]>();
-        const valueKey = mapping.field === 'email' || mapping.field === 'phone' || mapping.field === 'domain' ? value : normaliseName(value);
+        const valueKey =
+          mapping.field === 'email' || mapping.field === 'phone' || mapping.field === 'domain' ? value : normaliseName(value);
         values.set(valueKey, [
           ...(values.get(valueKey) ?? []),
           { value, confidence, memoryId: memory.id, inverse: mapping.side === 'object', at: memory.createdAt },
@@ -201,7 +202,13 @@ export function locationFromEmployer(employer: string | null | undefined, organi
       seen.sourceRefs.push(`knowledge:${org.id}`);
       seen.confidence = Math.max(seen.confidence, confidence);
     } else {
-      byValue.set(valueKey, { field: 'location', value: hq.value, confidence, strategy: 'relation_traversal', sourceRefs: [`knowledge:${org.id}`] });
+      byValue.set(valueKey, {
+        field: 'location',
+        value: hq.value,
+        confidence,
+        strategy: 'relation_traversal',
+        sourceRefs: [`knowledge:${org.id}`],
+      });
     }
   }
   return [...byValue.values()];

@@ -69,7 +69,13 @@ export function deriveCandidates(values: Record<string, JsonValue | undefined>, 
         if (seen) {
           if (!seen.sourceRefs.includes(ref)) seen.sourceRefs.push(ref);
         } else {
-          byValue.set(derived, { field, value: derived, confidence: DERIVATION_CONFIDENCE[rule], strategy: `derive:${rule}`, sourceRefs: [ref] });
+          byValue.set(derived, {
+            field,
+            value: derived,
+            confidence: DERIVATION_CONFIDENCE[rule],
+            strategy: `derive:${rule}`,
+            sourceRefs: [ref],
+          });
         }
       }
     }
