@@ -92,11 +92,15 @@ export function looksLike(phrase: string, tag: '#Person' | '#Place' | '#Organiza
 
 type Groups = Record<string, string | undefined>;
 interface Rule {
+  /** A cheap test for the rule's keywords: most sentences skip most rules without running the pattern. */
+  needs: RegExp;
   re: RegExp;
   emit: (g: Groups, add: (subject: string, predicate: FactPredicate, object: string, confidence: number) => void) => void;
 }
 
-const rule = (source: string, emit: Rule['emit']): Rule => ({ re: new RegExp(source, 'gu'), emit });
+const rule = (needs: RegExp, source: string, emit: Rule['emit']): Rule => ({ needs, re: new RegExp(source, 'gu'), emit });
+/** Any title head, for the rules that need one. */
+const HAS_TITLE = new RegExp(String.raw`\b(?:${TITLE_HEADS}|${ACRONYM_TITLES})`, 'i');
 
 /** Employment stated with an organisation: title and org, or a negation/past that makes it `left`/`worked_at`. */
 function employment(add: Parameters<Rule['emit']>[1], subj: string, org: string, m: Modality, past: boolean, base: number, title?: string) {
@@ -127,6 +131,7 @@ const STATES: [RegExp, string][] = [
 export const RULES: Rule[] = [
   // "Dana works at Northwind as a staff engineer", "Dana has been working for Globex", "Dana, who works at Acme,"
   rule(
+    /\b(?:work|employed)/,
     String.raw`${SUBJECT}${SP}(?<verb>works|work|working|worked|employed)(?:${SP}[a-z]+ly)?(?:${SP}(?:full|part)[- ]time)?(?:${SP}as${SP}${THE}(?<title1>${TITLE}))?(?:${SP}(?:in|on)${SP}(?:the${SP})?[a-z][\w-]*(?:${SP}[a-z][\w-]*){0,2})?${SP}(?<prep>at|for|by)${SP}(?:the${SP})?(?<org>${ORG})(?:${SP}as${SP}${THE}(?<title2>${TITLE}))?(?:${SP}in${SP}(?<place>${PLACE}))?`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -143,6 +148,7 @@ export const RULES: Rule[] = [
   ),
   // "Dana is a product manager at Globex", "Dana was the VP of Engineering at Acme", "Dana became CTO of Acme"
   rule(
+    HAS_TITLE,
     String.raw`${SUBJECT}(?<became>${SP}(?:became|becomes|is${SP}now))?${SP}(?<det>(?:an?|the|our|their|its)${SP})?(?<title>${TITLE})(?:${SP}of${SP}(?<dept>${CAP}(?:${SP}${CAP})?)(?=${SP}at${SP}))?(?:${SP}(?:at|of|for|with|in)${SP}(?:the${SP})?(?<org>${ORG}))?`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -160,13 +166,14 @@ export const RULES: Rule[] = [
     },
   ),
   // "Dana is Acme's CTO"
-  rule(String.raw`${SUBJECT}${SP}(?<org>${ORG})['’]s?${SP}(?:new${SP})?(?<title>${TITLE})`, (g, add) => {
+  rule(HAS_TITLE, String.raw`${SUBJECT}${SP}(?<org>${ORG})['’]s?${SP}(?:new${SP})?(?<title>${TITLE})`, (g, add) => {
     const m = readGap(g.gap);
     if (!m.copula || m.negated || RELATIONAL.test(cleanTitle(g.title!))) return;
     employment(add, g.subj!, g.org!, m, m.pastAux && !m.perfect, 0.85, g.title);
   }),
   // "Dana Whitfield, CTO of Acme," / "Dana, a product manager at Globex," / "Dana, Acme's CTO,"
   rule(
+    HAS_TITLE,
     String.raw`${LEFT_EDGE}(?<subj>${PERSON}),${SP}(?:(?:an?|the|our)${SP})?(?:(?<title>${TITLE})${SP}(?:at|of|for|with)${SP}(?:the${SP})?(?<org>${ORG})|(?<org2>${ORG})['’]s${SP}(?<title2>${TITLE}))`,
     (g, add) => {
       const title = g.title ?? g.title2!;
@@ -176,6 +183,7 @@ export const RULES: Rule[] = [
   ),
   // "Acme's CTO, Dana Whitfield," / "Acme CTO Dana Whitfield"
   rule(
+    HAS_TITLE,
     String.raw`${LEFT_EDGE}(?<org>${ORG})(?:['’]s${SP}(?<title>${TITLE}),?|${SP}(?<acr>${ACRONYM_TITLES}))${SP}(?<subj>${PERSON})`,
     (g, add) => {
       const title = g.title ?? g.acr!;
@@ -185,6 +193,7 @@ export const RULES: Rule[] = [
   ),
   // "Dana joined Initech in 2021", "Dana starts at Globex next week as a designer", "Dana was hired by Acme"
   rule(
+    /\b(?:join|rejoin|re-join|start|got a job|took a job|offer|hired|moved over)/,
     String.raw`${SUBJECT}${SP}(?<verb>joined|joins|join|joining|rejoined|re-joined|started${SP}at|starts${SP}at|start${SP}at|starting${SP}at|got${SP}a${SP}job${SP}at|took${SP}a${SP}job${SP}at|accepted${SP}an${SP}offer${SP}from|hired${SP}(?:by|at)|got${SP}hired${SP}(?:by|at)|moved${SP}over${SP}to)${SP}(?:the${SP})?(?<org>${ORG})(?:[^,;.]{0,40}?${SP}as${SP}${THE}(?<title>${TITLE}))?`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -197,6 +206,7 @@ export const RULES: Rule[] = [
   ),
   // "Dana left Acme for Globex", "Dana quit Initech", "Dana was laid off from Acme", "Dana stepped down as CEO of Acme"
   rule(
+    /\b(?:left|leav|quit|resign|depart|laid off|let go|fired|stopped working|retired|stepped down)/,
     String.raw`${SUBJECT}${SP}(?<verb>left|leaves|leaving|leave|quit|quits|quitting|resigned${SP}(?:from|at)|resigns${SP}from|departed|departs|laid${SP}off${SP}(?:from|by)|let${SP}go${SP}(?:from|by)|fired${SP}(?:from|by)|stopped${SP}working${SP}(?:at|for)|retired${SP}from|stepped${SP}down${SP}(?:from|as${SP}${THE}${TITLE}${SP}(?:of|at)))${SP}(?:the${SP})?(?<org>${ORG})(?:[^,;.]{0,30}?${SP}(?:for|to${SP}join)${SP}(?:the${SP})?(?<org2>${ORG}))?`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -207,6 +217,7 @@ export const RULES: Rule[] = [
   ),
   // "Acme is headquartered in Lyon", "Acme is based out of Lyon", "Dana is based in Porto"
   rule(
+    /\b(?:headquartered|HQ|based|located)/,
     String.raw`${LEFT_EDGE}(?<subj>${ORG})${GAP}${SP}(?<verb>headquartered|HQ['’]?d|based|located)${SP}(?:in|out${SP}of)${SP}(?<place>${PLACE})`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -218,11 +229,13 @@ export const RULES: Rule[] = [
   ),
   // "Acme, a robotics firm headquartered in Lyon,", "Acme, based in Lyon,"
   rule(
+    /\b(?:headquartered|based|located)/,
     String.raw`${LEFT_EDGE}(?<subj>${ORG}),${SP}(?:(?:an?|the)${SP}[^,;.]{0,40}?${SP})?(?<verb>headquartered|based|located)${SP}in${SP}(?<place>${PLACE})`,
     (g, add) => add(g.subj!, g.verb === 'headquartered' ? 'headquartered_in' : 'based_in', g.place!, 0.85),
   ),
   // "Acme's HQ is in Lyon", "Acme's headquarters moved to Lyon", "Acme has its head office in Lyon"
   rule(
+    /\b(?:HQ|headquarters|head.office|main office|home base|corporate office)/,
     String.raw`${LEFT_EDGE}(?<subj>${ORG})(?:['’]s?|${SP}(?:has|have|keeps|moved|relocated)${SP}(?:its|their))${SP}(?:HQ|headquarters|head${SP}office|head-office|main${SP}office|home${SP}base|corporate${SP}office)${GAP}(?:${SP}(?:moved|relocated|sits|lies|located|based))?${SP}(?:in|to)${SP}(?<place>${PLACE})`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -232,11 +245,13 @@ export const RULES: Rule[] = [
   ),
   // "Lyon-based Acme", "the Lyon-based startup Acme", "Acme is a Lyon-based robotics company"
   rule(
+    /-based\b/,
     String.raw`${LEFT_EDGE}(?:(?<place>${PLACE})-based${SP}(?:[a-z][\w-]*${SP}){0,3}(?<subj>${ORG})|(?<subj2>${ORG})${SP}(?:is|was)${SP}an?${SP}(?<place2>${PLACE})-based)`,
     (g, add) => add(g.subj ?? g.subj2!, 'based_in', g.place ?? g.place2!, g.subj ? 0.8 : 0.85),
   ),
   // "Dana lives in Porto", "Dana moved from Lyon to Porto", "Dana, who lives in Porto,", "I relocated to Berlin"
   rule(
+    /\b(?:liv|resid|settled|stay|mov|relocat)/,
     String.raw`${SUBJECT}${SP}(?<verb>lives|live|living|lived|resides|reside|residing|settled|stays|staying|moved|moves|moving|move|relocated|relocates|relocating|relocate)(?:${SP}back)?(?:${SP}from${SP}${PLACE})?${SP}(?<prep>in|to|near)${SP}(?<place>${PLACE})`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -256,12 +271,13 @@ export const RULES: Rule[] = [
       add(g.subj!, 'lives_in', g.place!, base * upcoming);
     },
   ),
-  // "Porto is home to Dana"? rare; "Dana calls Porto home"
-  rule(String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I)${SP}(?:calls|call)${SP}(?<place>${PLACE})${SP}home\b`, (g, add) =>
+  // "Dana calls Porto home"
+  rule(/\bhome\b/, String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I)${SP}(?:calls|call)${SP}(?<place>${PLACE})${SP}home\b`, (g, add) =>
     add(g.subj!, 'lives_in', g.place!, 0.85),
   ),
   // "Dana reports to Sam", "Dana works under Sam", "Dana is managed by Sam"
   rule(
+    /\b(?:report|under|managed by|supervised by)/,
     String.raw`${SUBJECT}${SP}(?<verb>reports|report|reporting|reported|works${SP}under|work${SP}under|working${SP}under|managed${SP}by|supervised${SP}by)(?:${SP}directly)?(?:${SP}to)?${SP}(?<obj>${PERSON}|me)`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -272,6 +288,7 @@ export const RULES: Rule[] = [
   ),
   // "Dana's manager is Sam", "My boss is Sam", "Her direct report is Lee"
   rule(
+    /\b(?:manager|boss|supervisor|lead|report)/,
     String.raw`${LEFT_EDGE}(?<subj>${PERSON}|[Mm]y|[Hh]is|[Hh]er)(?:['’]s)?${SP}(?:(?:new|current|direct|line)${SP})?(?<rel>manager|boss|supervisor|team${SP}lead|team${SP}leader|lead|report)${SP}(?<cop>is|was|['’]s)${SP}(?:now${SP})?(?<obj>${PERSON})`,
     (g, add) => {
       const factor = g.cop === 'was' ? 0.6 : 1;
@@ -281,6 +298,7 @@ export const RULES: Rule[] = [
   ),
   // "Sam is Dana's manager", "Sam is my boss"
   rule(
+    /\b(?:manager|boss|supervisor|lead)/,
     String.raw`${SUBJECT}${SP}(?<obj>${PERSON}|my|his|her)(?:['’]s)?${SP}(?:(?:new|current|direct|line)${SP})?(?:manager|boss|supervisor|team${SP}lead|team${SP}leader)\b`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -290,6 +308,7 @@ export const RULES: Rule[] = [
   ),
   // "Sam manages Dana" (a person) or "Sam manages Project Falcon" (a project)
   rule(
+    /\b(?:manag|supervis)/,
     String.raw`${SUBJECT}${SP}(?<verb>manages|manage|managing|managed|supervises|supervised)${SP}(?:the${SP})?(?<obj>${PROJECT})`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -302,6 +321,7 @@ export const RULES: Rule[] = [
   ),
   // "Dana leads Project Falcon", "Dana owns the Falcon project", "Dana is the owner of Falcon"
   rule(
+    /\b(?:lead|led|run|ran|own|head|driv|drove|charge|responsible)/,
     String.raw`${SUBJECT}${SP}(?<verb>leads|lead|leading|led|runs|run|running|ran|owns|own|owning|owned|heads|heading|headed|drives|driving|drove|in${SP}charge${SP}of|responsible${SP}for|the${SP}(?:owner|lead|leader|head|driver|DRI|PM|product${SP}owner|tech${SP}lead|project${SP}lead|project${SP}manager)${SP}(?:of|on|for))${SP}(?:the${SP})?(?<obj>${PROJECT})`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -316,6 +336,7 @@ export const RULES: Rule[] = [
   ),
   // "Project Falcon is owned by Dana", "The Falcon project is led by Dana"
   rule(
+    /\bby\b/,
     String.raw`${LEFT_EDGE}(?<obj>${PROJECT})${GAP}${SP}(?<verb>owned|led|run|headed|driven|managed|overseen)${SP}by${SP}(?<subj>${PERSON}|me)`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -326,6 +347,7 @@ export const RULES: Rule[] = [
   ),
   // "Project Falcon is on hold", "The Falcon project shipped", "Project Falcon has been completed"
   rule(
+    /project/i,
     String.raw`${LEFT_EDGE}(?<proj>[Pp]roject${SP}${CAP}(?:${SP}${CAP}){0,3}|${CAP}(?:${SP}${CAP}){0,3}${SP}project)${GAP}(?:${SP}(?:been|got|went|was))?(?:${SP}put)?${SP}(?<state>on${SP}hold|paused|shelved|frozen|done|complete|completed|finished|shipped|launched|delivered|wrapped${SP}up|live|underway|under${SP}way|in${SP}progress|active|kicked${SP}off|started|running|planned|scheduled|proposed)\b`,
     (g, add) => {
       const m = readGap(g.gap);
@@ -337,6 +359,7 @@ export const RULES: Rule[] = [
   ),
   // "Project Falcon is an Acme project", "Acme's Project Falcon"
   rule(
+    /project/i,
     String.raw`${LEFT_EDGE}(?:(?<proj>${PROJECT})${GAP}${SP}an?${SP}(?<org>${ORG})${SP}project\b|(?<org2>${ORG})['’]s${SP}(?<proj2>[Pp]roject${SP}${CAP}(?:${SP}${CAP}){0,2}))`,
     (g, add) => {
       if (g.proj) {
@@ -352,6 +375,7 @@ export const RULES: Rule[] = [
 export function relationalFacts(sentence: string): RawFact[] {
   const out: RawFact[] = [];
   for (const r of RULES) {
+    if (!r.needs.test(sentence)) continue;
     for (const match of sentence.matchAll(r.re)) {
       const start = match.index;
       const end = start + match[0].length;
