@@ -32,6 +32,15 @@ const addFormats = addFormatsModule.default;
 // One instance: compiled validators are plain functions, the instance only holds formats and options.
 const ajv = new Ajv({ allErrors: true, strict: true, logger: false });
 addFormats(ajv, [...FIELD_FORMATS]);
+// RFC 3986 admits `javascript:` and `data:` URIs, which a portal could render as links and the web
+// engine must never fetch: a knowledge `uri` is an absolute http(s) address.
+ajv.addFormat('uri', { type: 'string', validate: isWebAddress });
+
+function isWebAddress(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol, hostname } = new URL(value);
+  return (protocol === 'https:' || protocol === 'http:') && hostname.length > 0;
+}
 
 const compiled = new WeakMap<StructureDefinition, Map<string, ValidateFunction>>();
 
