@@ -140,7 +140,7 @@ export async function drainTenant(
       if (action === 'drop') dropped.push(e.id);
       else if (action !== 'leave') work.push({ entry: e, change: changeOf(e, action) });
     }
-    const { applied, failed, answered, outage, halted } = await applyBatch(sink, tenantId, work, o.mode, proceed, accepted);
+    const { applied, failed, answered, outage, halted } = await applyBatch(sink, tenantId, work, o.mode, proceed);
     accepted ||= answered;
     await removeIfGoneSince(store, sink, tenantId, applied, o.log);
     const settled = [...dropped, ...applied.map((w) => w.entry.id)];
@@ -193,7 +193,6 @@ async function applyBatch(
   work: readonly Work[],
   mode: DrainMode,
   proceed: Proceed,
-  acceptedBefore: boolean,
 ): Promise<BatchResult> {
   if (work.length === 0) return { applied: [], failed: [], answered: false, outage: false };
   try {
@@ -214,7 +213,6 @@ async function applyBatch(
   // An entry of this batch went through alone: the index is up, so the others' failures are their own.
   let answered = false;
   let unavailableInARow = 0;
-  let refusedInARow = 0;
   for (const w of work) {
     const next = await proceed();
     if (next !== 'go') return { applied, failed, answered, outage: false, halted: next };
@@ -223,14 +221,11 @@ async function applyBatch(
       applied.push(w);
       answered = true;
       unavailableInARow = 0;
-      refusedInARow = 0;
     } catch (err) {
       const kind = failureKind(err);
       failed.push({ entry: w.entry, kind, error: messageOf(err) });
       unavailableInARow = kind === 'unavailable' ? unavailableInARow + 1 : 0;
-      refusedInARow = kind === 'rejected' ? refusedInARow + 1 : 0;
-      if (!continueIsolating({ kind, unavailableInARow, refusedInARow, indexAnswered: acceptedBefore || answered }))
-        return { applied, failed, answered, outage: true };
+      if (!continueIsolating({ kind, unavailableInARow })) return { applied, failed, answered, outage: true };
     }
   }
   return { applied, failed, answered, outage: false };

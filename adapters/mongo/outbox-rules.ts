@@ -73,20 +73,12 @@ export function onBatchFailure(kind: FailureKind, mode: DrainMode): 'stop' | 'is
 /**
  * While isolating, after an entry failed alone: go on unless the index looks down, which is two
  * unavailable answers in a row (the first might be one entry's own fault, e.g. one that always times
- * out; the next entry tells), or one misconfigured answer. Refusals are each entry's own once the
- * index has accepted an entry in the run (`indexAnswered`); before that, three in a row look like the
- * index refusing everything (a proxy's 400s, a schema change) and stop it too. Bounds what an outage
- * costs a drain to two or three more requests instead of one per entry of the batch.
+ * out; the next entry tells), or one misconfigured answer. Bounds what an outage costs a drain to two
+ * more requests.
  */
-export function continueIsolating(f: {
-  kind: FailureKind;
-  unavailableInARow: number;
-  refusedInARow: number;
-  indexAnswered: boolean;
-}): boolean {
+export function continueIsolating(f: { kind: FailureKind; unavailableInARow: number }): boolean {
   if (f.kind === 'misconfigured') return false;
-  if (f.kind === 'rejected') return f.indexAnswered || f.refusedInARow < 3;
-  return f.unavailableInARow < 2;
+  return f.kind === 'rejected' || f.unavailableInARow < 2;
 }
 
 export interface FailureOutcome {

@@ -45,10 +45,17 @@ export interface IndexWriterSettings {
 /** A memory point as this writer sent it. */
 type WrittenPoint = { id: string | number; payload: MemoryPayload };
 
+/** A point of the batch as Qdrant held it before. */
+interface StoredPoint {
+  keys: Set<string>;
+  version: number | undefined;
+}
+
 /**
- * The write side of the Qdrant index: a batch of one tenant's changes is one look-up of the entities
- * its points held, one upsert, one delete and one recount per entity key its points hold or held
- * (instead of all of that per memory). `tenant-memory reindex` writes every memory again, which would recount the
+ * The write side of the Qdrant index: a batch of one tenant's changes is one look-up of what its
+ * points held, one upsert, when it removes memories one write of tombstones and one purge of old ones,
+ * one count per entity key its points hold or held and, when points lost keys, one clear of what they
+ * owed (instead of all of that per memory). `tenant-memory reindex` writes every memory again, which would recount the
  * same popular keys in every batch: while `deferRecounts` is on, a tenant's keys are recounted once,
  * when the writes move to another tenant or at `flushDeferred`.
  */
@@ -80,7 +87,8 @@ export class QdrantIndexWriter {
     if (upserts.length === 0 && removals.length === 0) return;
     const points = upserts.map((d) => memoryPoint(tenantId, d, keyword));
     const removedIds = removals.map((r) => memoryPointId(tenantId, r.memoryId));
-    const before = await this.storedEntityKeys(tenantId, [...points.map((p) => String(p.id)), ...removedIds]);
+    const stored = await this.storedPoints(tenantId, [...points.map((p) => String(p.id)), ...removedIds]);
+    const before = new Map([...stored].map(([id, p]) => [id, p.keys]));
     // Keys a point loses are kept on it until recounted: once the upsert has landed, a retry of this
     // batch could not tell them from the point itself.
     const losing = points.filter((p) => {
@@ -93,7 +101,7 @@ export class QdrantIndexWriter {
       const fence = staleWriteFence(batch);
       await guarded('upsert', () => this.client.upsert(this.collection, { wait: true, points: batch, update_filter: fence }));
     }
-    if (removals.length > 0) await this.bury(tenantId, removals, before);
+    if (removals.length > 0) await this.bury(tenantId, removals, stored);
     const keys = entityKeysToRecount(
       before,
       points.map((p) => ({ id: String(p.id), entities: p.payload.entities })),
@@ -103,18 +111,26 @@ export class QdrantIndexWriter {
   }
 
   /**
-   * Replaces removed memories' points with tombstones (unconditionally: a removal is final), then
-   * purges the tenant's tombstones older than `TOMBSTONE_RETENTION_MS`.
+   * Replaces removed memories' points with tombstones (unconditionally: a removal is final) at the
+   * highest version known for the memory, the removal's or the stored point's: a removal that says
+   * less (an earlier release's entry, a drain's check after its flush) never lowers the fence. Then
+   * purges the tenant's tombstones older than `TOMBSTONE_RETENTION_MS`; best effort, since the
+   * tenant's next removal purges them too.
    */
-  private async bury(tenantId: string, removals: readonly IndexRemoval[], before: ReadonlyMap<string, ReadonlySet<string>>) {
+  private async bury(tenantId: string, removals: readonly IndexRemoval[], stored: ReadonlyMap<string, StoredPoint>) {
     const now = (this.settings.now ?? Date.now)();
     const at = new Date(now).toISOString();
-    const tombstones = removals.map((r) => tombstonePoint(tenantId, r, [...(before.get(memoryPointId(tenantId, r.memoryId)) ?? [])], at));
+    const tombstones = removals.map((r) => {
+      const was = stored.get(memoryPointId(tenantId, r.memoryId));
+      const versions = [r.committedVersion, was?.version].filter((v): v is number => v !== undefined);
+      const removal: IndexRemoval = versions.length > 0 ? { ...r, committedVersion: Math.max(...versions) } : r;
+      return tombstonePoint(tenantId, removal, [...(was?.keys ?? [])], at);
+    });
     for (const batch of chunks(tombstones, UPSERT_CHUNK)) {
       await guarded('remove', () => this.client.upsert(this.collection, { wait: true, points: batch }));
     }
     const filter = tenantFilter(tenantId, { kind: 'tombstone', removedBefore: new Date(now - TOMBSTONE_RETENTION_MS).toISOString() });
-    await guarded('remove', () => this.client.delete(this.collection, { wait: true, filter }));
+    await this.client.delete(this.collection, { wait: true, filter }).catch(() => undefined);
   }
 
   /** Recounts what deferral held back (the end of a reindex). */
@@ -139,22 +155,24 @@ export class QdrantIndexWriter {
   }
 
   private async clearStale(points: readonly WrittenPoint[]): Promise<void> {
-    if (points.length === 0) return;
-    const filter = writtenVersionFilter(points);
-    await guarded('upsert', () => this.client.setPayload(this.collection, { wait: true, payload: { stale_entities: [] }, filter }));
+    for (const batch of chunks(points, UPSERT_CHUNK)) {
+      const filter = writtenVersionFilter(batch);
+      await guarded('upsert', () => this.client.setPayload(this.collection, { wait: true, payload: { stale_entities: [] }, filter }));
+    }
   }
 
   /**
-   * The entity keys the given points of the tenant hold or owe a recount, by point id: a memory
-   * point's `entities` and `stale_entities`, a tombstone's `former_entities`.
+   * What the given points of the tenant hold, by point id: the entity keys they hold or owe a recount
+   * (a memory point's `entities` and `stale_entities`, a tombstone's `former_entities`) and the
+   * committed version they carry.
    */
-  private async storedEntityKeys(tenantId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
-    const out = new Map<string, Set<string>>();
+  private async storedPoints(tenantId: string, ids: readonly string[]): Promise<Map<string, StoredPoint>> {
+    const out = new Map<string, StoredPoint>();
     const batches = await mapLimit(chunks(ids, RETRIEVE_CHUNK), PARALLEL_REQUESTS, (batch) =>
       guarded('upsert', () =>
         this.client.retrieve(this.collection, {
           ids: batch,
-          with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities'],
+          with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities', 'committed_version'],
           with_vector: false,
         }),
       ),
@@ -164,8 +182,9 @@ export class QdrantIndexWriter {
       for (const r of records) {
         const p = r.payload as Partial<Record<keyof MemoryPayload | keyof TombstonePayload, unknown>> | null | undefined;
         if (p?.tenant_id !== tenantId) continue;
-        if (p.kind === 'memory') out.set(String(r.id), new Set([...strings(p.entities), ...strings(p.stale_entities)]));
-        else if (p.kind === 'tombstone') out.set(String(r.id), new Set(strings(p.former_entities)));
+        const version = typeof p.committed_version === 'number' ? p.committed_version : undefined;
+        if (p.kind === 'memory') out.set(String(r.id), { keys: new Set([...strings(p.entities), ...strings(p.stale_entities)]), version });
+        else if (p.kind === 'tombstone') out.set(String(r.id), { keys: new Set(strings(p.former_entities)), version });
       }
     }
     return out;

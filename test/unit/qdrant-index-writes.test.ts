@@ -246,6 +246,29 @@ describe('a removal is final (emulated Qdrant)', () => {
     }
   });
 
+  it('a later removal that says less (an older version, or none) never lowers the fence', async () => {
+    const emulator = new QdrantEmulator();
+    const url = await emulator.start();
+    try {
+      const index = await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } });
+      const v = (n: number): IndexChange => ({ op: 'upsert', doc: indexedMemory('m1', 'harbour crane schedule', { committedVersion: n }) });
+      await index.applyChanges('t1', [v(4)]);
+      await index.applyChanges('t1', [{ op: 'remove', memoryId: 'm1', committedVersion: 4 }]);
+      // A stale drain's check after its flush, then an earlier release's entry.
+      await index.applyChanges('t1', [{ op: 'remove', memoryId: 'm1', committedVersion: 3 }]);
+      await index.applyChanges('t1', [{ op: 'remove', memoryId: 'm1' }]);
+      expect(emulator.collections.get('c')!.points.get(memoryPointId('t1', 'm1'))!.payload).toMatchObject({
+        kind: 'tombstone',
+        committed_version: 4,
+      });
+      await index.applyChanges('t1', [v(4)]);
+      const found = await index.search('t1', { text: 'crane', vector: null, mode: 'hybrid', limit: 5, filters: { namespaces: null } });
+      expect(found.hits).toEqual([]);
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it("tombstones are purged a day after their removal, at a later removal of the tenant's", async () => {
     const emulator = new QdrantEmulator();
     const url = await emulator.start();

@@ -381,7 +381,7 @@ describe('writes', () => {
     const [retrieve, upsert, countA, countB, stats] = fake.requests.slice(from);
     expect(retrieve!.body).toEqual({
       ids: [memoryPointId('t1', 'm1')],
-      with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities'],
+      with_payload: ['kind', 'tenant_id', 'entities', 'stale_entities', 'former_entities', 'committed_version'],
       with_vector: false,
     });
     expect(upsert!.query.get('wait')).toBe('true');
