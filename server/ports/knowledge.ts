@@ -1,4 +1,4 @@
-import type { EngineName, EnrichmentOutcome, FieldValue, JsonValue, ObjectStatus, StructureStatus } from '../services/knowledge/model.js';
+import type { EnrichmentOutcome, FieldValue, JsonValue, LogEngine, ObjectStatus, StructureStatus } from '../services/knowledge/model.js';
 
 /**
  * Storage ports of the Knowledge API (issue #23): the structures (schemas) a tenant published, its
@@ -99,7 +99,7 @@ export interface EnrichmentLogRecord {
   tenantId: string;
   objectId: string;
   runId: string;
-  engine: EngineName;
+  engine: LogEngine;
   field: string;
   strategy: string;
   candidateValue: JsonValue | null;

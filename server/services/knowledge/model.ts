@@ -65,6 +65,8 @@ export interface Candidate {
 
 export const ENGINE_NAMES = ['rule', 'kg', 'llm', 'web'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
+/** Who wrote an enrichment log entry: an engine, or the migration of a structure's activation (each field it touched). */
+export type LogEngine = EngineName | 'migration';
 
 /** Spec: enrichment log `outcome`, one per field × engine × strategy attempt. */
 export const ENRICHMENT_OUTCOMES = [
