@@ -20,6 +20,8 @@ export const permissions = [
   'memories:write',
   'knowledge:read',
   'knowledge:write',
+  // Publish and activate knowledge structures (owners and admins).
+  'knowledge:admin',
   'usage:read',
   'break_glass:request',
   'break_glass:approve',
@@ -141,6 +143,7 @@ export const keyScopeRequires: Readonly<Record<ApiKeyScope, Permission>> = {
   'memories:write': 'memories:write',
   'knowledge:read': 'knowledge:read',
   'knowledge:write': 'knowledge:write',
+  'knowledge:admin': 'knowledge:admin',
   'usage:read': 'usage:read',
 };
 

@@ -8,7 +8,7 @@ describe('API-key scopes and roles', () => {
   it.each([
     ['owner', [...apiKeyScopes]],
     ['admin', [...apiKeyScopes]],
-    ['member', [...apiKeyScopes]],
+    ['member', ['memories:read', 'memories:write', 'knowledge:read', 'knowledge:write', 'usage:read']],
     ['viewer', ['memories:read', 'knowledge:read', 'usage:read']],
   ] as const)('role %s may issue keys with exactly %j', (role, scopes) => {
     expect(scopesAllowedFor(role)).toEqual(scopes);

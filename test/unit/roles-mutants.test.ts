@@ -33,6 +33,7 @@ const matrix: Record<string, Record<string, boolean>> = {
   'memories:write': row(true, true, true, false),
   'knowledge:read': row(true, true, true, true),
   'knowledge:write': row(true, true, true, false),
+  'knowledge:admin': row(true, true, false, false),
   'usage:read': row(true, true, true, true),
   'break_glass:request': row(true, true, true, false),
   'break_glass:approve': row(true, true, false, false),
