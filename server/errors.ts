@@ -17,6 +17,10 @@ export const errorCatalog = {
   CSRF_FAILED: { status: 403, trpc: 'FORBIDDEN' },
   NOT_FOUND: { status: 404, trpc: 'NOT_FOUND' },
   CONFLICT: { status: 409, trpc: 'CONFLICT' },
+  // A structure version that changes what objects hold, activated without a migration plan covering it.
+  INCOMPATIBLE_SCHEMA: { status: 409, trpc: 'CONFLICT' },
+  // Enrichment asked of a knowledge object marked do_not_enrich.
+  ENRICHMENT_DISABLED: { status: 409, trpc: 'CONFLICT' },
   PRECONDITION_FAILED: { status: 412, trpc: 'PRECONDITION_FAILED' },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },

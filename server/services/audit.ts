@@ -35,6 +35,9 @@ export const auditEventTypes = [
   'user.identity_link',
   'memory.delete',
   'memory.settings_change',
+  'knowledge.structure_publish',
+  'knowledge.structure_activate',
+  'knowledge.object_delete',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
