@@ -76,12 +76,12 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const usesVersion = db.prepare('SELECT 1 FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND schema_version = ? LIMIT 1');
   const notAtVersion = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects
     WHERE tenant_id = ? AND type = ? AND id > ? AND schema_version <> ? ORDER BY id LIMIT ?`);
-  const storedBytes = db.prepare('SELECT storage_bytes FROM usage_totals WHERE tenant_id = ?').pluck(true);
+  const storedBytes = db.prepare('SELECT storage_bytes FROM usage_totals WHERE tenant_id = ?');
   const adjustBytes = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, 0, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET storage_bytes = storage_bytes + excluded.storage_bytes`);
 
   const exceeds = (tenantId: string, quota: StorageQuota, delta: number) =>
-    quota.storageBytes !== null && storageQuotaExceeded(quota, (storedBytes.get([tenantId]) as number | undefined) ?? 0, delta);
+    quota.storageBytes !== null && storageQuotaExceeded(quota, (storedBytes.get([tenantId]) as { storage_bytes: number } | undefined)?.storage_bytes ?? 0, delta);
   const moveBytes = (tenantId: string, delta: number) => {
     if (delta !== 0) adjustBytes.run([tenantId, delta]);
   };
@@ -134,10 +134,8 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
         ...params,
         q.limit,
       ]) as ObjectRow[];
-      const total = preparedStatement(db, `SELECT COUNT(*) FROM knowledge_objects WHERE ${countWhere}`)
-        .pluck(true)
-        .get(countParams) as number;
-      return { objects: rows.map(toObjectRecord), total };
+      const { n } = preparedStatement(db, `SELECT COUNT(*) AS n FROM knowledge_objects WHERE ${countWhere}`).get(countParams) as { n: number };
+      return { objects: rows.map(toObjectRecord), total: n };
     },
 
     async update(next, expectRevision, quota, entries = []) {
