@@ -6,7 +6,7 @@ import type {
   ObjectWriteResult,
   StorageQuota,
 } from '../../server/ports/knowledge.js';
-import { storageQuotaExceeded } from '../../server/storage-rules/knowledge-storage.js';
+import { countMoves, storageQuotaExceeded, type CountKey } from '../../server/storage-rules/knowledge-storage.js';
 import {
   LOG_COLUMNS,
   LOG_PLACEHOLDERS,
@@ -22,7 +22,7 @@ import {
 import type { EmbeddedDatabase } from './database.js';
 import { preparedStatement } from './statement-cache.js';
 
-/** The WHERE clause and ORDER BY of one list query (the cursor's condition included), and its parameters. */
+/** The WHERE clause and ORDER BY of one list page (the cursor's condition included), its total's, and their parameters. */
 function listQuery(tenantId: string, type: string, q: ObjectListQuery) {
   const where = ['tenant_id = ?', 'type = ?'];
   const params: unknown[] = [tenantId, type];
@@ -35,6 +35,7 @@ function listQuery(tenantId: string, type: string, q: ObjectListQuery) {
     where.push('completeness < ?');
     params.push(q.completenessLt);
   }
+  // The total has the same filter over `knowledge_object_counts`, whose columns have the same names.
   const countWhere = where.join(' AND ');
   const countParams = [...params];
   // A row value comparison on the index's trailing columns is one range of it (no OFFSET walk).
@@ -55,13 +56,15 @@ function listQuery(tenantId: string, type: string, q: ObjectListQuery) {
 /**
  * Knowledge objects and their enrichment log in the embedded libsql database. Every write is one
  * `BEGIN IMMEDIATE` transaction holding the revision check, the quota check against
- * `usage_totals.storage_bytes`, the row, the log and the total's adjustment. Objects count toward the
- * tenant's stored bytes, not its memory count.
+ * `usage_totals.storage_bytes`, the row, the log, the total's adjustment and the list counts'. Objects
+ * count toward the tenant's stored bytes, not its memory count.
  */
 export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): KnowledgeObjectStore {
   const get = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE tenant_id = ? AND id = ?`);
   const insert = db.prepare(`INSERT INTO knowledge_objects (${OBJECT_COLUMNS}) VALUES (${OBJECT_PLACEHOLDERS})`);
-  const current = db.prepare('SELECT revision, size_bytes FROM knowledge_objects WHERE tenant_id = ? AND id = ?');
+  const current = db.prepare(
+    'SELECT type, revision, size_bytes, status, completeness FROM knowledge_objects WHERE tenant_id = ? AND id = ?',
+  );
   const replace = db.prepare(`UPDATE knowledge_objects SET structure_id = ?, schema_version = ?, status = ?, completeness = ?,
       do_not_enrich = ?, fields = ?, identity_key = ?, enriched_at = ?, enrichment_run_id = ?, enrichment_since = ?,
       size_bytes = ?, revision = ?, updated_at = ?
@@ -80,8 +83,21 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const adjustBytes = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, 0, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET storage_bytes = storage_bytes + excluded.storage_bytes`);
 
+  const addCount = db.prepare(`INSERT INTO knowledge_object_counts (tenant_id, type, status, completeness, n) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id, type, status, completeness) DO UPDATE SET n = n + excluded.n`);
+  const dropEmptyCount = db.prepare(
+    'DELETE FROM knowledge_object_counts WHERE tenant_id = ? AND type = ? AND status = ? AND completeness = ? AND n <= 0',
+  );
+  const moveCounts = (tenantId: string, type: string, before: CountKey | null, after: CountKey | null) => {
+    for (const m of countMoves(before, after)) {
+      addCount.run([tenantId, type, m.status, m.completenessScore, m.by]);
+      if (m.by < 0) dropEmptyCount.run([tenantId, type, m.status, m.completenessScore]);
+    }
+  };
+
   const exceeds = (tenantId: string, quota: StorageQuota, delta: number) =>
-    quota.storageBytes !== null && storageQuotaExceeded(quota, (storedBytes.get([tenantId]) as { storage_bytes: number } | undefined)?.storage_bytes ?? 0, delta);
+    quota.storageBytes !== null &&
+    storageQuotaExceeded(quota, (storedBytes.get([tenantId]) as { storage_bytes: number } | undefined)?.storage_bytes ?? 0, delta);
   const moveBytes = (tenantId: string, delta: number) => {
     if (delta !== 0) adjustBytes.run([tenantId, delta]);
   };
@@ -90,12 +106,14 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
     if (exceeds(r.tenantId, quota, r.sizeBytes)) return 'quota_exceeded';
     insert.run(objectColumns(r));
     moveBytes(r.tenantId, r.sizeBytes);
+    moveCounts(r.tenantId, r.type, null, r);
     return 'ok';
   });
 
   const update = db.transaction(
     (next: KnowledgeObjectRecord, expect: number, quota: StorageQuota, entries: readonly EnrichmentLogRecord[]): ObjectWriteResult => {
-      const row = current.get([next.tenantId, next.id]) as { revision: number; size_bytes: number } | undefined;
+      const row = current.get([next.tenantId, next.id]) as
+        { type: string; revision: number; size_bytes: number; status: CountKey['status']; completeness: number } | undefined;
       if (!row) return 'not_found';
       if (row.revision !== expect) return 'conflict';
       const delta = next.sizeBytes - row.size_bytes;
@@ -105,6 +123,7 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
       replace.run([...c.slice(3, 15), c[16], next.tenantId, next.id, expect]);
       entries.forEach((e, i) => insertLog.run(logColumns({ ...e, tenantId: next.tenantId, objectId: next.id }, i)));
       moveBytes(next.tenantId, delta);
+      moveCounts(next.tenantId, row.type, { status: row.status, completenessScore: row.completeness }, next);
       return 'ok';
     },
   );
@@ -114,6 +133,7 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
     if (!row) return null;
     deleteLog.run([tenantId, id]);
     moveBytes(tenantId, -row.size_bytes);
+    moveCounts(tenantId, row.type, { status: row.status, completenessScore: row.completeness }, null);
     return toObjectRecord(row);
   });
 
@@ -134,7 +154,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
         ...params,
         q.limit,
       ]) as ObjectRow[];
-      const { n } = preparedStatement(db, `SELECT COUNT(*) AS n FROM knowledge_objects WHERE ${countWhere}`).get(countParams) as { n: number };
+      const { n } = preparedStatement(db, `SELECT COALESCE(SUM(n), 0) AS n FROM knowledge_object_counts WHERE ${countWhere}`).get(
+        countParams,
+      ) as { n: number };
       return { objects: rows.map(toObjectRecord), total: n };
     },
 

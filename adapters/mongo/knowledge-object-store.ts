@@ -7,8 +7,8 @@ import type {
   StorageQuota,
 } from '../../server/ports/knowledge.js';
 import type { JsonValue } from '../../server/services/knowledge/model.js';
-import { storageQuotaExceeded } from '../../server/storage-rules/knowledge-storage.js';
-import type { KnowledgeCollections, LogDoc, ObjectDoc } from './knowledge-collections.js';
+import { countMoves, storageQuotaExceeded, type CountKey } from '../../server/storage-rules/knowledge-storage.js';
+import type { CountDoc, KnowledgeCollections, LogDoc, ObjectDoc } from './knowledge-collections.js';
 import type { MemoryCollections } from './memory-collections.js';
 
 function toDoc(r: KnowledgeObjectRecord): ObjectDoc {
@@ -29,15 +29,18 @@ function toLogRecord(d: LogDoc): EnrichmentLogRecord {
   return { ...rest, id: _id, candidateValue: parseOrNull(candidateValue), previousValue: parseOrNull(previousValue) };
 }
 
-/** The list's filter without and with the cursor's condition, and its order (the port's two orders). */
+/**
+ * The list's filter without and with the cursor's condition, and its order (the port's two orders).
+ * The filter names only fields the count documents share, so it selects the total's counts too.
+ */
 function listQuery(tenantId: string, type: string, q: ObjectListQuery) {
-  const filter: Filter<ObjectDoc> = { tenantId, type };
+  const filter: Filter<ObjectDoc> & Filter<CountDoc> = { tenantId, type };
   if (q.status !== undefined) filter.status = q.status;
   const byCompleteness = q.completenessLt !== undefined;
   if (byCompleteness) filter.completenessScore = { $lt: q.completenessLt };
   const sort: Sort = byCompleteness ? { completenessScore: 1, createdAt: 1, _id: 1 } : { createdAt: 1, _id: 1 };
   const a = q.after;
-  if (!a) return { filter, page: filter, sort };
+  if (!a) return { filter, page: filter as Filter<ObjectDoc>, sort };
   // "After the cursor" in the list's order, as an $or of ranges of the same index.
   const afterTime: Filter<ObjectDoc>[] = [{ createdAt: { $gt: a.createdAt } }, { createdAt: a.createdAt, _id: { $gt: a.id } }];
   let after: Filter<ObjectDoc>[] = afterTime;
@@ -46,20 +49,21 @@ function listQuery(tenantId: string, type: string, q: ObjectListQuery) {
     const score = a.completenessScore;
     after = [{ completenessScore: { $gt: score } }, ...afterTime.map((c) => ({ completenessScore: score, ...c }))];
   }
-  return { filter, page: { $and: [filter, { $or: after }] }, sort };
+  return { filter, page: { $and: [filter as Filter<ObjectDoc>, { $or: after }] } as Filter<ObjectDoc>, sort };
 }
 
 /**
  * Knowledge objects and their enrichment log on MongoDB. Writes run in the memory aggregate's
  * transaction helper and move the same `usage_totals` document (`adjustTotals`, bytes only): objects
- * count toward the tenant's stored bytes, not its memory count. The quota is checked against the total
- * read inside the transaction, so two writes racing past it make one of them retry.
+ * count toward the tenant's stored bytes, not its memory count; the list counts move in the same
+ * transaction. The quota is checked against the total read inside the transaction, so two writes
+ * racing past it make one of them retry.
  */
 export function createMongoKnowledgeObjectStore(
-  c: Pick<KnowledgeCollections, 'objects' | 'log'>,
+  c: Pick<KnowledgeCollections, 'objects' | 'counts' | 'log'>,
   m: Pick<MemoryCollections, 'inTransaction' | 'adjustTotals' | 'totals'>,
 ): KnowledgeObjectStore {
-  const { objects, log } = c;
+  const { objects, counts, log } = c;
 
   const exceeds = async (tenantId: string, quota: StorageQuota, delta: number, session: ClientSession) => {
     if (quota.storageBytes === null || delta <= 0) return false;
@@ -70,12 +74,25 @@ export function createMongoKnowledgeObjectStore(
     if (delta !== 0) await m.adjustTotals(tenantId, 0, delta, session);
   };
 
+  const moveCounts = async (tenantId: string, type: string, before: CountKey | null, after: CountKey | null, session: ClientSession) => {
+    for (const m of countMoves(before, after)) {
+      const _id = JSON.stringify([tenantId, type, m.status, m.completenessScore]);
+      await counts.updateOne(
+        { _id },
+        { $inc: { n: m.by }, $setOnInsert: { tenantId, type, status: m.status, completenessScore: m.completenessScore } },
+        { upsert: true, session },
+      );
+      if (m.by < 0) await counts.deleteOne({ _id, n: { $lte: 0 } }, { session });
+    }
+  };
+
   return {
     async create(record, quota) {
       return m.inTransaction(async (session) => {
         if (await exceeds(record.tenantId, quota, record.sizeBytes, session)) return 'quota_exceeded' as const;
         await objects.insertOne(toDoc(record), { session });
         await moveBytes(record.tenantId, record.sizeBytes, session);
+        await moveCounts(record.tenantId, record.type, null, record, session);
         return 'ok' as const;
       });
     },
@@ -87,11 +104,11 @@ export function createMongoKnowledgeObjectStore(
 
     async list(tenantId, type, q) {
       const { filter, page, sort } = listQuery(tenantId, type, q);
-      const [docs, total] = await Promise.all([
+      const [docs, summed] = await Promise.all([
         q.limit > 0 ? objects.find(page).sort(sort).limit(q.limit).toArray() : [],
-        objects.countDocuments(filter),
+        counts.aggregate<{ n: number }>([{ $match: filter }, { $group: { _id: null, n: { $sum: '$n' } } }]).toArray(),
       ]);
-      return { objects: docs.map(toRecord), total };
+      return { objects: docs.map(toRecord), total: summed[0]?.n ?? 0 };
     },
 
     async update(next, expectRevision, quota, entries = []) {
@@ -100,7 +117,10 @@ export function createMongoKnowledgeObjectStore(
       }
       return m.inTransaction(async (session) => {
         const tenantId = next.tenantId;
-        const now = await objects.findOne({ _id: next.id, tenantId }, { session, projection: { revision: 1, sizeBytes: 1 } });
+        const now = await objects.findOne(
+          { _id: next.id, tenantId },
+          { session, projection: { type: 1, revision: 1, sizeBytes: 1, status: 1, completenessScore: 1 } },
+        );
         if (!now) return 'not_found' as const;
         if (now.revision !== expectRevision) return 'conflict' as const;
         const delta = next.sizeBytes - now.sizeBytes;
@@ -128,6 +148,7 @@ export function createMongoKnowledgeObjectStore(
           );
         }
         await moveBytes(tenantId, delta, session);
+        await moveCounts(tenantId, now.type, now, next, session);
         return 'ok' as const;
       });
     },
@@ -138,6 +159,7 @@ export function createMongoKnowledgeObjectStore(
         if (!removed) return null;
         await log.deleteMany({ tenantId, objectId: id }, { session });
         await moveBytes(tenantId, -removed.sizeBytes, session);
+        await moveCounts(tenantId, removed.type, removed, null, session);
         return toRecord(removed);
       });
     },

@@ -41,7 +41,10 @@ export function createMongoKnowledgeStructureStore(
         if (!isDuplicateKey(err)) throw err;
       }
       // The version exists: one conditional update replaces it only while it is a DRAFT (atomic on its own).
-      const replaced = await structures.updateOne({ tenantId: r.tenantId, type: r.type, version: r.version, status: 'DRAFT' }, { $set: { schema } });
+      const replaced = await structures.updateOne(
+        { tenantId: r.tenantId, type: r.type, version: r.version, status: 'DRAFT' },
+        { $set: { schema } },
+      );
       return replaced.matchedCount === 1 ? 'replaced' : 'not_draft';
     },
 

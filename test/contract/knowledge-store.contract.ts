@@ -61,7 +61,12 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
 
         expect(await f.structures.activate(tenant, TYPE, '2.0.0', at(40))).toBe(true);
         expect(await f.structures.saveDraft(structure(tenant, TYPE, '2.0.0'))).toBe('not_draft');
-        expect(await f.structures.get(tenant, TYPE, '2.0.0')).toEqual({ ...first, schema: again.schema, status: 'ACTIVE', activatedAt: at(40) });
+        expect(await f.structures.get(tenant, TYPE, '2.0.0')).toEqual({
+          ...first,
+          schema: again.schema,
+          status: 'ACTIVE',
+          activatedAt: at(40),
+        });
       });
 
       it('activating a version deprecates the ACTIVE one; DEPRECATED refuses a draft; a missing version is false', async () => {
@@ -154,10 +159,20 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         return { seen, totals: [...totals] };
       }
 
-      const cases: { name: string; q: Omit<ObjectListQuery, 'after'>; keep: (o: KnowledgeObjectRecord) => boolean; order: typeof byTime }[] = [
+      const cases: {
+        name: string;
+        q: Omit<ObjectListQuery, 'after'>;
+        keep: (o: KnowledgeObjectRecord) => boolean;
+        order: typeof byTime;
+      }[] = [
         { name: 'everything, by creation', q: { limit: 5 }, keep: () => true, order: byTime },
         { name: 'a status, by creation', q: { limit: 2, status: 'ENRICHING' }, keep: (o) => o.status === 'ENRICHING', order: byTime },
-        { name: 'completeness below 1, by score', q: { limit: 4, completenessLt: 1 }, keep: (o) => o.completenessScore < 1, order: byScore },
+        {
+          name: 'completeness below 1, by score',
+          q: { limit: 4, completenessLt: 1 },
+          keep: (o) => o.completenessScore < 1,
+          order: byScore,
+        },
         {
           name: 'completeness below 0.5 and a status, by score',
           q: { limit: 1, completenessLt: 0.5, status: 'INCOMPLETE' },
@@ -174,6 +189,31 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(seen.map((o) => o.id)).toEqual(expected.map((o) => o.id));
         expect(seen).toEqual(expected);
         expect(totals).toEqual([expected.length]);
+      });
+
+      it('the total follows creates, updates that move status or score, and deletes', async () => {
+        const a = await created(tenant, { status: 'INCOMPLETE', completenessScore: 0.25 });
+        const b = await created(tenant, { status: 'INCOMPLETE', completenessScore: 0.25 });
+        await created(other, { status: 'INCOMPLETE', completenessScore: 0.25 });
+        const totals = async () =>
+          Promise.all(
+            [{}, { status: 'INCOMPLETE' as const }, { status: 'COMPLETE' as const }, { completenessLt: 0.5 }, { completenessLt: 1.01 }].map(
+              async (q) => (await f.objects.list(tenant, TYPE, { limit: 1, ...q })).total,
+            ),
+          );
+        expect(await totals()).toEqual([2, 2, 0, 2, 2]);
+        const done = revised(a, a.fields, { status: 'COMPLETE', completenessScore: 1 });
+        expect(await f.objects.update(done, a.revision, UNLIMITED)).toBe('ok');
+        expect(await totals()).toEqual([2, 1, 1, 1, 2]);
+        // A write that keeps status and score keeps the totals; a stale one moves nothing.
+        expect(await f.objects.update(revised(b, withName('Renamed')), b.revision, UNLIMITED)).toBe('ok');
+        expect(await f.objects.update(revised(a, a.fields), a.revision, UNLIMITED)).toBe('conflict');
+        expect(await totals()).toEqual([2, 1, 1, 1, 2]);
+        await f.objects.delete(tenant, a.id);
+        expect(await totals()).toEqual([1, 1, 0, 1, 1]);
+        await f.objects.delete(tenant, b.id);
+        expect(await totals()).toEqual([0, 0, 0, 0, 0]);
+        expect((await f.objects.list(other, TYPE, { limit: 1 })).total).toBe(1);
       });
 
       it('an empty list for another tenant or type', async () => {
@@ -193,7 +233,10 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
           identityKey: 'quillfeather holdings',
           schemaVersion: '1.1.0',
         });
-        const entries = [logEntry(o, 'domain'), logEntry(o, 'industry', { outcome: 'no_candidate', candidateValue: null, confidence: null })];
+        const entries = [
+          logEntry(o, 'domain'),
+          logEntry(o, 'industry', { outcome: 'no_candidate', candidateValue: null, confidence: null }),
+        ];
         expect(await f.objects.update(next, o.revision, UNLIMITED, entries)).toBe('ok');
         expect(await f.objects.get(tenant, o.id)).toEqual(next);
         expect(await f.storedBytes(tenant)).toBe(next.sizeBytes);

@@ -8,6 +8,8 @@ import type { Migration } from './migration.js';
  * - `knowledge_objects`: one row per object; `revision` is the optimistic-concurrency counter and
  *   `size_bytes` what the object adds to `usage_totals.storage_bytes`. The list indexes hold the two
  *   list orders, (created_at, id) and (completeness, created_at, id), with and without the status filter.
+ * - `knowledge_object_counts`: live objects per (tenant, type, status, score), moved in each write's
+ *   transaction (`countMoves`), so a list's `total` sums a few rows instead of counting every object.
  * - `knowledge_enrichment_log`: append-only; `seq` is the entry's place in the batch it was appended
  *   with, so entries of one run stamped with the same time read back in the order the run wrote them.
  */
@@ -53,6 +55,15 @@ export const knowledgeMigration: Migration = {
     CREATE INDEX knowledge_objects_identity ON knowledge_objects (tenant_id, type, identity_key, created_at, id);
     CREATE INDEX knowledge_objects_version ON knowledge_objects (tenant_id, type, schema_version);
     CREATE INDEX knowledge_objects_type_id ON knowledge_objects (tenant_id, type, id);
+
+    CREATE TABLE knowledge_object_counts (
+      tenant_id    TEXT NOT NULL,
+      type         TEXT NOT NULL,
+      status       TEXT NOT NULL,
+      completeness REAL NOT NULL,
+      n            INTEGER NOT NULL,
+      PRIMARY KEY (tenant_id, type, status, completeness)
+    ) WITHOUT ROWID;
 
     CREATE TABLE knowledge_enrichment_log (
       id              TEXT PRIMARY KEY,
