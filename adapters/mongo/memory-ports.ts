@@ -1,10 +1,14 @@
 import type { Db, MongoClient } from 'mongodb';
 import type { IdempotencyStore } from '../../server/ports/idempotency.js';
 import type { IndexOutbox } from '../../server/ports/index-outbox.js';
+import type { KnowledgeObjectStore, KnowledgeStructureStore } from '../../server/ports/knowledge.js';
 import type { MemoryStore } from '../../server/ports/memories.js';
 import type { UsageStore } from '../../server/ports/usage.js';
 import type { WriteQueue } from '../../server/ports/write-queue.js';
 import { createMongoIdempotencyStore } from './idempotency-store.js';
+import { openKnowledgeCollections } from './knowledge-collections.js';
+import { createMongoKnowledgeObjectStore } from './knowledge-object-store.js';
+import { createMongoKnowledgeStructureStore } from './knowledge-structure-store.js';
 import { openIndexOutbox, type IndexOutboxOptions, type MongoIndexSink } from './index-outbox.js';
 import { openMemoryCollections } from './memory-collections.js';
 import { createMongoMemoryStore } from './memory-store.js';
@@ -19,9 +23,15 @@ export interface MongoMemoryPorts {
   usage: UsageStore;
   idempotency: IdempotencyStore;
   indexOutbox: IndexOutbox;
+  knowledgeStructures: KnowledgeStructureStore;
+  knowledgeObjects: KnowledgeObjectStore;
 }
 
-/** The memory aggregate's ports on MongoDB, over one set of collections (`memory-collections.ts`). */
+/**
+ * The memory aggregate's ports on MongoDB, over one set of collections (`memory-collections.ts`), and
+ * the Knowledge API's stores, whose objects count toward the same storage total and so share its
+ * transaction helper and `usage_totals`.
+ */
 export async function createMongoMemoryPorts(
   client: MongoClient,
   db: Db,
@@ -30,11 +40,14 @@ export async function createMongoMemoryPorts(
 ): Promise<MongoMemoryPorts> {
   const collections = await openMemoryCollections(client, db);
   const indexOutbox = await openIndexOutbox(db, collections, index, outboxOptions);
+  const knowledge = await openKnowledgeCollections(db);
   return {
     memories: createMongoMemoryStore(collections, indexOutbox),
     writeQueue: createMongoWriteQueue(collections),
     usage: createMongoUsageStore(collections),
     idempotency: createMongoIdempotencyStore(collections),
     indexOutbox,
+    knowledgeStructures: createMongoKnowledgeStructureStore(knowledge, collections),
+    knowledgeObjects: createMongoKnowledgeObjectStore(knowledge, collections),
   };
 }

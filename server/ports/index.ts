@@ -14,6 +14,7 @@ import type { WriteQueue } from './write-queue.js';
 import type { SearchIndex } from './search-index.js';
 import type { AttemptCounters } from './attempt-counters.js';
 import type { IndexOutbox } from './index-outbox.js';
+import type { KnowledgeObjectStore, KnowledgeStructureStore } from './knowledge.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -43,6 +44,10 @@ export interface StoragePorts {
   searchIndex: SearchIndex;
   /** Index work waiting to reach the search index; null where index rows commit with the memory (embedded). */
   indexOutbox: IndexOutbox | null;
+  /** Knowledge structures (schemas) a tenant published (issue #23). */
+  knowledgeStructures: KnowledgeStructureStore;
+  /** Knowledge objects and their enrichment log; objects count toward the tenant's stored bytes. */
+  knowledgeObjects: KnowledgeObjectStore;
   /** Windowed attempt counters (the login throttle), shared by every process on the store. */
   attemptCounters: AttemptCounters;
   /** Cheap round trip to the backing store, for /readyz. */

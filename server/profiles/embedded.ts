@@ -8,6 +8,8 @@ import { fileChangeSignal } from '../../adapters/embedded/change-signal.js';
 import { withCredentialCache } from '../../adapters/embedded/credential-cache.js';
 import { embeddedDatabaseFiles, openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
+import { createEmbeddedKnowledgeObjectStore } from '../../adapters/embedded/knowledge-object-store.js';
+import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
@@ -62,6 +64,8 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     indexOutbox: null,
     usage: createEmbeddedUsageStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
+    knowledgeStructures: createEmbeddedKnowledgeStructureStore(db),
+    knowledgeObjects: createEmbeddedKnowledgeObjectStore(db),
     attemptCounters: createEmbeddedAttemptCounters(db),
     async ping() {
       db.prepare('SELECT 1').get();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KNOWLEDGE_COLLECTION_NAMES } from '../../adapters/mongo/knowledge-collections.js';
 import { MEMORY_COLLECTION_NAMES } from '../../adapters/mongo/memory-collections.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import type { EnqueueRequest } from '../../server/ports/write-queue.js';
@@ -40,7 +41,9 @@ if (mongoUrl) {
     it('creates every collection at start-up, so no transaction creates one', async () => {
       await createMongoMemoryPorts(client, db, null);
       const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
-      expect(names).toEqual(expect.arrayContaining(Object.values(MEMORY_COLLECTION_NAMES)));
+      expect(names).toEqual(
+        expect.arrayContaining([...Object.values(MEMORY_COLLECTION_NAMES), ...Object.values(KNOWLEDGE_COLLECTION_NAMES)]),
+      );
       // A second start (another instance) finds them and changes nothing.
       await expect(createMongoMemoryPorts(client, db, null)).resolves.toBeDefined();
     });

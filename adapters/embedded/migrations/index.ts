@@ -13,6 +13,7 @@ import { agendaJobsMigration } from './0020_agenda_jobs.js';
 import { searchIndexMigration } from './0030_search_index.js';
 import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
+import { knowledgeMigration } from './0050_knowledge.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   searchIndexMigration,
   searchTermsMigration,
   rateLimitsMigration,
+  knowledgeMigration,
 ];

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { describe, it } from 'vitest';
+import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
+import { createEmbeddedKnowledgeObjectStore } from '../../adapters/embedded/knowledge-object-store.js';
+import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
+import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
+import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
+import { describeKnowledgeStoreContract } from './knowledge-store.contract.js';
+
+const PERIOD = '2031-03';
+
+describeKnowledgeStoreContract('embedded (libsql)', async () => {
+  const db = openInMemoryDatabase();
+  const usage = createEmbeddedUsageStore(db);
+  return {
+    structures: createEmbeddedKnowledgeStructureStore(db),
+    objects: createEmbeddedKnowledgeObjectStore(db),
+    storedBytes: async (tenantId) => (await usage.snapshot(tenantId, PERIOD)).storageBytes,
+    async close() {
+      db.close();
+    },
+  };
+});
+
+// The server profile's adapters run the same suite when a MongoDB server (a replica set: the adapters
+// use transactions) is reachable, in a database of their own.
+const mongoUrl = process.env.MONGODB_URL;
+if (mongoUrl) {
+  describeKnowledgeStoreContract('mongodb', async () => {
+    const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+    await client.connect();
+    const db = client.db(`tm_contract_${randomUUID().replace(/-/g, '')}`);
+    const ports = await createMongoMemoryPorts(client, db, null);
+    return {
+      structures: ports.knowledgeStructures,
+      objects: ports.knowledgeObjects,
+      storedBytes: async (tenantId) => (await ports.usage.snapshot(tenantId, PERIOD)).storageBytes,
+      async close() {
+        await db.dropDatabase();
+        await client.close();
+      },
+    };
+  });
+} else {
+  describe('knowledge store contract: mongodb', () => {
+    it.skip('skipped: set MONGODB_URL (a replica set) to run the knowledge store contract against MongoDB', () => {});
+  });
+}
