@@ -1,6 +1,7 @@
 import { router } from '../server/trpc.js';
 import { apiKeysRouter } from './apiKeys.js';
 import { authRouter } from './auth.js';
+import { knowledgeRouter } from './knowledge.js';
 import { memoriesRouter } from './memories.js';
 import { rolesRouter } from './roles.js';
 import { searchRouter } from './search.js';
@@ -24,6 +25,7 @@ export const appRouter = router({
   search: searchRouter,
   memories: memoriesRouter,
   usage: usageRouter,
+  knowledge: knowledgeRouter,
 });
 
 export type AppRouter = typeof appRouter;

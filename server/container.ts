@@ -13,6 +13,7 @@ import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex }
 import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
+import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
@@ -87,6 +88,8 @@ export interface Services {
   embedder: Embedder;
   /** GET /memories/search. */
   search: SearchService;
+  /** The Knowledge API: structures and knowledge objects (`/v1/knowledge`). */
+  knowledge: KnowledgeService;
   /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
   indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
@@ -393,9 +396,17 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     cursors: createCursorCodec(config.jwtSecret),
     logger,
   });
+  const knowledge = createKnowledgeService({
+    structures: ports.knowledgeStructures,
+    objects: ports.knowledgeObjects,
+    audit,
+    usage,
+    clock,
+  });
   const services: Services = {
     embedder,
     search,
+    knowledge,
     indexOutbox,
     config,
     logger,

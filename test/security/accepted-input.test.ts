@@ -20,6 +20,7 @@ const SEED = 20_2620;
 let server: TestServer;
 let user: SignedUpUser;
 let key: Record<string, string>;
+let knowledgeKey: Record<string, string>;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -29,6 +30,11 @@ beforeAll(async () => {
     body: { name: 'accepted-input', scopes: ['memories:read', 'memories:write'] },
   });
   key = { 'x-api-key': created.body.secret };
+  const k = await http(server.url, 'POST', '/api-keys', {
+    headers: bearer(user.accessToken),
+    body: { name: 'accepted-input knowledge', scopes: ['knowledge:read', 'knowledge:write'] },
+  });
+  knowledgeKey = { 'x-api-key': k.body.secret };
 }, 60_000);
 
 afterAll(async () => {
@@ -181,6 +187,15 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     return { url: `/memories/${m.body.memory_id}/rollback`, headers: key, body: {} };
   },
   'POST /auth/sso/login': async () => ({ url: '/auth/sso/login', headers: {}, body: { provider: 'none' } }),
+  'POST /v1/knowledge/{type}': async () => ({
+    url: '/v1/knowledge/person',
+    headers: knowledgeKey,
+    body: { fields: { name: 'Strict Types' } },
+  }),
+  'PATCH /v1/knowledge/{type}/{id}': async () => {
+    const o = await http(server.url, 'POST', '/v1/knowledge/person', { headers: knowledgeKey, body: { fields: { name: 'Strict Types' } } });
+    return { url: `/v1/knowledge/person/${o.body.id}`, headers: knowledgeKey, body: {} };
+  },
 };
 
 describe('JSON types are strict', () => {

@@ -36,7 +36,7 @@ const knownIds: Record<string, string> = {};
 async function createKey(name: string, token: string) {
   const res = await http(server.url, 'POST', '/api-keys', {
     headers: bearer(token),
-    body: { name, scopes: ['memories:read', 'memories:write', 'knowledge:read', 'knowledge:write', 'usage:read'] },
+    body: { name, scopes: ['memories:read', 'memories:write', 'knowledge:read', 'knowledge:write', 'knowledge:admin', 'usage:read'] },
   });
   expect(res.status).toBe(201);
   return res.body as { key_id: string; secret: string };
@@ -50,6 +50,12 @@ beforeAll(async () => {
   apiKey = (await createKey('fuzz', owner.accessToken)).secret;
   // A key the rotate and revoke routes may destroy without cutting the fuzz off.
   knownIds['/api-keys/{id}'] = (await createKey('fuzz-victim', owner.accessToken)).key_id;
+  const person = await http(server.url, 'POST', '/v1/knowledge/person', {
+    headers: { 'x-api-key': apiKey },
+    body: { fields: { name: 'Fuzz Baseline' } },
+  });
+  expect(person.status).toBe(201);
+  knownIds['/v1/knowledge/{type}/{id}'] = person.body.id;
 }, 60_000);
 
 /** A memory of the fuzzing tenant; each memory route gets its own, as one of them deletes it. */
@@ -80,6 +86,7 @@ function pathValue(op: Operation, p: OperationParam): string {
   if (p.name === 'id') for (const [prefix, id] of Object.entries(knownIds)) if (op.path.startsWith(prefix)) return id;
   if (p.name === 'version') return '1';
   if (p.name === 'name') return 'viewer';
+  if (p.name === 'type') return 'person';
   return '00000000-0000-4000-8000-000000000000';
 }
 

@@ -96,6 +96,15 @@ const declared: Record<string, string> = {
   'memories.settings': 'memories:read',
   'memories.updateSettings': 'tenant:manage',
   'usage.get': 'scope usage:read',
+  'knowledge.structures': 'scope knowledge:read',
+  'knowledge.publishStructure': 'scope knowledge:admin',
+  'knowledge.activateStructure': 'scope knowledge:admin',
+  'knowledge.create': 'scope knowledge:write',
+  'knowledge.list': 'scope knowledge:read',
+  'knowledge.get': 'scope knowledge:read',
+  'knowledge.update': 'scope knowledge:write',
+  'knowledge.delete': 'scope knowledge:write',
+  'knowledge.enrichmentLog': 'scope knowledge:read',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -160,8 +169,9 @@ const fixture = {} as {
   keysWithout: Record<ApiKeyScope, string>;
   keysWith: Record<ApiKeyScope, string>;
   memoryId: string;
+  knowledgeId: string;
 };
-const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string };
+const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string; knowledgeId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
   const r = await res;
@@ -255,6 +265,21 @@ beforeAll(async () => {
   foreign.memoryId = (
     await must(http(server.url, 'POST', '/memories', { headers: { 'x-api-key': bKey.secret }, body: { content: 'tenant B memory' } }), 202)
   ).memory_id;
+  fixture.knowledgeId = (
+    await must(
+      http(server.url, 'POST', '/v1/knowledge/person', {
+        headers: { 'x-api-key': fixture.allScopesKey },
+        body: { fields: { name: 'Tenant A' } },
+      }),
+      201,
+    )
+  ).id;
+  foreign.knowledgeId = (
+    await must(
+      http(server.url, 'POST', '/v1/knowledge/person', { headers: { 'x-api-key': bKey.secret }, body: { fields: { name: 'Tenant B' } } }),
+      201,
+    )
+  ).id;
 }, 60_000);
 
 afterAll(async () => {
@@ -262,20 +287,26 @@ afterAll(async () => {
 });
 
 /** The path parameters `requestFor` fills: a route with another one fails the guard below until it is added there. */
-const filledParameters = ['invitation_id', 'id', 'user_id', 'name', 'version'];
+const filledParameters = ['invitation_id', 'id', 'user_id', 'name', 'version', 'type'];
 
 /** A request each route accepts as valid (when the caller may make it), so a 403 can only mean authorization. */
 function requestFor(
   route: Route,
   actor: SignedUpUser,
-  ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string },
+  ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string; knowledgeId: string },
 ) {
+  const idOf = (p: string) =>
+    p.startsWith('/api-keys')
+      ? ids.keyId
+      : p.startsWith('/auth/break-glass')
+        ? ids.requestId
+        : p.startsWith('/v1/knowledge')
+          ? ids.knowledgeId
+          : ids.memoryId;
   const path = route.path
     .replace('{invitation_id}', ids.invitationId)
-    .replace(
-      '{id}',
-      route.path.startsWith('/api-keys') ? ids.keyId : route.path.startsWith('/auth/break-glass') ? ids.requestId : ids.memoryId,
-    )
+    .replace('{type}', 'person')
+    .replace('{id}', idOf(route.path))
     .replace('{user_id}', ids.memberId)
     .replace('{name}', 'viewer')
     .replace('{version}', '1');
@@ -290,6 +321,12 @@ function requestFor(
     'memories.create': { content: 'matrix' },
     'memories.update': { content: 'matrix' },
     'memories.rollback': { target_version: 1 },
+    'knowledge.create': { fields: { name: 'Matrix Person' } },
+    'knowledge.update': { fields: { job_title: 'tester' } },
+    'knowledge.publishStructure': {
+      schema_version: '9.0.0',
+      schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', 'x-knowledge': { identity: true } } } },
+    },
   };
   const query: Record<string, string> = { 'search.memories': '?q=matrix', 'apiKeys.checkScope': '?scope=memories:read' };
   return { url: path + (query[route.name] ?? ''), body: route.method === 'GET' ? undefined : (bodies[route.name] ?? {}) };
@@ -301,6 +338,7 @@ const ownIds = () => ({
   memberId: users.target.userId,
   memoryId: fixture.memoryId,
   invitationId: fixture.invitationId,
+  knowledgeId: fixture.knowledgeId,
 });
 
 const bearerRoutes = routes.filter((r) => r.auth === 'bearer' && !sessionTokenRoutes.has(r.name));
@@ -375,7 +413,15 @@ describe('API-key routes: 401 without a key, 403 SCOPE_MISSING without the scope
 });
 
 /** Routes whose path parameter names no tenant's resource. */
-const notTenantOwned = new Set(['roles.get']);
+const notTenantOwned = new Set([
+  'roles.get',
+  // `{type}` and `{version}` name a knowledge type and a structure version, which every tenant has of its own.
+  'knowledge.structures',
+  'knowledge.publishStructure',
+  'knowledge.activateStructure',
+  'knowledge.create',
+  'knowledge.list',
+]);
 
 describe("another tenant's id is 404 on every {id} route, and the resource is untouched", () => {
   const idRoutes = routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none');
@@ -390,6 +436,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         memberId: users.stranger.userId,
         memoryId: foreign.memoryId,
         invitationId: foreign.invitationId,
+        knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
       const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
@@ -403,6 +450,11 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
       expect(memory.status).toBe(200);
       expect(memory.body.content).toBe('tenant B memory');
       expect(memory.body.version).toBe(1);
+      const person = await http(server.url, 'GET', `/v1/knowledge/person/${foreign.knowledgeId}`, {
+        headers: { 'x-api-key': foreign.keySecret },
+      });
+      expect(person.status).toBe(200);
+      expect(person.body.fields).toEqual({ name: expect.objectContaining({ value: 'Tenant B' }) });
       const requests = await http(server.url, 'GET', '/auth/break-glass', { headers: bearer(b.accessToken) });
       expect(requests.body.requests.find((r: any) => r.id === foreign.requestId)?.status).toBe('pending');
       const members = await http(server.url, 'GET', '/auth/members', { headers: bearer(b.accessToken) });
@@ -488,6 +540,7 @@ describe('the same through /trpc', () => {
         memberId: users.stranger.userId,
         memoryId: foreign.memoryId,
         invitationId: foreign.invitationId,
+        knowledgeId: foreign.knowledgeId,
       };
       const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
       expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });

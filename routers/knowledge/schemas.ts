@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { timestamp } from '../../server/schemas/common.js';
+import { safeText } from '../../server/schemas/safe-text.js';
+import {
+  ENRICHMENT_OUTCOMES,
+  OBJECT_STATUSES,
+  PROVENANCES,
+  STRUCTURE_STATUSES,
+  type JsonValue,
+} from '../../server/services/knowledge/model.js';
+import { MAX_FIELDS } from '../../server/services/knowledge/structure-definition.js';
+import { migrationPlanSchema } from '../../server/services/knowledge/structure-migration.js';
+
+/**
+ * One schema per shape of the Knowledge API (`/v1/knowledge`), shared by tRPC, REST and the OpenAPI
+ * document. Field values are plain JSON here: the structure the object is bound to decides what each
+ * may hold, and the service answers 400 naming every field that does not fit.
+ */
+
+export const KNOWLEDGE_LIST_DEFAULT_LIMIT = 20;
+export const KNOWLEDGE_LIST_MAX_LIMIT = 100;
+
+const enumOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+  z.enum(values, { error: (issue) => `unknown ${what} '${String(issue.input)}' (allowed: ${values.join(', ')})` });
+
+const json = z.json() as z.ZodType<JsonValue>;
+
+/** `{type}`: a structure's type name; one that does not exist answers 404. */
+const type = safeText().min(1).max(64).meta({ description: 'Knowledge type, e.g. person, organization, project', example: 'person' });
+const objectId = safeText().min(1).max(128).meta({ description: 'Knowledge object id' });
+const fieldName = z.string().min(1).max(64);
+
+export const knowledgeTypeInput = z.object({ type });
+export const knowledgeObjectInput = z.object({ type, id: objectId });
+
+const fieldsInput = z
+  .record(fieldName, json)
+  .refine((f) => Object.keys(f).length <= MAX_FIELDS, `at most ${MAX_FIELDS} fields`)
+  .meta({ description: 'Field name → plain value', example: { name: 'Dana Whitfield', employer: 'Northwind' } });
+const knownNoneInput = z
+  .array(fieldName)
+  .max(MAX_FIELDS)
+  .meta({ description: 'Fields known to have no value: they count as filled and are never enriched' });
+
+export const createObjectInput = z.strictObject({
+  type,
+  fields: fieldsInput,
+  do_not_enrich: z.boolean().optional().meta({ description: 'Never enrich this object (default false)' }),
+  known_none: knownNoneInput.optional(),
+});
+
+export const patchObjectInput = z.strictObject({
+  type,
+  id: objectId,
+  fields: fieldsInput
+    .optional()
+    .meta({ description: 'Merged into the object: an omitted field is kept, null clears it, an array replaces' }),
+  do_not_enrich: z.boolean().optional(),
+  known_none: knownNoneInput.optional(),
+});
+
+export const listObjectsInput = z.object({
+  type,
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(KNOWLEDGE_LIST_MAX_LIMIT, `limit must be at most ${KNOWLEDGE_LIST_MAX_LIMIT}`)
+    .default(KNOWLEDGE_LIST_DEFAULT_LIMIT)
+    .meta({ description: `Page size, 1-${KNOWLEDGE_LIST_MAX_LIMIT} (default ${KNOWLEDGE_LIST_DEFAULT_LIMIT})` }),
+  completeness_lt: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: 'Only objects whose completeness_score is below this (then listed least complete first)' }),
+  status: enumOf(OBJECT_STATUSES, 'status').optional(),
+  cursor: safeText().min(1).max(512).optional().meta({ description: 'next_cursor of the previous page' }),
+});
+
+const fieldValueOutput = z.object({
+  value: json,
+  confidence: z.number().meta({ description: 'Confidence in the value, 0-1 (1 for values clients wrote)' }),
+  provenance: z.enum(PROVENANCES),
+  updated_at: timestamp,
+  known_none: z.literal(true).optional().meta({ description: 'The client stated there is no value' }),
+});
+
+const missingFieldOutput = z.object({
+  field: z.string(),
+  required: z.boolean(),
+  weight: z.number(),
+  share: z.number().meta({ description: 'Share of the completeness score this field would add' }),
+});
+
+export const knowledgeObjectOutput = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  ks_id: z.string().meta({ description: 'Id of the structure (schema) the object is bound to' }),
+  ks_type: z.string(),
+  schema_version: z.string(),
+  status: z.enum(OBJECT_STATUSES),
+  completeness_score: z.number().meta({ description: 'Weighted share of filled fields, 0-1' }),
+  do_not_enrich: z.boolean(),
+  fields: z.record(z.string(), fieldValueOutput),
+  missing_fields: z.array(missingFieldOutput).meta({ description: 'Empty fields, what to fill next first' }),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const listObjectsOutput = z.object({
+  objects: z.array(knowledgeObjectOutput),
+  total: z.number().int(),
+  limit: z.number().int(),
+  next_cursor: z.string().nullable(),
+});
+
+export const deleteObjectOutput = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const enrichmentLogOutput = z.array(
+  z.object({
+    id: z.string(),
+    tenant_id: z.string(),
+    ko_id: z.string(),
+    run_id: z.string(),
+    engine: z.string().meta({ description: 'rule, kg, llm, web, or migration' }),
+    field: z.string(),
+    strategy: z.string(),
+    candidate_value: json,
+    confidence: z.number().nullable(),
+    outcome: z.enum(ENRICHMENT_OUTCOMES),
+    source_refs: z.array(z.string()),
+    previous_value: json,
+    created_at: timestamp,
+  }),
+);
+
+export const structureOutput = z.object({
+  ks_id: z.string(),
+  ks_type: z.string(),
+  schema_version: z.string(),
+  status: z.enum(STRUCTURE_STATUSES),
+  builtin: z.boolean(),
+  schema: z.record(z.string(), json),
+  created_at: timestamp,
+  activated_at: timestamp.nullable(),
+});
+
+export const listStructuresOutput = z.object({ structures: z.array(structureOutput) });
+
+export const publishStructureInput = z.strictObject({
+  type,
+  schema_version: z.string().min(1).max(64).meta({ example: '1.1.0' }),
+  schema: z
+    .record(z.string(), json)
+    .meta({ description: 'JSON Schema object (type object, properties, required) with x-knowledge annotations' }),
+});
+
+export const activateStructureInput = z.strictObject({
+  type,
+  version: z.string().min(1).max(64),
+  migration: migrationPlanSchema.optional(),
+});
