@@ -2,6 +2,7 @@ import type { Clock } from '../server/services/clock.js';
 import type { MaintenanceService } from '../server/services/maintenance.js';
 import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
 import type { ConsolidationService } from '../server/services/memories/consolidation.js';
+import type { EnrichmentService } from '../server/services/knowledge/enrichment.js';
 import type { IndexOutboxService } from '../server/services/search/index-outbox.js';
 
 /**
@@ -16,4 +17,6 @@ export interface JobServices {
   maintenance: MaintenanceService;
   /** The search index outbox the drain job empties (server profile; a no-op where there is none). */
   indexOutbox: IndexOutboxService;
+  /** Knowledge enrichment runs (`knowledge.enrich`). */
+  enrichment: Pick<EnrichmentService, 'run'>;
 }

@@ -8,6 +8,7 @@ import {
   createObjectInput,
   deleteObjectOutput,
   enrichmentLogOutput,
+  enrichOutput,
   knowledgeObjectInput,
   knowledgeObjectOutput,
   knowledgeTypeInput,
@@ -179,6 +180,25 @@ export const knowledgeRouter = router({
     .mutation(async ({ ctx, input }) => {
       await ctx.services.knowledge.remove(ctx.principal.tenantId, input.type, input.id, actedBy(ctx, ctx.principal));
       return { id: input.id, deleted: true as const };
+    }),
+
+  enrich: requireScope('knowledge:write')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/v1/knowledge/{type}/{id}/enrich',
+        tags,
+        summary: 'Start an enrichment run (202); a run already holding the object starts nothing new',
+        protect: true,
+      },
+      auth: 'apiKey',
+    })
+    .input(knowledgeObjectInput)
+    .output(enrichOutput)
+    .mutation(async ({ ctx, input }) => {
+      const started = await ctx.services.enrichment.trigger(ctx.principal.tenantId, input.type, input.id);
+      ctx.response.status = 202;
+      return started;
     }),
 
   enrichmentLog: requireScope('knowledge:read')

@@ -13,6 +13,10 @@ import { createEmbeddedPorts, prepareEmbeddedStorage, resetEmbeddedSearchIndex }
 import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
+import type { EnrichmentEngine } from './ports/enrichment-engine.js';
+import { createEnrichmentService, type EnrichmentService } from './services/knowledge/enrichment.js';
+import { createKgEngine } from './services/knowledge/engines/kg-engine.js';
+import { createRuleEngine } from './services/knowledge/engines/rule-engine.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
@@ -90,6 +94,8 @@ export interface Services {
   search: SearchService;
   /** The Knowledge API: structures and knowledge objects (`/v1/knowledge`). */
   knowledge: KnowledgeService;
+  /** Knowledge enrichment: the trigger route and the `knowledge.enrich` job. */
+  enrichment: EnrichmentService;
   /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
   indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
@@ -116,6 +122,8 @@ export interface ServiceOptions {
    * size. A given analyzer is the caller's to close.
    */
   consolidation?: Pick<ConsolidationDeps, 'analyzer' | 'contradictionDetector' | 'batchSize'>;
+  /** The enrichment engines, given the configured ones in their order (tests add a stand-in of an outside engine). */
+  enrichmentEngines?: (configured: EnrichmentEngine[]) => EnrichmentEngine[];
 }
 
 /**
@@ -403,10 +411,23 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     clock,
   });
+  // Offline engines only, in their order; the LLM and web engines are not wired yet (docs/knowledge.md).
+  const enrichment = createEnrichmentService({
+    objects: ports.knowledgeObjects,
+    catalog: knowledge.catalog,
+    engines: (options.enrichmentEngines ?? ((configured) => configured))([
+      createRuleEngine(),
+      createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
+    ]),
+    scheduler: () => jobs,
+    usage,
+    clock,
+  });
   const services: Services = {
     embedder,
     search,
     knowledge,
+    enrichment,
     indexOutbox,
     config,
     logger,

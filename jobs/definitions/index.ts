@@ -2,6 +2,7 @@ import type { JobCatalogue } from '../../server/jobs/catalogue.js';
 import type { AnyJobDefinition } from '../definition.js';
 import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
 import { drainIndexOutbox } from './drain-index-outbox.js';
+import { enrichKnowledge } from './enrich-knowledge.js';
 import { purgeEnded } from './purge-ended.js';
 
 /** One handler per catalogue job, under the catalogue's key: the compiler refuses a job without one. */
@@ -10,6 +11,7 @@ const handlers: { [K in keyof JobCatalogue]: AnyJobDefinition & { name: JobCatal
   consolidationSweep,
   drainIndexOutbox,
   purgeEnded,
+  enrichKnowledge,
 };
 
 /**

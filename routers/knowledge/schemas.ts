@@ -117,6 +117,11 @@ export const listObjectsOutput = z.object({
 
 export const deleteObjectOutput = z.object({ id: z.string(), deleted: z.literal(true) });
 
+export const enrichOutput = z.object({
+  id: z.string(),
+  status: z.literal('ENRICHING').meta({ description: 'A run holds the object; its status settles when the run ends' }),
+});
+
 export const enrichmentLogOutput = z.array(
   z.object({
     id: z.string(),

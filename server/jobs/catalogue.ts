@@ -31,6 +31,12 @@ export const consolidationSweepJob = job('memory.consolidation-sweep', z.object(
  */
 export const drainIndexOutboxJob = job('search.drain-index-outbox', z.object({}).optional());
 
+/** One enrichment run of a knowledge object: `runId` is the hold the trigger set (a stale job finds another and stops). */
+export const enrichKnowledgeJob = job(
+  'knowledge.enrich',
+  z.object({ tenantId: z.string().min(1).max(200), objectId: z.string().min(1).max(128), runId: z.string().min(1).max(128) }),
+);
+
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
 export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
 
@@ -39,6 +45,7 @@ export const jobCatalogue = {
   consolidationSweep: consolidationSweepJob,
   drainIndexOutbox: drainIndexOutboxJob,
   purgeEnded: purgeEndedJob,
+  enrichKnowledge: enrichKnowledgeJob,
 } as const;
 
 export type JobCatalogue = typeof jobCatalogue;

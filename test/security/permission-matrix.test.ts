@@ -105,6 +105,7 @@ const declared: Record<string, string> = {
   'knowledge.update': 'scope knowledge:write',
   'knowledge.delete': 'scope knowledge:write',
   'knowledge.enrichmentLog': 'scope knowledge:read',
+  'knowledge.enrich': 'scope knowledge:write',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {

@@ -1,0 +1,77 @@
+import type { EnrichmentEngine } from '../../../ports/enrichment-engine.js';
+import type { KnowledgeObjectStore } from '../../../ports/knowledge.js';
+import type { MemoryStore } from '../../../ports/memories.js';
+import type { SearchIndex } from '../../../ports/search-index.js';
+import { normaliseName } from '../../../text/fact-vocabulary.js';
+import type { Candidate } from '../model.js';
+import { FACT_MAPPINGS, factCandidates, locationFromEmployer, type MemoryText } from './kg-facts.js';
+
+/** Memories read per object: the tenant's most relevant mentions of its name. */
+export const KG_MEMORY_LIMIT = 50;
+/** Organisations read for a person's employer (several objects may share a name). */
+const ORGANIZATION_LIMIT = 5;
+
+export interface KgEngineDeps {
+  /** The tenant's memories that mention a name (the keyword and graph channels of its own search index). */
+  index: Pick<SearchIndex, 'search'>;
+  memories: Pick<MemoryStore, 'getMany'>;
+  objects: Pick<KnowledgeObjectStore, 'findByIdentity'>;
+}
+
+/**
+ * The knowledge-graph engine (`KG_INFERENCE`), offline and always on: facts stated in the tenant's own
+ * memories about the object (resolved by its identity, the name), and relations to the tenant's other
+ * knowledge objects (`relation_traversal`: a person's location from their employer's headquarters).
+ * Its `source_refs` name the memories (`memory:<id>`) and objects (`knowledge:<id>`) used. Only active,
+ * consolidated memories that pass the search filters count (not superseded, not injection-flagged).
+ */
+export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
+  async function mentioning(tenantId: string, name: string): Promise<MemoryText[]> {
+    const found = await deps.index.search(tenantId, {
+      text: name,
+      vector: null,
+      mode: 'hybrid+graph',
+      limit: KG_MEMORY_LIMIT,
+      filters: { namespaces: null },
+    });
+    if (found.hits.length === 0) return [];
+    const records = await deps.memories.getMany(
+      tenantId,
+      found.hits.map((h) => h.memoryId),
+    );
+    return records.map((m) => ({ id: m.id, content: m.content, createdAt: m.createdAt }));
+  }
+
+  return {
+    name: 'kg',
+    provenance: 'KG_INFERENCE',
+    enabledFor: async () => true,
+    async propose({ tenantId, object, definition, openFields }) {
+      // The object's identity: the built-in types have one identity field, its name.
+      const name = object.fields[definition.identityFields[0] ?? 'name']?.value;
+      if (typeof name !== 'string' || name.trim() === '') return { candidates: [] };
+      const open = new Set(openFields);
+      const mapped = new Set((FACT_MAPPINGS[object.type] ?? []).map((m) => m.field));
+      const candidates: Candidate[] = factCandidates(object.type, name, await mentioning(tenantId, name)).filter((c) => open.has(c.field));
+      const tried: Record<string, string[]> = {};
+      for (const field of openFields) tried[field] = mapped.has(field) ? ['stated_fact'] : [];
+      if (object.type === 'person' && open.has('location')) {
+        tried.location = [...(tried.location ?? []), 'relation_traversal'];
+        const employer = employerOf(object, candidates);
+        if (employer) {
+          const organizations = await deps.objects.findByIdentity(tenantId, 'organization', normaliseName(employer), ORGANIZATION_LIMIT);
+          candidates.push(...locationFromEmployer(employer, organizations));
+        }
+      }
+      return { candidates, tried };
+    },
+  };
+}
+
+/** The employer the traversal follows: the stored value, else the most confident stated one. */
+function employerOf(object: { fields: Record<string, { value: unknown } | undefined> }, candidates: readonly Candidate[]): string | null {
+  const stored = object.fields.employer?.value;
+  if (typeof stored === 'string' && stored.trim() !== '') return stored;
+  const best = candidates.filter((c) => c.field === 'employer').sort((a, b) => b.confidence - a.confidence)[0];
+  return typeof best?.value === 'string' ? best.value : null;
+}

@@ -1,0 +1,187 @@
+import { AppError } from '../../errors.js';
+import { enrichKnowledgeJob } from '../../jobs/catalogue.js';
+import type { EnrichmentEngine } from '../../ports/enrichment-engine.js';
+import type { EnrichmentLogRecord, KnowledgeObjectRecord, KnowledgeObjectStore } from '../../ports/knowledge.js';
+import type { Scheduler } from '../../ports/scheduler.js';
+import { isoAt, systemClock, type Clock } from '../clock.js';
+import { timeOrderedId } from '../time-ordered-id.js';
+import type { UsageService } from '../usage.js';
+import { applyRunToCurrent } from './enrichment-apply.js';
+import type { PlannedLogEntry } from './enrichment-log-entry.js';
+import { openFields, planEngineStep, startRun, type EngineOutput, type RunPlan } from './enrichment-plan.js';
+import { fieldValueProblems } from './field-values.js';
+import type { Candidate } from './model.js';
+import { derivedState } from './object-state.js';
+import type { StructureCatalog } from './structure-catalog.js';
+
+/**
+ * Enrichment runs (issue #23 §4). `trigger` marks the object ENRICHING with a run id and enqueues the
+ * `knowledge.enrich` job (a second trigger while a run holds the object starts nothing new); `run` asks
+ * the engines in order for the fields still open, decides with the shared rules, and writes the values
+ * and every log entry in one store write against the object as it is then: a client's PATCH during
+ * the run wins (its fields' committed entries become `stale`).
+ */
+
+/** A hold older than this is a run that died (its job gave up): a new trigger takes the object over. */
+export const RUN_HOLD_MS = 10 * 60_000;
+const WRITE_ATTEMPTS = 5;
+
+export interface EnrichmentDeps {
+  objects: KnowledgeObjectStore;
+  catalog: Pick<StructureCatalog, 'version'>;
+  /** In the order they are tried: rule, kg, llm, web. */
+  engines: readonly EnrichmentEngine[];
+  scheduler: () => Pick<Scheduler, 'now'>;
+  usage: Pick<UsageService, 'writeQuota'>;
+  clock?: Clock;
+}
+
+export type RunOutcome = 'done' | 'skipped';
+
+export function createEnrichmentService(deps: EnrichmentDeps) {
+  const clock = deps.clock ?? systemClock;
+
+  async function definitionOf(record: KnowledgeObjectRecord) {
+    const view = await deps.catalog.version(record.tenantId, record.type, record.schemaVersion);
+    if (!view) throw new Error(`structure ${record.type}@${record.schemaVersion} of object ${record.id} is missing`);
+    return view.definition;
+  }
+
+  /** Candidates a structure refuses (a wrong type or format) never reach the decision: logged as `rejected`. */
+  function screen(
+    record: KnowledgeObjectRecord,
+    definition: Awaited<ReturnType<typeof definitionOf>>,
+    engine: EnrichmentEngine,
+    plan: RunPlan,
+    candidates: readonly Candidate[],
+  ) {
+    const valid: Candidate[] = [];
+    const refused: PlannedLogEntry[] = [];
+    for (const c of candidates) {
+      if (!Object.hasOwn(definition.fields, c.field) || fieldValueProblems(definition, c.field, c.value).length === 0) valid.push(c);
+      else
+        refused.push({
+          runId: plan.runId,
+          engine: engine.name,
+          field: c.field,
+          strategy: c.strategy,
+          candidateValue: c.value,
+          confidence: c.confidence,
+          outcome: 'rejected',
+          sourceRefs: [...c.sourceRefs],
+          previousValue: record.fields[c.field] ?? null,
+        });
+    }
+    return { valid, refused };
+  }
+
+  async function plan(record: KnowledgeObjectRecord, runId: string): Promise<RunPlan> {
+    const definition = await definitionOf(record);
+    let plan = startRun(runId, isoAt(clock()), { fields: definition.fields, values: record.fields, doNotEnrich: record.doNotEnrich });
+    for (const engine of deps.engines) {
+      const open = openFields(plan);
+      if (open.length === 0) break;
+      if (!(await engine.enabledFor(record.tenantId))) continue;
+      let output: EngineOutput;
+      let refused: PlannedLogEntry[] = [];
+      try {
+        const proposal = await engine.propose({ tenantId: record.tenantId, object: record, definition, openFields: open });
+        const screened = screen(record, definition, engine, plan, proposal.candidates);
+        refused = screened.refused;
+        output = {
+          engine: engine.name,
+          provenance: engine.provenance,
+          candidates: screened.valid,
+          ...(proposal.tried ? { tried: proposal.tried } : {}),
+        };
+      } catch (err) {
+        output = { engine: engine.name, provenance: engine.provenance, error: err instanceof Error ? err.message : String(err) };
+      }
+      plan = planEngineStep(plan, output);
+      if (refused.length > 0) plan = { ...plan, entries: [...plan.entries, ...refused] };
+    }
+    return plan;
+  }
+
+  const toLog = (record: KnowledgeObjectRecord, entries: readonly PlannedLogEntry[], at: string): EnrichmentLogRecord[] =>
+    entries.map((e) => ({
+      id: timeOrderedId(),
+      tenantId: record.tenantId,
+      objectId: record.id,
+      runId: e.runId,
+      engine: e.engine,
+      field: e.field,
+      strategy: e.strategy,
+      candidateValue: e.candidateValue,
+      confidence: e.confidence,
+      outcome: e.outcome,
+      sourceRefs: e.sourceRefs,
+      previousValue: e.previousValue?.value ?? null,
+      createdAt: at,
+    }));
+
+  return {
+    async trigger(tenantId: string, type: string, id: string): Promise<{ id: string; status: 'ENRICHING' }> {
+      for (let attempt = 1; ; attempt++) {
+        const current = await deps.objects.get(tenantId, id);
+        if (!current || current.type !== type) throw new AppError('NOT_FOUND', `${type} object not found`);
+        if (current.doNotEnrich) throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
+        const now = clock();
+        if (current.enrichment && now - Date.parse(current.enrichment.since) < RUN_HOLD_MS) return { id, status: 'ENRICHING' };
+        const runId = timeOrderedId();
+        const held: KnowledgeObjectRecord = {
+          ...current,
+          enrichment: { runId, since: isoAt(now) },
+          status: 'ENRICHING',
+          revision: current.revision + 1,
+        };
+        const outcome = await deps.objects.update(held, current.revision, { storageBytes: null });
+        if (outcome === 'not_found') throw new AppError('NOT_FOUND', `${type} object not found`);
+        if (outcome === 'ok') {
+          await deps.scheduler().now(enrichKnowledgeJob, { tenantId, objectId: id, runId });
+          return { id, status: 'ENRICHING' };
+        }
+        if (attempt >= WRITE_ATTEMPTS) throw new AppError('CONFLICT', `${type} object ${id} keeps changing; try again`);
+      }
+    },
+
+    /** The job's work; `skipped` when the object is gone or another run holds it now. */
+    async run(tenantId: string, objectId: string, runId: string): Promise<RunOutcome> {
+      const first = await deps.objects.get(tenantId, objectId);
+      if (!first || first.enrichment?.runId !== runId) return 'skipped';
+      const planned = await plan(first, runId);
+      const quota = { storageBytes: (await deps.usage.writeQuota(tenantId)).storageBytes };
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+        const current = await deps.objects.get(tenantId, objectId);
+        if (!current || current.enrichment?.runId !== runId) return 'skipped';
+        const at = isoAt(clock());
+        const applied = applyRunToCurrent({ values: current.fields, doNotEnrich: current.doNotEnrich }, planned);
+        const definition = await definitionOf(current);
+        const run = { enrichedAt: at, enrichment: null };
+        const { missingFields: _m, ...derived } = derivedState(definition, applied.values, run);
+        const next: KnowledgeObjectRecord = {
+          ...current,
+          fields: applied.values,
+          ...derived,
+          ...run,
+          revision: current.revision + 1,
+          updatedAt: Object.keys(applied.writes).length > 0 ? at : current.updatedAt,
+        };
+        const outcome = await deps.objects.update(next, current.revision, quota, toLog(current, applied.entries, at));
+        if (outcome === 'ok') return 'done';
+        if (outcome === 'not_found') return 'skipped';
+        if (outcome === 'quota_exceeded') {
+          // Nothing inferred is written past the plan's storage; the run still ends, and says why.
+          const { missingFields: _n, ...kept } = derivedState(definition, current.fields, run);
+          const entries = applied.entries.map((e) => (e.outcome === 'committed' ? { ...e, outcome: 'error' as const } : e));
+          const released: KnowledgeObjectRecord = { ...current, ...kept, ...run, revision: current.revision + 1 };
+          const r = await deps.objects.update(released, current.revision, { storageBytes: null }, toLog(current, entries, at));
+          if (r === 'ok' || r === 'not_found') return r === 'ok' ? 'done' : 'skipped';
+        }
+      }
+      throw new Error(`enrichment run ${runId} of ${objectId} lost ${WRITE_ATTEMPTS} races with other writes`);
+    },
+  };
+}
+
+export type EnrichmentService = ReturnType<typeof createEnrichmentService>;
