@@ -1,5 +1,5 @@
-import nlp from 'compromise';
 import { ACRONYM_TITLES, CAP, ORG, PERSON, PLACE, type FactPredicate, type RawFact } from './fact-vocabulary.js';
+import { phraseHasTag } from './pos-tagger.js';
 
 /**
  * The relational phrasings of fact extraction: employment, titles, headquarters, residence, reporting
@@ -77,17 +77,9 @@ function cleanTitle(raw: string): string {
   return words.join(' ');
 }
 
-const tagCache = new Map<string, boolean>();
-/** compromise's reading of a short phrase ("#Person", "#Place", "#Organization"); cached, the phrases repeat. */
+/** compromise's reading of a short phrase ("#Person", "#Place", "#Organization"), through the shared tag memo. */
 export function looksLike(phrase: string, tag: '#Person' | '#Place' | '#Organization'): boolean {
-  const key = `${tag}\u0000${phrase}`;
-  let hit = tagCache.get(key);
-  if (hit === undefined) {
-    hit = nlp(phrase).has(tag);
-    if (tagCache.size > 5000) tagCache.clear();
-    tagCache.set(key, hit);
-  }
-  return hit;
+  return phraseHasTag(phrase, tag.slice(1));
 }
 
 type Groups = Record<string, string | undefined>;

@@ -3,8 +3,8 @@ import nlp from 'compromise';
 import { ATTRIBUTE_RULES, POSSESSIVE, POSSESSIVE_ALIASES, SINGLE_POSSESSIVE } from './attribute-rules.js';
 import type { Fact, Tense, ValueKind } from './facts.js';
 import { canonicalSubject, isName, type SubjectContext } from './subjects.js';
-import { createTagger, rememberShared, type Tagger } from './tagger.js';
-import { clauses, sentences } from './text.js';
+import { createTagger, rememberShared, type Tagger } from '../../../text/pos-tagger.js';
+import { clauses, sentences } from '../../../text/sentences.js';
 import { cutValue, normalizeValue } from './values.js';
 
 const TAIL_WORDS = new Set([
