@@ -56,9 +56,25 @@ export function sentences(text: string): string[] {
   return sentenceSpans(expandContractions(text)).map((s) => s.text);
 }
 
+const CLAUSE_BREAK = /\s*;\s*|,?\s+(?:and|but|while|whereas|although|though)\s+/gi;
+
+/** Clauses of a sentence with their offsets in it: cut at ";" and at coordinating words; a final "." or "!" dropped. */
+export function clauseSpans(sentence: string): SentenceSpan[] {
+  const out: SentenceSpan[] = [];
+  const push = (from: number, to: number) => {
+    const raw = sentence.slice(from, to).replace(/[.!]+$/, '');
+    const text = raw.trim();
+    if (text) out.push({ start: from + raw.length - raw.trimStart().length, text });
+  };
+  let from = 0;
+  for (const m of sentence.matchAll(CLAUSE_BREAK)) {
+    push(from, m.index);
+    from = m.index + m[0].length;
+  }
+  push(from, sentence.length);
+  return out;
+}
+
 export function clauses(sentence: string): string[] {
-  return sentence
-    .split(/\s*;\s*|,?\s+(?:and|but|while|whereas|although|though)\s+/i)
-    .map((c) => c.replace(/[.!]+$/, '').trim())
-    .filter(Boolean);
+  return clauseSpans(sentence).map((c) => c.text);
 }

@@ -1,6 +1,6 @@
 /** Values of facts: cut out of a clause, normalised, and compared (containment, place granularity, exclusive groups). */
 import type { Fact, ValueKind } from './facts.js';
-import type { Tagger } from '../../../text/pos-tagger.js';
+import type { Tagger } from '../pos-tagger.js';
 
 const VALUE_STOP =
   /[,;:()!?"]|\.(?:\s|$)|\s(?:with|since|for|because|until|after|before|when|whenever|while|as of|from|in|on|at|during|last|next|this|these|now|today|yesterday|tomorrow|recently|again|anymore|any more|though|although|where|who|whom|which|that|and|but|or|by|ago|so|then|every|each|full[- ]time|part[- ]time|as|to|about|around|near)\b/i;

@@ -1,6 +1,6 @@
 /** Which verb patterns and possessive forms state which attribute, and whether it holds one value at a time. */
 import type { ValueKind } from './facts.js';
-import type { Tagger } from '../../../text/pos-tagger.js';
+import type { Tagger } from '../pos-tagger.js';
 import { EXCLUSIVE_GROUPS, normalizeValue } from './values.js';
 
 /** Nouns after "is a" that name a relationship or a trait rather than an occupation. */
