@@ -143,12 +143,19 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   { attributes: ['residence'], pattern: /\b(?:lived|resided)\s+in\s+(?<value>.+)/i, single: true, kind: 'place', tense: 'past' },
   {
     attributes: ['residence'],
-    pattern: /\b(?:moved|moves|move|moving|relocated|relocates|relocate|relocating|emigrated|emigrating)\s+(?:back\s+)?to\s+(?<value>.+)/i,
+    pattern:
+      /\b(?:moved|moves|move|moving|relocated|relocates|relocate|relocating|emigrated|emigrating)\s+(?:back\s+)?(?:from\s+\S+(?:\s+\S+){0,3}?\s+)?to\s+(?<value>.+)/i,
     single: true,
     kind: 'place',
     tense: 'change',
   },
-  { attributes: ['residence'], pattern: /\b(?:based|located|settled)\s+in\s+(?<value>.+)/i, single: true, kind: 'place', tense: 'present' },
+  {
+    attributes: ['residence'],
+    pattern: /\b(?:(?<based>based|located)\s+(?:in|out\s+of)|settled\s+in)\s+(?<value>.+)/i,
+    single: true,
+    kind: 'place',
+    tense: 'present',
+  },
   {
     attributes: ['residence'],
     pattern: /\bmoved\s+(?:out\s+of|away\s+from)\s+(?<value>.+)/i,
@@ -169,14 +176,15 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   {
     attributes: ['employer'],
     pattern:
-      /\b(?:joined|joins|(?:was\s+|got\s+|has\s+been\s+)?hired\s+by|employed\s+(?:by|at)|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at|signed\s+with)\s+(?<value>.+)/i,
+      /\b(?:joined|joins|(?<!\bto\s+)(?:join|joining)|rejoined|(?:was\s+|got\s+|has\s+been\s+)?hired\s+(?:by|at)|(?<employed>employed)\s+(?:by|at)|(?:started|starts|start|starting)\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at|(?:got|took)\s+a\s+(?:new\s+)?job\s+(?:at|with)|accepted\s+an\s+offer\s+from|moved\s+over\s+to|signed\s+with)\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'change',
   },
   {
     attributes: ['employer'],
-    pattern: /\b(?:quit|resigned\s+from|(?:was\s+|got\s+)?(?:fired|laid\s+off)\s+(?:from|by)|retired\s+from)\s+(?<value>.+)/i,
+    pattern:
+      /\b(?:quit|resigned\s+(?:from|at)|departed|(?:was\s+|got\s+)?(?:fired|laid\s+off|let\s+go)\s+(?:from|by)|stopped\s+working\s+(?:at|for)|retired\s+from|stepped\s+down\s+(?:from|as\s+(?:the\s+|an?\s+)?\S+(?:\s+\S+){0,4}?\s+(?:of|at)))\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'change',
