@@ -1,7 +1,9 @@
 import nlp from 'compromise';
 import { contactFacts, type ContactOptions } from './contact-facts.js';
 import { relationalFacts } from './fact-patterns.js';
+import { createTagger } from './pos-tagger.js';
 import { sentenceSpans } from './sentences.js';
+import { statementFacts } from './statement-facts.js';
 import { normaliseName, trimName, type Fact, type FactPredicate, type RawFact } from './fact-vocabulary.js';
 
 export { normaliseName, FACT_PREDICATES, type Fact, type FactPredicate } from './fact-vocabulary.js';
@@ -74,6 +76,7 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
     ...offsetsOf(doc.organizations()).map((o) => ({ ...o, kind: 'org' })),
   ];
 
+  const tag = createTagger();
   const best = new Map<string, Fact>();
   let lastPerson: string | null = null;
 
@@ -106,7 +109,11 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
     previousSubject = null;
 
     if (!/\?\s*$/.test(sentence.text)) {
-      const raws: RawFact[] = [...relationalFacts(sentence.text), ...contactFacts(sentence.text, names, options)].sort(
+      const raws: RawFact[] = [
+        ...statementFacts(sentence.text, tag),
+        ...relationalFacts(sentence.text),
+        ...contactFacts(sentence.text, names, options),
+      ].sort(
         (a, b) => a.start - b.start,
       );
       for (const raw of raws) {
