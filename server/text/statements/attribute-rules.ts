@@ -167,7 +167,9 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   // employer
   {
     attributes: ['employer'],
-    pattern: /\b(?:works|work|working)\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?<value>.+)/i,
+    // "started working at" joins and "stopped working at" leaves: their rules below read them.
+    pattern:
+      /\b(?<!\b(?:started|starts|start|starting|stopped)\s+)(?:works|work|working)\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'present',
@@ -176,7 +178,7 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   {
     attributes: ['employer'],
     pattern:
-      /\b(?:joined|joins|(?<!\bto\s+)(?:join|joining)|rejoined|(?:was\s+|got\s+|has\s+been\s+)?hired\s+(?:by|at)|(?<employed>employed)\s+(?:by|at)|(?:started|starts|start|starting)\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at|(?:got|took)\s+a\s+(?:new\s+)?job\s+(?:at|with)|accepted\s+an\s+offer\s+from|moved\s+over\s+to|signed\s+with)\s+(?<value>.+)/i,
+      /\b(?:joined|joins|(?<!\bto\s+)(?:join|joining)|rejoined|(?:was\s+|got\s+|has\s+been\s+)?hired\s+(?:by|at)|(?<employed>employed)\s+(?:by|at)|(?:started|starts|start|starting)\s+(?:working\s+(?:at|for)|(?:a\s+(?:new\s+)?job\s+)?at)|(?:got|took)\s+a\s+(?:new\s+)?job\s+(?:at|with)|accepted\s+an\s+offer\s+from|moved\s+over\s+to|signed\s+with)\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'change',
