@@ -113,9 +113,7 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
         ...statementFacts(sentence.text, tag),
         ...relationalFacts(sentence.text),
         ...contactFacts(sentence.text, names, options),
-      ].sort(
-        (a, b) => a.start - b.start,
-      );
+      ].sort((a, b) => a.start - b.start);
       for (const raw of raws) {
         sentencePeople = [
           ...inSentence.filter((m) => m.kind === 'person' && m.start - sentence.start < raw.start).map((m) => cleanMention(m.text)),

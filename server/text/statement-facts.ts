@@ -78,7 +78,11 @@ function employer(found: RuleMatch, org: string, rest: string, restAt: number, b
   }
   const past = rule.tense === 'past' || (tail.past && !tail.peeled.some((w) => w === 'has' || w === 'have'));
   // "works for Sam": a person, not an employer ("works at" always names a place of work).
-  if (/\bfor\s+$/.test(match[0].slice(0, found.valueStart - match.index)) && looksLike(org, '#Person') && !looksLike(org, '#Organization')) {
+  if (
+    /\bfor\s+$/.test(match[0].slice(0, found.valueStart - match.index)) &&
+    looksLike(org, '#Person') &&
+    !looksLike(org, '#Organization')
+  ) {
     if (!modal && !past) emit('reports_to', org, 0.7, end);
     return;
   }

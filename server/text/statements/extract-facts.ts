@@ -94,8 +94,7 @@ export interface Tail {
 
 /** Peel auxiliaries, negations and adverbs off the end of the subject region (contractions expanded first). */
 function peelTail(region: string): Tail {
-  const words = expandContractions(region)
-    .trim().split(/\s+/).filter(Boolean);
+  const words = expandContractions(region).trim().split(/\s+/).filter(Boolean);
   const peeled: string[] = [];
   while (words.length > 0 && TAIL_WORDS.has(words.at(-1)!.toLowerCase())) peeled.unshift(words.pop()!.toLowerCase());
   const last = words.at(-1)?.toLowerCase() ?? '';
