@@ -94,7 +94,9 @@ export interface Tail {
 
 /** Peel auxiliaries, negations and adverbs off the end of the subject region (contractions expanded first). */
 function peelTail(region: string): Tail {
-  const words = expandContractions(region).trim().split(/\s+/).filter(Boolean);
+  // The detector's text is expanded already; the knowledge extractor's is as written ("doesn’t").
+  const written = /['’‘`]/.test(region) ? expandContractions(region) : region;
+  const words = written.trim().split(/\s+/).filter(Boolean);
   const peeled: string[] = [];
   while (words.length > 0 && TAIL_WORDS.has(words.at(-1)!.toLowerCase())) peeled.unshift(words.pop()!.toLowerCase());
   const last = words.at(-1)?.toLowerCase() ?? '';
