@@ -1,9 +1,10 @@
-import nlp from 'compromise';
 import { ACRONYM_TITLES, CAP, ORG, PERSON, PLACE, type FactPredicate, type RawFact } from './fact-vocabulary.js';
+import { phraseHasTag } from './pos-tagger.js';
 
 /**
- * The relational phrasings of fact extraction: employment, titles, headquarters, residence, reporting
- * lines, project ownership and status. Each rule is one regular expression over one sentence (every
+ * The relational phrasings only the knowledge extractor reads: titles (with their employer), headquarters,
+ * reporting lines, project ownership and status. Employment verbs, leaving, "works as" and residence are
+ * the statement rules' (`statements/attribute-rules.ts`, mapped by `statement-facts.ts`). Each rule is one regular expression over one sentence (every
  * quantifier bounded, so a sentence is scanned in linear time) and a function turning a match into
  * raw facts. Subjects are returned as written ("Dana", "I", "She"); `facts.ts` resolves them.
  *
@@ -32,14 +33,13 @@ const HEADS = TITLE_HEADS.split('|')
 /** Words that never modify a title ("happy with the designer" is no title). */
 const NOT_MODIFIER = String.raw`(?:with|the|a|an|and|or|to|of|for|at|in|on|by|not|is|was|his|her|their|our|my|your|its|who|that|as|from|than)\b`;
 /** A job title: up to four modifiers and a head noun, with a lowercase "of" complement ("head of sales"). */
-const TITLE = String.raw`(?:(?!${NOT_MODIFIER})[\p{L}-]+${SP}){0,4}?(?:${HEADS}|${ACRONYM_TITLES})s?(?![\p{L}-])(?:${SP}of${SP}[a-z][\w-]*(?:${SP}[a-z][\w-]*)?(?=${SP}(?:at|for|with|in)\b|[,.;]|$))?`;
+export const TITLE = String.raw`(?:(?!${NOT_MODIFIER})[\p{L}-]+${SP}){0,4}?(?:${HEADS}|${ACRONYM_TITLES})s?(?![\p{L}-])(?:${SP}of${SP}[a-z][\w-]*(?:${SP}[a-z][\w-]*)?(?=${SP}(?:at|for|with|in)\b|[,.;]|$))?`;
 /** Words between a subject and its verb: auxiliaries, negation, adverbs. Read by `readGap`. */
 const GAP_WORD = String.raw`not|n['’]t|never|no${SP}longer|still|also|now|currently|already|just|recently|actually|really|has|have|had|does|do|did|doesn['’]t|don['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|hasn['’]t|haven['’]t|won['’]t|is|are|was|were|am|will|would|might|may|could|should|must|be|been|being|going${SP}to|about${SP}to|used${SP}to|officially|finally|[a-z]+ly`;
 const GAP = String.raw`(?<gap>(?:['’](?:s|m|re|ve|d|ll)(?![\p{L}]))?(?:${SP}(?:${GAP_WORD})){0,6})`;
 const LEFT_EDGE = String.raw`(?<![\p{L}\p{N}'’])`;
 /** Subject, optional contraction ("Dana's been", "I'm"), optional relative clause ("Dana, who ..."), gap. */
 const SUBJECT = String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I|[Hh]e|[Ss]he|and)(?:${SP}and${SP}(?<subj2>${PERSON}))?(?<rel>,${SP}who)?${GAP}`;
-const THE = String.raw`(?:(?:the|an?)${SP})?`;
 
 /** Evaluative words people put before a title that are not part of it ("a brilliant engineer"). */
 const EVALUATIVE = new Set(
@@ -71,23 +71,15 @@ function readGap(gap: string | undefined): Modality {
   };
 }
 
-function cleanTitle(raw: string): string {
+export function cleanTitle(raw: string): string {
   const words = raw.trim().split(/[ \t]+/);
   while (words.length > 1 && (EVALUATIVE.has(words[0]!.toLowerCase()) || /ly$/i.test(words[0]!))) words.shift();
   return words.join(' ');
 }
 
-const tagCache = new Map<string, boolean>();
-/** compromise's reading of a short phrase ("#Person", "#Place", "#Organization"); cached, the phrases repeat. */
+/** compromise's reading of a short phrase ("#Person", "#Place", "#Organization"), through the shared tag memo. */
 export function looksLike(phrase: string, tag: '#Person' | '#Place' | '#Organization'): boolean {
-  const key = `${tag}\u0000${phrase}`;
-  let hit = tagCache.get(key);
-  if (hit === undefined) {
-    hit = nlp(phrase).has(tag);
-    if (tagCache.size > 5000) tagCache.clear();
-    tagCache.set(key, hit);
-  }
-  return hit;
+  return phraseHasTag(phrase, tag.slice(1));
 }
 
 type Groups = Record<string, string | undefined>;
@@ -129,23 +121,6 @@ const STATES: [RegExp, string][] = [
 ];
 
 export const RULES: Rule[] = [
-  // "Dana works at Northwind as a staff engineer", "Dana has been working for Globex", "Dana, who works at Acme,"
-  rule(
-    /\b(?:work|employed)/,
-    String.raw`${SUBJECT}${SP}(?<verb>works|work|working|worked|employed)(?:${SP}[a-z]+ly)?(?:${SP}(?:full|part)[- ]time)?(?:${SP}as${SP}${THE}(?<title1>${TITLE}))?(?:${SP}(?:in|on)${SP}(?:the${SP})?[a-z][\w-]*(?:${SP}[a-z][\w-]*){0,2})?${SP}(?<prep>at|for|by)${SP}(?:the${SP})?(?<org>${ORG})(?:${SP}as${SP}${THE}(?<title2>${TITLE}))?(?:${SP}in${SP}(?<place>${PLACE}))?`,
-    (g, add) => {
-      const m = readGap(g.gap);
-      const org = g.org!;
-      // "works for Sam": a person, not an employer ("works at" always names a place of work).
-      if (g.prep === 'for' && looksLike(org, '#Person') && !looksLike(org, '#Organization')) {
-        if (!m.negated && !m.modal && g.verb !== 'worked') add(g.subj!, 'reports_to', org, 0.7);
-        return;
-      }
-      const base = g.rel ? 0.85 : 0.9;
-      employment(add, g.subj!, org, m, g.verb === 'worked', base, g.title1 ?? g.title2);
-      if (g.place && !m.negated && !m.modal && g.verb !== 'worked') add(g.subj!, 'based_in', g.place, 0.7);
-    },
-  ),
   // "Dana is a product manager at Globex", "Dana was the VP of Engineering at Acme", "Dana became CTO of Acme"
   rule(
     HAS_TITLE,
@@ -191,40 +166,14 @@ export const RULES: Rule[] = [
       employment(add, g.subj!, g.org!, readGap(''), false, 0.85, title);
     },
   ),
-  // "Dana joined Initech in 2021", "Dana starts at Globex next week as a designer", "Dana was hired by Acme"
+  // "Acme is headquartered in Lyon", "Acme is HQ'd out of Lyon" ("based in" is a statement rule's)
   rule(
-    /\b(?:join|rejoin|re-join|start|got a job|took a job|offer|hired|moved over)/,
-    String.raw`${SUBJECT}${SP}(?<verb>joined|joins|join|joining|rejoined|re-joined|started${SP}at|starts${SP}at|start${SP}at|starting${SP}at|got${SP}a${SP}job${SP}at|took${SP}a${SP}job${SP}at|accepted${SP}an${SP}offer${SP}from|hired${SP}(?:by|at)|got${SP}hired${SP}(?:by|at)|moved${SP}over${SP}to)${SP}(?:the${SP})?(?<org>${ORG})(?:[^,;.]{0,40}?${SP}as${SP}${THE}(?<title>${TITLE}))?`,
-    (g, add) => {
-      const m = readGap(g.gap);
-      if (m.negated || (looksLike(g.org!, '#Person') && !looksLike(g.org!, '#Organization'))) return;
-      // "is joining" / "starting at" without a past form is about to happen, not yet true.
-      const upcoming = m.modal || /ing\b/.test(g.verb!) ? 0.7 : 1;
-      add(g.subj!, 'joined', g.org!, 0.9 * upcoming);
-      if (g.title) add(g.subj!, 'job_title', cleanTitle(g.title), 0.85 * upcoming);
-    },
-  ),
-  // "Dana left Acme for Globex", "Dana quit Initech", "Dana was laid off from Acme", "Dana stepped down as CEO of Acme"
-  rule(
-    /\b(?:left|leav|quit|resign|depart|laid off|let go|fired|stopped working|retired|stepped down)/,
-    String.raw`${SUBJECT}${SP}(?<verb>left|leaves|leaving|leave|quit|quits|quitting|resigned${SP}(?:from|at)|resigns${SP}from|departed|departs|laid${SP}off${SP}(?:from|by)|let${SP}go${SP}(?:from|by)|fired${SP}(?:from|by)|stopped${SP}working${SP}(?:at|for)|retired${SP}from|stepped${SP}down${SP}(?:from|as${SP}${THE}${TITLE}${SP}(?:of|at)))${SP}(?:the${SP})?(?<org>${ORG})(?:[^,;.]{0,30}?${SP}(?:for|to${SP}join)${SP}(?:the${SP})?(?<org2>${ORG}))?`,
-    (g, add) => {
-      const m = readGap(g.gap);
-      if (m.negated) return;
-      add(g.subj!, 'left', g.org!, 0.9 * (m.modal || /ing$/.test(g.verb!) ? 0.7 : 1));
-      if (g.org2 && !m.modal && !looksLike(g.org2, '#Place')) add(g.subj!, 'joined', g.org2, 0.85);
-    },
-  ),
-  // "Acme is headquartered in Lyon", "Acme is based out of Lyon", "Dana is based in Porto"
-  rule(
-    /\b(?:headquartered|HQ|based|located)/,
-    String.raw`${LEFT_EDGE}(?<subj>${ORG})${GAP}${SP}(?<verb>headquartered|HQ['’]?d|based|located)${SP}(?:in|out${SP}of)${SP}(?<place>${PLACE})`,
+    /\b(?:headquartered|HQ)/,
+    String.raw`${LEFT_EDGE}(?<subj>${ORG})${GAP}${SP}(?:headquartered|HQ['’]?d)${SP}(?:in|out${SP}of)${SP}(?<place>${PLACE})`,
     (g, add) => {
       const m = readGap(g.gap);
       if (!m.copula || m.negated) return;
-      const factor = (m.pastAux && !m.perfect) || m.modal ? 0.6 : 1;
-      if (/^(?:headquartered|HQ)/.test(g.verb!)) add(g.subj!, 'headquartered_in', g.place!, 0.9 * factor);
-      else add(g.subj!, 'based_in', g.place!, 0.85 * factor);
+      add(g.subj!, 'headquartered_in', g.place!, 0.9 * ((m.pastAux && !m.perfect) || m.modal ? 0.6 : 1));
     },
   ),
   // "Acme, a robotics firm headquartered in Lyon,", "Acme, based in Lyon,"
@@ -248,28 +197,6 @@ export const RULES: Rule[] = [
     /-based\b/,
     String.raw`${LEFT_EDGE}(?:(?<place>${PLACE})-based${SP}(?:[a-z][\w-]*${SP}){0,3}(?<subj>${ORG})|(?<subj2>${ORG})${SP}(?:is|was)${SP}an?${SP}(?<place2>${PLACE})-based)`,
     (g, add) => add(g.subj ?? g.subj2!, 'based_in', g.place ?? g.place2!, g.subj ? 0.8 : 0.85),
-  ),
-  // "Dana lives in Porto", "Dana moved from Lyon to Porto", "Dana, who lives in Porto,", "I relocated to Berlin"
-  rule(
-    /\b(?:liv|resid|settled|stay|mov|relocat)/,
-    String.raw`${SUBJECT}${SP}(?<verb>lives|live|living|lived|resides|reside|residing|settled|stays|staying|moved|moves|moving|move|relocated|relocates|relocating|relocate)(?:${SP}back)?(?:${SP}from${SP}${PLACE})?${SP}(?<prep>in|to|near)${SP}(?<place>${PLACE})`,
-    (g, add) => {
-      const m = readGap(g.gap);
-      const verb = g.verb!;
-      const moving = /^(?:mov|reloc)/.test(verb);
-      if (m.negated || (moving && g.prep !== 'to') || (!moving && g.prep === 'to')) return;
-      if (verb === 'lived' && !m.perfect) return; // a former home
-      if (moving && looksLike(g.place!, '#Organization') && !looksLike(g.place!, '#Place')) {
-        if (!/ing$/.test(verb) && !m.modal) add(g.subj!, 'joined', g.place!, 0.7);
-        return;
-      }
-      // "moved to Globex" may be a new job: a destination compromise does not know as a place is less sure.
-      let base = moving ? (looksLike(g.place!, '#Place') ? 0.85 : 0.6) : /^stay/.test(verb) ? 0.6 : 0.9;
-      if (g.prep === 'near') base = 0.7;
-      if (g.rel) base = Math.min(base, 0.85);
-      const upcoming = m.modal || (moving && /ing$/.test(verb)) ? 0.7 : 1;
-      add(g.subj!, 'lives_in', g.place!, base * upcoming);
-    },
   ),
   // "Dana calls Porto home"
   rule(/\bhome\b/, String.raw`${LEFT_EDGE}(?<subj>${PERSON}|I)${SP}(?:calls|call)${SP}(?<place>${PLACE})${SP}home\b`, (g, add) =>

@@ -2,6 +2,7 @@
  * The shared vocabulary of fact extraction (`facts.ts`): the fact shape, the name patterns every rule
  * builds on, and name normalisation for matching. Pure: no I/O, no state.
  */
+import { stripMarks, withoutLegalSuffix } from './names.js';
 
 export const FACT_PREDICATES = [
   'works_at',
@@ -87,16 +88,13 @@ export function trimName(raw: string): string {
 }
 
 const HONORIFICS = /^(?:dr|mr|mrs|ms|mx|prof|sir|dame)\.?\s+/;
-const LEGAL_SUFFIX = /\s+(?:inc|ltd|llc|gmbh|ag|sa|sas|plc|corp|corporation|co|company|bv|nv|ab|pty|limited)$/;
 
 /**
  * The form of a name used for matching: lower case, no diacritics, no possessive, no honorific, no
  * leading "the", no legal suffix ("Acme, Inc." = "acme"), "&" read as "and", single spaces.
  */
 export function normaliseName(name: string): string {
-  let s = name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+  let s = stripMarks(name)
     .toLowerCase()
     .replace(/['’]s\b/g, '')
     .replace(/['’]/g, '')
@@ -105,6 +103,6 @@ export function normaliseName(name: string): string {
     .trim()
     .replace(/\s+/g, ' ');
   s = s.replace(HONORIFICS, '').replace(/^the\s+/, '');
-  const stripped = s.replace(LEGAL_SUFFIX, '');
+  const stripped = withoutLegalSuffix(s);
   return stripped.length > 0 ? stripped : s;
 }

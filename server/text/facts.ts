@@ -1,6 +1,9 @@
 import nlp from 'compromise';
 import { contactFacts, type ContactOptions } from './contact-facts.js';
 import { relationalFacts } from './fact-patterns.js';
+import { createTagger } from './pos-tagger.js';
+import { sentenceSpans } from './sentences.js';
+import { statementFacts } from './statement-facts.js';
 import { normaliseName, trimName, type Fact, type FactPredicate, type RawFact } from './fact-vocabulary.js';
 
 export { normaliseName, FACT_PREDICATES, type Fact, type FactPredicate } from './fact-vocabulary.js';
@@ -8,7 +11,7 @@ export { normaliseName, FACT_PREDICATES, type Fact, type FactPredicate } from '.
 /**
  * Facts stated in free memory text ("Dana Whitfield works at Northwind as a staff engineer", "Acme's HQ
  * is in Lyon", "Sam is Dana's manager", "reach Dana at dana@northwind.io"), for the knowledge engines.
- * compromise splits sentences and recognises people (for "she"/"he" and for contact details nobody is
+ * Sentences are cut by `sentences.ts` (the contradiction detector's splitter); compromise recognises people (for "she"/"he" and for contact details nobody is
  * named for); the phrasings themselves are patterns (`fact-patterns.ts`, `contact-facts.ts`), each with
  * its confidence on the scale documented there. On top of that, per sentence:
  *   ×0.75 a hedge before the fact ("I think", "maybe", "apparently", "I heard")
@@ -67,12 +70,13 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
   const text = input.slice(0, MAX_FACT_INPUT_CHARS);
   const maxFacts = options.maxFacts ?? DEFAULT_MAX_FACTS;
   const doc = nlp(text);
-  const sentences = offsetsOf(doc).map((s) => ({ start: s.start, text: text.slice(s.start, s.start + s.text.length) }));
+  const sentences = sentenceSpans(text);
   const mentions = [
     ...offsetsOf(doc.people()).map((p) => ({ ...p, kind: 'person' })),
     ...offsetsOf(doc.organizations()).map((o) => ({ ...o, kind: 'org' })),
   ];
 
+  const tag = createTagger();
   const best = new Map<string, Fact>();
   let lastPerson: string | null = null;
 
@@ -105,9 +109,11 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
     previousSubject = null;
 
     if (!/\?\s*$/.test(sentence.text)) {
-      const raws: RawFact[] = [...relationalFacts(sentence.text), ...contactFacts(sentence.text, names, options)].sort(
-        (a, b) => a.start - b.start,
-      );
+      const raws: RawFact[] = [
+        ...statementFacts(sentence.text, tag),
+        ...relationalFacts(sentence.text),
+        ...contactFacts(sentence.text, names, options),
+      ].sort((a, b) => a.start - b.start);
       for (const raw of raws) {
         sentencePeople = [
           ...inSentence.filter((m) => m.kind === 'person' && m.start - sentence.start < raw.start).map((m) => cleanMention(m.text)),

@@ -35,18 +35,18 @@
  * chat-completions endpoint instead and falls back to this detector on any error.
  */
 import type { ContradictionDetector, ContradictionInput, ContradictionResult } from '../../ports/contradiction-detector.js';
-import { EXCLUSIVE_GROUPS, compatibleValues } from './contradiction/values.js';
-import { extractFacts } from './contradiction/extract-facts.js';
-import type { Fact } from './contradiction/facts.js';
-import { sameSubject } from './contradiction/subjects.js';
-import { createTagger, type Tagger } from './contradiction/tagger.js';
+import { EXCLUSIVE_GROUPS, compatibleValues } from '../../text/statements/values.js';
+import { extractFacts } from '../../text/statements/extract-facts.js';
+import type { Fact } from '../../text/statements/facts.js';
+import { sameSubject } from '../../text/statements/subjects.js';
+import { createTagger, type Tagger } from '../../text/pos-tagger.js';
 
 export type { ContradictionDetector, ContradictionInput, ContradictionResult } from '../../ports/contradiction-detector.js';
-export { ATTRIBUTE_RULES, type AttributeRule, type TenseMode } from './contradiction/attribute-rules.js';
-export { MAX_FACT_TEXT_CHARS, extractFacts } from './contradiction/extract-facts.js';
-export type { Fact, Tense, ValueKind } from './contradiction/facts.js';
-export { canonicalSubject } from './contradiction/subjects.js';
-export { createTagger, type Tagger, type TermJson } from './contradiction/tagger.js';
+export { ATTRIBUTE_RULES, type AttributeRule, type TenseMode } from '../../text/statements/attribute-rules.js';
+export { MAX_FACT_TEXT_CHARS, extractFacts } from '../../text/statements/extract-facts.js';
+export type { Fact, Tense, ValueKind } from '../../text/statements/facts.js';
+export { canonicalSubject } from '../../text/statements/subjects.js';
+export { createTagger, type Tagger, type TermJson } from '../../text/pos-tagger.js';
 
 function describe(f: Fact): string {
   return `${f.negated ? 'not ' : ''}"${f.value}"${f.tense === 'past' ? ' (past)' : ''}`;

@@ -1,4 +1,4 @@
-/** What the offline contradiction detector extracts from a text, and compares. */
+/** What the statement extractor finds in a text (read by the contradiction detector and, mapped to its predicates, the knowledge extractor). */
 
 export type Tense = 'present' | 'past';
 

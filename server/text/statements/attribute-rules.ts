@@ -1,6 +1,6 @@
 /** Which verb patterns and possessive forms state which attribute, and whether it holds one value at a time. */
 import type { ValueKind } from './facts.js';
-import type { Tagger } from './tagger.js';
+import type { Tagger } from '../pos-tagger.js';
 import { EXCLUSIVE_GROUPS, normalizeValue } from './values.js';
 
 /** Nouns after "is a" that name a relationship or a trait rather than an occupation. */
@@ -143,12 +143,19 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   { attributes: ['residence'], pattern: /\b(?:lived|resided)\s+in\s+(?<value>.+)/i, single: true, kind: 'place', tense: 'past' },
   {
     attributes: ['residence'],
-    pattern: /\b(?:moved|moves|move|moving|relocated|relocates|relocate|relocating|emigrated|emigrating)\s+(?:back\s+)?to\s+(?<value>.+)/i,
+    pattern:
+      /\b(?:moved|moves|move|moving|relocated|relocates|relocate|relocating|emigrated|emigrating)\s+(?:back\s+)?(?:from\s+\S+(?:\s+\S+){0,3}?\s+)?to\s+(?<value>.+)/i,
     single: true,
     kind: 'place',
     tense: 'change',
   },
-  { attributes: ['residence'], pattern: /\b(?:based|located|settled)\s+in\s+(?<value>.+)/i, single: true, kind: 'place', tense: 'present' },
+  {
+    attributes: ['residence'],
+    pattern: /\b(?:(?<based>based|located)\s+(?:in|out\s+of)|settled\s+in)\s+(?<value>.+)/i,
+    single: true,
+    kind: 'place',
+    tense: 'present',
+  },
   {
     attributes: ['residence'],
     pattern: /\bmoved\s+(?:out\s+of|away\s+from)\s+(?<value>.+)/i,
@@ -160,7 +167,9 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   // employer
   {
     attributes: ['employer'],
-    pattern: /\b(?:works|work|working)\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?<value>.+)/i,
+    // "started working at" joins and "stopped working at" leaves: their rules below read them.
+    pattern:
+      /\b(?<!\b(?:started|starts|start|starting|stopped)\s+)(?:works|work|working)\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'present',
@@ -169,14 +178,15 @@ export const ATTRIBUTE_RULES: readonly AttributeRule[] = [
   {
     attributes: ['employer'],
     pattern:
-      /\b(?:joined|joins|(?:was\s+|got\s+|has\s+been\s+)?hired\s+by|employed\s+(?:by|at)|started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?at|signed\s+with)\s+(?<value>.+)/i,
+      /\b(?:joined|joins|(?<!\bto\s+)(?:join|joining)|rejoined|(?:was\s+|got\s+|has\s+been\s+)?hired\s+(?:by|at)|(?<employed>employed)\s+(?:by|at)|(?:started|starts|start|starting)\s+(?:working\s+(?:at|for)|(?:a\s+(?:new\s+)?job\s+)?at)|(?:got|took)\s+a\s+(?:new\s+)?job\s+(?:at|with)|accepted\s+an\s+offer\s+from|moved\s+over\s+to|signed\s+with)\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'change',
   },
   {
     attributes: ['employer'],
-    pattern: /\b(?:quit|resigned\s+from|(?:was\s+|got\s+)?(?:fired|laid\s+off)\s+(?:from|by)|retired\s+from)\s+(?<value>.+)/i,
+    pattern:
+      /\b(?:quit|resigned\s+(?:from|at)|departed|(?:was\s+|got\s+)?(?:fired|laid\s+off|let\s+go)\s+(?:from|by)|stopped\s+working\s+(?:at|for)|retired\s+from|stepped\s+down\s+(?:from|as\s+(?:the\s+|an?\s+)?\S+(?:\s+\S+){0,4}?\s+(?:of|at)))\s+(?<value>.+)/i,
     single: true,
     kind: 'org',
     tense: 'change',

@@ -1,5 +1,5 @@
 /** Who a statement is about: a subject phrase resolved to a canonical subject. */
-import { createTagger, type Tagger, type TermJson } from './tagger.js';
+import { createTagger, type Tagger, type TermJson } from '../pos-tagger.js';
 
 const FIRST_PERSON = new Set(['i', 'me', 'myself', 'user', 'the user']);
 const THIRD_PERSON = new Set(['he', 'she', 'they', 'him', 'her', 'them']);

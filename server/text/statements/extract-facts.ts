@@ -1,10 +1,10 @@
 /** Fact extraction: a text's sentences and clauses turned into (subject, attribute, value, negated, tense) facts. */
 import nlp from 'compromise';
-import { ATTRIBUTE_RULES, POSSESSIVE, POSSESSIVE_ALIASES, SINGLE_POSSESSIVE } from './attribute-rules.js';
+import { ATTRIBUTE_RULES, POSSESSIVE, type AttributeRule, POSSESSIVE_ALIASES, SINGLE_POSSESSIVE } from './attribute-rules.js';
 import type { Fact, Tense, ValueKind } from './facts.js';
 import { canonicalSubject, isName, type SubjectContext } from './subjects.js';
-import { createTagger, rememberShared, type Tagger } from './tagger.js';
-import { clauses, sentences } from './text.js';
+import { createTagger, rememberShared, type Tagger } from '../pos-tagger.js';
+import { clauses, expandContractions, sentences } from '../sentences.js';
 import { cutValue, normalizeValue } from './values.js';
 
 const TAIL_WORDS = new Set([
@@ -81,17 +81,22 @@ const MODALS = new Set([
   'thinking',
 ]);
 
-interface Tail {
+export interface Tail {
+  /** The subject region once auxiliaries, negations and adverbs are peeled off its end. */
   subject: string;
+  /** The peeled words, lower case, in text order ("has", "not", "will"). */
+  peeled: readonly string[];
   negated: boolean;
   past: boolean;
   formerly: boolean;
   hypothetical: boolean;
 }
 
-/** Peel auxiliaries, negations and adverbs off the end of the subject region. */
+/** Peel auxiliaries, negations and adverbs off the end of the subject region (contractions expanded first). */
 function peelTail(region: string): Tail {
-  const words = region.trim().split(/\s+/).filter(Boolean);
+  // The detector's text is expanded already; the knowledge extractor's is as written ("doesn’t").
+  const written = /['’‘`]/.test(region) ? expandContractions(region) : region;
+  const words = written.trim().split(/\s+/).filter(Boolean);
   const peeled: string[] = [];
   while (words.length > 0 && TAIL_WORDS.has(words.at(-1)!.toLowerCase())) peeled.unshift(words.pop()!.toLowerCase());
   const last = words.at(-1)?.toLowerCase() ?? '';
@@ -100,6 +105,7 @@ function peelTail(region: string): Tail {
   const danglingTo = peeled[0] === 'to' || (/ to /.test(joined) && !/ used to /.test(joined));
   return {
     subject: words.join(' '),
+    peeled,
     negated: / not | never /.test(joined) || / no longer /.test(joined),
     past: / was | were | had | did /.test(joined),
     formerly,
@@ -165,19 +171,39 @@ function possessiveFacts(clause: string, ctx: ClauseContext): Fact[] | null {
   return fact ? [fact] : [];
 }
 
-function ruleFacts(clause: string, ctx: ClauseContext): Fact[] | null {
+/** The first attribute rule a clause states, read but not yet resolved: the knowledge extractor maps these too. */
+export interface RuleMatch {
+  rule: AttributeRule;
+  match: RegExpExecArray;
+  tail: Tail;
+  /** The value as written, cut at its first stop word; `valueStart` is its offset in the clause. */
+  rawValue: string;
+  valueStart: number;
+}
+
+export function matchAttributeRule(clause: string): RuleMatch | null {
   for (const rule of ATTRIBUTE_RULES) {
     const m = rule.pattern.exec(clause);
     if (!m?.groups) continue;
-    const tail = peelTail(clause.slice(0, m.index));
+    const written = m.groups.value ?? '';
+    const rawValue = cutValue(written);
+    const valueStart = m.index + m[0].lastIndexOf(written) + Math.max(0, written.indexOf(rawValue));
+    return { rule, match: m, tail: peelTail(clause.slice(0, m.index)), rawValue, valueStart };
+  }
+  return null;
+}
+
+function ruleFacts(clause: string, ctx: ClauseContext): Fact[] | null {
+  const found = matchAttributeRule(clause);
+  if (found) {
+    const { rule, match: m, tail, rawValue } = found;
     if (tail.hypothetical) return [];
     const subject = resolveSubject(tail.subject, ctx);
     if (!subject) return [];
     remember(ctx, subject);
-    const rawValue = cutValue(m.groups.value ?? '');
     const classified = rule.classify ? rule.classify(rawValue, ctx.tag) : { attribute: rule.attributes[0] ?? '', single: rule.single };
     if (classified === null) return [];
-    let negated = tail.negated || Boolean(m.groups.neg);
+    let negated = tail.negated || Boolean(m.groups?.neg);
     let tense: Tense = rule.tense === 'past' || (rule.tense === 'present' && tail.past) ? 'past' : 'present';
     if (rule.tense === 'change' && tail.past && tail.negated) tense = 'past';
     if (rule.negates) negated = !negated;

@@ -1,4 +1,4 @@
-/** Part-of-speech tagging (compromise) for fact extraction, memoised per extraction and, for short texts, per process. */
+/** Part-of-speech tagging (compromise) for the fact extractors, memoised per extraction and, for short texts, per process. */
 import nlp from 'compromise';
 
 export interface TermJson {
@@ -28,16 +28,30 @@ export function rememberShared<V>(memo: Map<string, V>, key: string, value: V): 
   memo.set(key, value);
 }
 
+/** Tags of a text through the process-wide memo alone (short texts), for callers without an extraction of their own. */
+export function tagShared(text: string): TermJson[] {
+  let terms = text.length <= SHARED_MEMO_MAX_CHARS ? sharedTerms.get(text) : undefined;
+  if (terms === undefined) {
+    terms = tagWithCompromise(text);
+    if (text.length <= SHARED_MEMO_MAX_CHARS) rememberShared(sharedTerms, text, terms);
+  }
+  return terms;
+}
+
+/** Whether compromise tags any word of a phrase `tag` ("Person", "Place", "Organization"), as `nlp(phrase).has('#' + tag)`. */
+export function phraseHasTag(phrase: string, tag: string): boolean {
+  return tagShared(phrase).some((t) => t.tags.includes(tag));
+}
+
 /** A tagger that memoises its answers for one extraction; short texts also go through the shared memo. */
 export function createTagger(): Tagger {
   const memo = new Map<string, TermJson[]>();
   return (text) => {
-    let terms = memo.get(text) ?? (text.length <= SHARED_MEMO_MAX_CHARS ? sharedTerms.get(text) : undefined);
+    let terms = memo.get(text);
     if (terms === undefined) {
-      terms = tagWithCompromise(text);
-      if (text.length <= SHARED_MEMO_MAX_CHARS) rememberShared(sharedTerms, text, terms);
+      terms = tagShared(text);
+      memo.set(text, terms);
     }
-    memo.set(text, terms);
     return terms;
   };
 }

@@ -1,6 +1,7 @@
 /** Values of facts: cut out of a clause, normalised, and compared (containment, place granularity, exclusive groups). */
 import type { Fact, ValueKind } from './facts.js';
-import type { Tagger } from './tagger.js';
+import { stripMarks, withoutLegalSuffix } from '../names.js';
+import type { Tagger } from '../pos-tagger.js';
 
 const VALUE_STOP =
   /[,;:()!?"]|\.(?:\s|$)|\s(?:with|since|for|because|until|after|before|when|whenever|while|as of|from|in|on|at|during|last|next|this|these|now|today|yesterday|tomorrow|recently|again|anymore|any more|though|although|where|who|whom|which|that|and|but|or|by|ago|so|then|every|each|full[- ]time|part[- ]time|as|to|about|around|near)\b/i;
@@ -20,20 +21,16 @@ const SPELLING: Readonly<Record<string, string>> = {
   theatre: 'theater',
   centre: 'center',
 };
-const ORG_SUFFIX = /\s+(?:inc|ltd|llc|corp|corporation|co|gmbh|plc|sa|ag|group|company|limited)$/;
 
 export function normalizeValue(value: string, kind: ValueKind): string {
-  let v = value
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+  let v = stripMarks(value.toLowerCase())
     .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .split(' ')
     .map((w) => SPELLING[w] ?? w)
     .join(' ');
-  if (kind === 'org') v = v.replace(ORG_SUFFIX, '');
+  if (kind === 'org') v = withoutLegalSuffix(v);
   return v;
 }
 
