@@ -22,8 +22,8 @@ export interface KgEngineDeps {
  * The knowledge-graph engine (`KG_INFERENCE`), offline and always on: facts stated in the tenant's own
  * memories about the object (resolved by its identity, the name), and relations to the tenant's other
  * knowledge objects (`relation_traversal`: a person's location from their employer's headquarters).
- * Its `source_refs` name the memories (`memory:<id>`) and objects (`knowledge:<id>`) used. Only active,
- * consolidated memories that pass the search filters count (not superseded, not injection-flagged).
+ * Its `source_refs` name the memories (`memory:<id>`) and objects (`knowledge:<id>`) used. Only what a
+ * default search returns counts: consolidated memories, superseded versions and injection-flagged ones left out.
  */
 export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
   async function mentioning(tenantId: string, name: string): Promise<MemoryText[]> {
