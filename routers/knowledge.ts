@@ -196,7 +196,7 @@ export const knowledgeRouter = router({
     .input(knowledgeObjectInput)
     .output(enrichOutput)
     .mutation(async ({ ctx, input }) => {
-      const started = await ctx.services.enrichment.trigger(ctx.principal.tenantId, input.type, input.id);
+      const started = await ctx.services.enrichment.trigger(ctx.principal.tenantId, input.type, input.id, ctx.principal.namespaces);
       ctx.response.status = 202;
       return started;
     }),

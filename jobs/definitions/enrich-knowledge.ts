@@ -11,7 +11,7 @@ export const enrichKnowledge = bindJob(enrichKnowledgeJob, {
   lockLifetimeMs: 5 * 60_000,
   retry: { attempts: 3, baseMs: 2_000 },
   async handler(payload, services, job) {
-    const outcome = await services.enrichment.run(payload.tenantId, payload.objectId, payload.runId);
+    const outcome = await services.enrichment.run(payload.tenantId, payload.objectId, payload.runId, payload.namespaces);
     if (outcome === 'skipped')
       job.logger.info({ objectId: payload.objectId }, 'enrichment run skipped: the object is gone or held by another run');
   },

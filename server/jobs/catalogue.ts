@@ -34,7 +34,13 @@ export const drainIndexOutboxJob = job('search.drain-index-outbox', z.object({})
 /** One enrichment run of a knowledge object: `runId` is the hold the trigger set (a stale job finds another and stops). */
 export const enrichKnowledgeJob = job(
   'knowledge.enrich',
-  z.object({ tenantId: z.string().min(1).max(200), objectId: z.string().min(1).max(128), runId: z.string().min(1).max(128) }),
+  z.object({
+    tenantId: z.string().min(1).max(200),
+    objectId: z.string().min(1).max(128),
+    runId: z.string().min(1).max(128),
+    /** The memory namespaces of the key that triggered the run (null: all). */
+    namespaces: z.array(z.string().min(1).max(200)).max(100).nullable().default(null),
+  }),
 );
 
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */

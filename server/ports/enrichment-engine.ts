@@ -23,6 +23,12 @@ export interface EnrichmentRequest {
   definition: StructureDefinition;
   /** The fields the engine is asked about. */
   openFields: readonly string[];
+  /**
+   * The memory namespaces the run may read: those of the API key that triggered it (null: every
+   * namespace). Knowledge objects are tenant-wide; what a run infers never comes from memories its
+   * caller could not read.
+   */
+  namespaces: readonly string[] | null;
 }
 
 export interface EngineProposal {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import type { EnrichmentEngine } from '../../server/ports/enrichment-engine.js';
-import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
+import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -90,6 +90,27 @@ describe('enrichment', () => {
     await other.api('POST', `/v1/knowledge/person/${q.body.id}/enrich`);
     const theirs = await settled(other.api, `/v1/knowledge/person/${q.body.id}`);
     expect(theirs.fields.employer).toBeUndefined();
+  });
+
+  it('reads only the memory namespaces of the key that triggered the run', async () => {
+    const { user, key } = await tenantWithKey(server.url, SCOPES);
+    const api = withKey(server.url, key);
+    expect((await api('POST', '/memories', { body: { content: 'Ilse Varga lives in Szeged.', namespace: 'hr-private' } })).status).toBe(
+      202,
+    );
+    expect(
+      (await api('POST', '/memories', { body: { content: 'Ilse Varga works at Tiszavolgy Mills.', namespace: 'public' } })).status,
+    ).toBe(202);
+    await waitConsolidated(server.url, key);
+    const restricted = withKey(server.url, await createApiKey(server.url, user, SCOPES, ['public']));
+    const p = await restricted('POST', '/v1/knowledge/person', { body: { fields: { name: 'Ilse Varga' } } });
+    expect((await restricted('POST', `/v1/knowledge/person/${p.body.id}/enrich`)).status).toBe(202);
+    const done = await settled(restricted, `/v1/knowledge/person/${p.body.id}`);
+    expect(done.fields.employer).toMatchObject({ value: 'Tiszavolgy Mills' });
+    expect(done.fields.location).toBeUndefined();
+    // The same object enriched by a key for every namespace reads both.
+    expect((await api('POST', `/v1/knowledge/person/${p.body.id}/enrich`)).status).toBe(202);
+    expect((await settled(api, `/v1/knowledge/person/${p.body.id}`)).fields.location).toMatchObject({ value: 'Szeged' });
   });
 
   it("proposes a person's location from their employer's headquarters (relation_traversal) without committing it", async () => {

@@ -194,6 +194,47 @@ describe('knowledge structures', () => {
     ]);
   });
 
+  it('refuses a migration default larger than a client value may be (413), writing nothing', async () => {
+    const t = withKey(server.url, (await tenantWithKey(server.url, ALL)).key);
+    const base = (await t('GET', '/v1/knowledge/project/structures')).body.structures[0].schema;
+    const p = await t('POST', '/v1/knowledge/project', { body: { fields: { name: 'Heron' } } });
+    const schema = structuredClone(base);
+    schema.properties.charter = { type: 'string', 'x-knowledge': { weight: 1 } };
+    schema.required = [...schema.required, 'charter'];
+    expect((await t('POST', '/v1/knowledge/project/structures', { body: { schema_version: '1.2.0', schema } })).status).toBe(201);
+    const res = await t('POST', '/v1/knowledge/project/structures/1.2.0/activate', {
+      body: { migration: { default: [{ field: 'charter', value: 'c'.repeat(5000) }] } },
+    });
+    expect(res.status).toBe(413);
+    expect((await t('GET', `/v1/knowledge/project/${p.body.id}`)).body.schema_version).toBe('1.0.0');
+    const ok = await t('POST', '/v1/knowledge/project/structures/1.2.0/activate', {
+      body: { migration: { default: [{ field: 'charter', value: 'to be written' }] } },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect((await t('GET', `/v1/knowledge/project/${p.body.id}`)).body.fields.charter).toMatchObject({
+      value: 'to be written',
+      provenance: 'AGENT_INPUT',
+    });
+  });
+
+  it('serves a tenant type named like an Object.prototype member, enrichment included', async () => {
+    const t = withKey(server.url, (await tenantWithKey(server.url, ALL)).key);
+    const schema = {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', 'x-knowledge': { identity: true } }, note: { type: 'string' } },
+    };
+    expect((await t('POST', '/v1/knowledge/constructor/structures', { body: { schema_version: '1.0.0', schema } })).status).toBe(201);
+    expect((await t('POST', '/v1/knowledge/constructor/structures/1.0.0/activate', { body: {} })).status).toBe(200);
+    const o = await t('POST', '/v1/knowledge/constructor', { body: { fields: { name: 'Odd One' } } });
+    expect(o.status, o.text).toBe(201);
+    expect((await t('POST', `/v1/knowledge/constructor/${o.body.id}/enrich`)).status).toBe(202);
+    for (let i = 0; i < 200 && (await t('GET', `/v1/knowledge/constructor/${o.body.id}`)).body.status === 'ENRICHING'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const log = (await t('GET', `/v1/knowledge/constructor/${o.body.id}/enrichment-log`)).body as { outcome: string }[];
+    expect(log.filter((e) => e.outcome === 'error')).toEqual([]);
+  });
+
   it('answers 400 listing every problem of a malformed structure, and 403 without knowledge:admin', async () => {
     const res = await api('POST', '/v1/knowledge/gadget/structures', {
       body: {

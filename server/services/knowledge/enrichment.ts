@@ -75,7 +75,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     return { valid, refused };
   }
 
-  async function plan(record: KnowledgeObjectRecord, runId: string): Promise<RunPlan> {
+  async function plan(record: KnowledgeObjectRecord, runId: string, namespaces: readonly string[] | null): Promise<RunPlan> {
     const definition = await definitionOf(record);
     let plan = startRun(runId, isoAt(clock()), { fields: definition.fields, values: record.fields, doNotEnrich: record.doNotEnrich });
     for (const engine of deps.engines) {
@@ -85,7 +85,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
       let output: EngineOutput;
       let refused: PlannedLogEntry[] = [];
       try {
-        const proposal = await engine.propose({ tenantId: record.tenantId, object: record, definition, openFields: open });
+        const proposal = await engine.propose({ tenantId: record.tenantId, object: record, definition, openFields: open, namespaces });
         const screened = screen(record, definition, engine, plan, proposal.candidates);
         refused = screened.refused;
         output = {
@@ -120,25 +120,55 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
       createdAt: at,
     }));
 
+  /** Ends a hold without a run: the status computed as if no run held the object. */
+  async function release(record: KnowledgeObjectRecord): Promise<void> {
+    const definition = await definitionOf(record);
+    const { missingFields: _m, ...derived } = derivedState(definition, record.fields, { enrichedAt: record.enrichedAt, enrichment: null });
+    await deps.objects.update({ ...record, ...derived, enrichment: null, revision: record.revision + 1 }, record.revision, {
+      storageBytes: null,
+    });
+  }
+
   return {
-    async trigger(tenantId: string, type: string, id: string): Promise<{ id: string; status: 'ENRICHING' }> {
+    /** `namespaces`: the triggering key's (null: every namespace); the run reads memories of those only. */
+    async trigger(
+      tenantId: string,
+      type: string,
+      id: string,
+      namespaces: readonly string[] | null,
+    ): Promise<{ id: string; status: 'ENRICHING' }> {
       for (let attempt = 1; ; attempt++) {
         const current = await deps.objects.get(tenantId, id);
         if (!current || current.type !== type) throw new AppError('NOT_FOUND', `${type} object not found`);
-        if (current.doNotEnrich) throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
         const now = clock();
-        if (current.enrichment && now - Date.parse(current.enrichment.since) < RUN_HOLD_MS) return { id, status: 'ENRICHING' };
+        const held = current.enrichment !== null && now - Date.parse(current.enrichment.since) < RUN_HOLD_MS;
+        if (current.doNotEnrich && !current.enrichment)
+          throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
+        if (held) return { id, status: 'ENRICHING' };
+        if (current.doNotEnrich) {
+          // A run that died holding an object its client has since opted out: let go, then refuse.
+          await release(current);
+          throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
+        }
         const runId = timeOrderedId();
-        const held: KnowledgeObjectRecord = {
+        const holding: KnowledgeObjectRecord = {
           ...current,
           enrichment: { runId, since: isoAt(now) },
           status: 'ENRICHING',
           revision: current.revision + 1,
         };
-        const outcome = await deps.objects.update(held, current.revision, { storageBytes: null });
+        const outcome = await deps.objects.update(holding, current.revision, { storageBytes: null });
         if (outcome === 'not_found') throw new AppError('NOT_FOUND', `${type} object not found`);
         if (outcome === 'ok') {
-          await deps.scheduler().now(enrichKnowledgeJob, { tenantId, objectId: id, runId });
+          try {
+            await deps
+              .scheduler()
+              .now(enrichKnowledgeJob, { tenantId, objectId: id, runId, namespaces: namespaces === null ? null : [...namespaces] });
+          } catch (err) {
+            // Nothing will run: the object must not show ENRICHING until the hold expires.
+            await release(holding).catch(() => undefined);
+            throw err;
+          }
           return { id, status: 'ENRICHING' };
         }
         if (attempt >= WRITE_ATTEMPTS) throw new AppError('CONFLICT', `${type} object ${id} keeps changing; try again`);
@@ -146,14 +176,20 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     },
 
     /** The job's work; `skipped` when the object is gone or another run holds it now. */
-    async run(tenantId: string, objectId: string, runId: string): Promise<RunOutcome> {
+    async run(tenantId: string, objectId: string, runId: string, namespaces: readonly string[] | null = null): Promise<RunOutcome> {
       const first = await deps.objects.get(tenantId, objectId);
       if (!first || first.enrichment?.runId !== runId) return 'skipped';
-      const planned = await plan(first, runId);
+      let planned = await plan(first, runId, namespaces);
+      let plannedAt = first.schemaVersion;
       const quota = { storageBytes: (await deps.usage.writeQuota(tenantId)).storageBytes };
       for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
         const current = await deps.objects.get(tenantId, objectId);
         if (!current || current.enrichment?.runId !== runId) return 'skipped';
+        if (current.schemaVersion !== plannedAt) {
+          // A structure activation moved the object during the run: decide again under its new version.
+          planned = await plan(current, runId, namespaces);
+          plannedAt = current.schemaVersion;
+        }
         const at = isoAt(clock());
         const applied = applyRunToCurrent({ values: current.fields, doNotEnrich: current.doNotEnrich }, planned);
         const definition = await definitionOf(current);

@@ -2,6 +2,7 @@ import { AppError } from '../../errors.js';
 import type { EnrichmentLogRecord, KnowledgeObjectRecord, KnowledgeObjectStore } from '../../ports/knowledge.js';
 import { isoAt, type Clock } from '../clock.js';
 import { timeOrderedId } from '../time-ordered-id.js';
+import { checkPatchFields } from './field-values.js';
 import { derivedState } from './object-state.js';
 import type { StructureCatalog, StructureView } from './structure-catalog.js';
 import { compareStructures } from './structure-compatibility.js';
@@ -22,7 +23,8 @@ const ATTEMPTS = 5;
 
 export interface ActivationResult {
   structure: StructureView;
-  previousVersion: string;
+  /** Null for the first version of a type. */
+  previousVersion: string | null;
   migrated: number;
 }
 
@@ -41,7 +43,15 @@ export async function activateStructure(
 ): Promise<ActivationResult> {
   const next = await deps.catalog.version(tenantId, type, version);
   if (!next) throw new AppError('NOT_FOUND', `${type}@${version} not found`);
-  const active = await deps.catalog.active(tenantId, type);
+  const active = await deps.catalog.active(tenantId, type).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  });
+  // The first version of a tenant's own type: nothing to compare with, no object to move.
+  if (!active) {
+    await deps.catalog.markActive(tenantId, type, version, isoAt(deps.clock()));
+    return { structure: { ...next, status: 'ACTIVE' }, previousVersion: null, migrated: 0 };
+  }
   if (next.builtin && active.version !== version) {
     throw new AppError('CONFLICT', `${type}@${version} is built in and was replaced; publish a new version instead`);
   }
@@ -66,7 +76,15 @@ export async function activateStructure(
 
 function migrationTo(active: StructureView, next: StructureView, plan: MigrationPlan | undefined): Migration {
   const outcome = planMigration(active.definition, next.definition, plan);
-  if (outcome.ok) return outcome.migration;
+  if (outcome.ok) {
+    // A default is written into every object: it keeps the size limits of any value a client writes.
+    for (const [field, value] of outcome.migration.defaults) {
+      const sized = checkPatchFields(next.definition, { [field]: value });
+      if (!sized.ok && sized.reason === 'too_large')
+        throw new AppError('PAYLOAD_TOO_LARGE', `migration default of ${field}: ${sized.tooLarge.message}`);
+    }
+    return outcome.migration;
+  }
   const changes = compareStructures(active.definition, next.definition);
   if (plan === undefined && changes.length > 0) {
     throw new AppError(

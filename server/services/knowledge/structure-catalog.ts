@@ -33,6 +33,8 @@ const validationError = (message: string, fields: FieldIssue[]) => new AppError(
 /** Parsed definitions of stored versions, by id and schema: an ACTIVE or DEPRECATED version never changes. */
 const parsed = new Map<string, StructureDefinition>();
 const PARSED_CACHE_LIMIT = 1000;
+/** Published versions a type may have: each is read on every structure lookup of the type. */
+export const MAX_VERSIONS_PER_TYPE = 50;
 
 function definitionOf(record: StructureRecord): StructureDefinition {
   const key = `${record.id}:${record.status === 'DRAFT' ? JSON.stringify(record.schema) : ''}`;
@@ -73,9 +75,10 @@ export function createStructureCatalog(deps: { structures: KnowledgeStructureSto
     activatedAt: r.activatedAt,
   });
 
-  async function list(tenantId: string, type: string): Promise<StructureView[]> {
-    const stored = (await deps.structures.list(tenantId, type)).map(storedView);
-    if (!isBuiltinType(type) || stored.some((s) => s.version === BUILTIN_VERSION)) return stored;
+  /** Every version as records, the built-in first when the type has one; `parse` turns the chosen ones into views. */
+  async function records(tenantId: string, type: string): Promise<{ stored: StructureRecord[]; builtin: StructureView | null }> {
+    const stored = await deps.structures.list(tenantId, type);
+    if (!isBuiltinType(type) || stored.some((s) => s.version === BUILTIN_VERSION)) return { stored, builtin: null };
     // The built-in is ACTIVE until the tenant activates a version of its own.
     const replaced = stored.some((s) => s.status === 'ACTIVE');
     const builtin: StructureView = {
@@ -88,21 +91,32 @@ export function createStructureCatalog(deps: { structures: KnowledgeStructureSto
       createdAt: EPOCH,
       activatedAt: EPOCH,
     };
-    return [builtin, ...stored];
+    return { stored, builtin };
+  }
+
+  async function list(tenantId: string, type: string): Promise<StructureView[]> {
+    const { stored, builtin } = await records(tenantId, type);
+    return [...(builtin ? [builtin] : []), ...stored.map(storedView)];
+  }
+
+  // Only the version asked for is parsed: a type's drafts cost nothing to the routes that never read them.
+  async function find(tenantId: string, type: string, match: (r: { version: string; status: StructureStatus }) => boolean) {
+    const { stored, builtin } = await records(tenantId, type);
+    if (builtin && match(builtin)) return builtin;
+    const record = stored.find(match);
+    return record ? storedView(record) : null;
   }
 
   return {
     list,
 
     async active(tenantId, type) {
-      const active = (await list(tenantId, type)).find((s) => s.status === 'ACTIVE');
+      const active = await find(tenantId, type, (s) => s.status === 'ACTIVE');
       if (!active) throw new AppError('NOT_FOUND', `knowledge type '${type}' not found`);
       return active;
     },
 
-    async version(tenantId, type, version) {
-      return (await list(tenantId, type)).find((s) => s.version === version) ?? null;
-    },
+    version: (tenantId, type, version) => find(tenantId, type, (s) => s.version === version),
 
     async publish(tenantId, type, body, at, inUse) {
       const outcome = parseStructure(type, body);
@@ -115,6 +129,9 @@ export function createStructureCatalog(deps: { structures: KnowledgeStructureSto
         throw new AppError('CONFLICT', `${type}@${definition.version} is used by knowledge objects and cannot change`);
       }
       const existing = await deps.structures.get(tenantId, type, definition.version);
+      if (!existing && (await deps.structures.list(tenantId, type)).length >= MAX_VERSIONS_PER_TYPE) {
+        throw new AppError('CONFLICT', `${type} has ${MAX_VERSIONS_PER_TYPE} versions, the most a type may have`);
+      }
       const record: StructureRecord = {
         id: existing?.id ?? crypto.randomUUID(),
         tenantId,

@@ -26,13 +26,13 @@ export interface KgEngineDeps {
  * default search returns counts: consolidated memories, superseded versions and injection-flagged ones left out.
  */
 export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
-  async function mentioning(tenantId: string, name: string): Promise<MemoryText[]> {
+  async function mentioning(tenantId: string, name: string, namespaces: readonly string[] | null): Promise<MemoryText[]> {
     const found = await deps.index.search(tenantId, {
       text: name,
       vector: null,
       mode: 'hybrid+graph',
       limit: KG_MEMORY_LIMIT,
-      filters: { namespaces: null },
+      filters: { namespaces: namespaces === null ? null : [...namespaces] },
     });
     if (found.hits.length === 0) return [];
     const records = await deps.memories.getMany(
@@ -46,13 +46,17 @@ export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
     name: 'kg',
     provenance: 'KG_INFERENCE',
     enabledFor: async () => true,
-    async propose({ tenantId, object, definition, openFields }) {
+    async propose({ tenantId, object, definition, openFields, namespaces }) {
       // The object's identity: the built-in types have one identity field, its name.
       const name = object.fields[definition.identityFields[0] ?? 'name']?.value;
       if (typeof name !== 'string' || name.trim() === '') return { candidates: [] };
       const open = new Set(openFields);
-      const mapped = new Set((FACT_MAPPINGS[object.type] ?? []).map((m) => m.field));
-      const candidates: Candidate[] = factCandidates(object.type, name, await mentioning(tenantId, name)).filter((c) => open.has(c.field));
+      // A tenant's type may be named like an Object.prototype member ("constructor").
+      const mapped = new Set((Object.hasOwn(FACT_MAPPINGS, object.type) ? FACT_MAPPINGS[object.type]! : []).map((m) => m.field));
+      if (mapped.size === 0 && object.type !== 'person')
+        return { candidates: [], tried: Object.fromEntries(openFields.map((f) => [f, []])) };
+      const memories = await mentioning(tenantId, name, namespaces);
+      const candidates: Candidate[] = factCandidates(object.type, name, memories).filter((c) => open.has(c.field));
       const tried: Record<string, string[]> = {};
       for (const field of openFields) tried[field] = mapped.has(field) ? ['stated_fact'] : [];
       if (object.type === 'person' && open.has('location')) {

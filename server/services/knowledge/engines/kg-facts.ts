@@ -112,7 +112,7 @@ interface Contribution {
 
 /** Candidates for an object of `type` named `name`, from the memories that mention it. */
 export function factCandidates(type: string, name: string, memories: MemoryText[], options: KgOptions = {}): Candidate[] {
-  const mappings = FACT_MAPPINGS[type] ?? [];
+  const mappings = Object.hasOwn(FACT_MAPPINGS, type) ? FACT_MAPPINGS[type]! : [];
   const objectKey = matchKey(type, name);
   if (!objectKey || mappings.length === 0) return [];
   const byField = new Map<string, Map<string, Contribution[]>>();
