@@ -8,7 +8,7 @@ import {
   STRUCTURE_STATUSES,
   type JsonValue,
 } from '../../server/services/knowledge/model.js';
-import { MAX_FIELDS } from '../../server/services/knowledge/structure-definition.js';
+import { MAX_FIELDS, MAX_FIELD_NAME_LENGTH, MAX_VERSION_LENGTH } from '../../server/services/knowledge/structure-definition.js';
 import { migrationPlanSchema } from '../../server/services/knowledge/structure-migration.js';
 
 /**
@@ -28,7 +28,7 @@ const json = z.json() as z.ZodType<JsonValue>;
 /** `{type}`: a structure's type name; one that does not exist answers 404. */
 const type = safeText().min(1).max(64).meta({ description: 'Knowledge type, e.g. person, organization, project', example: 'person' });
 const objectId = safeText().min(1).max(128).meta({ description: 'Knowledge object id' });
-const fieldName = z.string().min(1).max(64);
+const fieldName = safeText().min(1).max(MAX_FIELD_NAME_LENGTH);
 
 export const knowledgeTypeInput = z.object({ type });
 export const knowledgeObjectInput = z.object({ type, id: objectId });
@@ -155,14 +155,14 @@ export const listStructuresOutput = z.object({ structures: z.array(structureOutp
 
 export const publishStructureInput = z.strictObject({
   type,
-  schema_version: z.string().min(1).max(64).meta({ example: '1.1.0' }),
+  schema_version: safeText().min(1).max(MAX_VERSION_LENGTH).meta({ example: '1.1.0' }),
   schema: z
-    .record(z.string(), json)
+    .record(safeText().max(200), json)
     .meta({ description: 'JSON Schema object (type object, properties, required) with x-knowledge annotations' }),
 });
 
 export const activateStructureInput = z.strictObject({
   type,
-  version: z.string().min(1).max(64),
+  version: safeText().min(1).max(MAX_VERSION_LENGTH),
   migration: migrationPlanSchema.optional(),
 });

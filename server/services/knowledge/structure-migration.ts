@@ -10,12 +10,13 @@
  */
 import { z } from 'zod';
 import type { FieldIssue } from '../../errors.js';
+import { safeText } from '../../schemas/safe-text.js';
 import { fieldValueProblems } from './field-values.js';
 import type { FieldValue, JsonValue } from './model.js';
 import { compareStructures, fieldChanges, type IncompatibleChange } from './structure-compatibility.js';
-import { MAX_FIELDS, type StructureDefinition } from './structure-definition.js';
+import { MAX_FIELDS, MAX_FIELD_NAME_LENGTH, type StructureDefinition } from './structure-definition.js';
 
-const fieldName = z.string({ error: 'must be a field name' }).min(1, { error: 'must be a field name' });
+const fieldName = safeText().min(1, { error: 'must be a field name' }).max(MAX_FIELD_NAME_LENGTH);
 
 /** The wire shape of `POST .../structures/{version}/activate {migration?}`. */
 export const migrationPlanSchema = z
