@@ -16,7 +16,7 @@ import path from 'node:path';
 export interface WrkRequest {
   /** The server's base URL plus the path of every request (unless `paths` is given). */
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   /** Request bodies, sent in turn (cycled). */
   bodies?: readonly string[];
