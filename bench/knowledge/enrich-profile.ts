@@ -54,7 +54,7 @@ export async function profileEngines(
       if (!record) throw new Error(`${o.id} is gone`);
       const definition = (await services.knowledge.catalog.version(tenantId, record.type, record.schemaVersion))!.definition;
       const openFields = Object.keys(definition.fields).filter((f) => !definition.identityFields.includes(f));
-      const request = { tenantId, object: record, definition, openFields };
+      const request = { tenantId, object: record, definition, openFields, namespaces: null };
       await time('rule engine: propose', () => rule.propose(request));
       const name = String(record.fields.name?.value ?? '');
       const found = await time('kg: search index, hybrid+graph (as served)', () => search(name, 'hybrid+graph'));
