@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../server/config.js';
 import { createContainer, type Services } from '../../server/container.js';
 import { createLogger } from '../../server/logger.js';
-import { json } from '../support/api.js';
+import { json, tenantWithKey } from '../support/api.js';
 import { spawnServer, UNLIMITED_PLAN_LIMITS, type SpawnedServer } from '../support/server.js';
 
 export const KNOWLEDGE_SCOPES = ['knowledge:read', 'knowledge:write', 'memories:read', 'memories:write', 'usage:read'] as const;
@@ -56,22 +56,7 @@ export interface BenchTenant {
 }
 
 /** Sign-up of a fresh tenant and a key with the knowledge and memory scopes. */
-export async function signUp(url: string): Promise<BenchTenant> {
-  const email = `bench-ks-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
-  const signup = await json(`${url}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'bench-password-123' }),
-  });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const key = await json(`${url}/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${signup.body.access_token}` },
-    body: JSON.stringify({ name: 'bench', scopes: KNOWLEDGE_SCOPES }),
-  });
-  if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
-  return { tenantId: signup.body.tenant_id as string, key: key.body.secret as string };
-}
+export const signUp = (url: string): Promise<BenchTenant> => tenantWithKey(url, KNOWLEDGE_SCOPES);
 
 /** A JSON call with the tenant's key; throws unless the status is `expected`. Retried once on a socket error (a pooled connection the server closed). */
 export async function call(url: string, key: string, method: string, route: string, body: unknown, expected: number): Promise<any> {

@@ -9,6 +9,11 @@ export async function json(url: string, init: RequestInit = {}): Promise<{ statu
 
 /** Sign-up of a fresh tenant and an API key with `scopes`; returns the key's secret. */
 export async function tenantKey(url: string, scopes: readonly string[]): Promise<string> {
+  return (await tenantWithKey(url, scopes)).key;
+}
+
+/** Sign-up of a fresh tenant and an API key with `scopes`: the tenant's id and the key's secret. */
+export async function tenantWithKey(url: string, scopes: readonly string[]): Promise<{ tenantId: string; key: string }> {
   const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
   const signup = await json(`${url}/auth/signup`, {
     method: 'POST',
@@ -22,5 +27,5 @@ export async function tenantKey(url: string, scopes: readonly string[]): Promise
     body: JSON.stringify({ name: 'bench', scopes }),
   });
   if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
-  return key.body.secret as string;
+  return { tenantId: signup.body.tenant_id as string, key: key.body.secret as string };
 }
