@@ -12,7 +12,7 @@ import { isoAt, systemClock, type Clock } from '../clock.js';
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { UsageService } from '../usage.js';
 import type { MissingField } from './completeness.js';
-import { checkCreateFields, checkPatchFields } from './field-values.js';
+import { checkCreateFields, checkPatchFields, type FieldValuesOutcome } from './field-values.js';
 import type { FieldValue, JsonValue, ObjectStatus } from './model.js';
 import { decodeObjectCursor, encodeObjectCursor } from './object-cursor.js';
 import { agentValue, derivedState, knownNoneValue } from './object-state.js';
@@ -94,6 +94,22 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     return problems;
   }
 
+  /** The checked values and `known_none` of a create or PATCH; 413 when too large, else 400 naming every problem of both. */
+  function accepted(
+    definition: StructureDefinition,
+    input: Partial<ObjectInput>,
+    checked: FieldValuesOutcome<JsonValue | null>,
+  ): { values: Record<string, JsonValue | null>; knownNone: readonly string[] } {
+    if (!checked.ok && checked.reason === 'too_large') throw new AppError('PAYLOAD_TOO_LARGE', checked.tooLarge.message);
+    const knownNone = input.knownNone ?? [];
+    const problems = [
+      ...(checked.ok ? [] : checked.problems),
+      ...knownNoneProblems(definition, knownNone, (input.fields ?? {}) as Record<string, unknown>),
+    ];
+    if (problems.length > 0 || !checked.ok) throw invalid(`the fields do not fit ${definition.type}@${definition.version}`, problems);
+    return { values: checked.values, knownNone };
+  }
+
   const view = (definition: StructureDefinition, record: KnowledgeObjectRecord): KnowledgeObjectView => ({
     record,
     missingFields: derivedState(definition, record.fields, record).missingFields,
@@ -142,17 +158,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     async create(tenantId: string, type: string, input: ObjectInput): Promise<KnowledgeObjectView> {
       const structure = await catalog.active(tenantId, type);
       const definition = structure.definition;
-      const checked = checkCreateFields(definition, input.fields);
-      if (!checked.ok && checked.reason === 'too_large') throw new AppError('PAYLOAD_TOO_LARGE', checked.tooLarge.message);
-      const knownNone = input.knownNone ?? [];
-      const problems = [
-        ...(checked.ok ? [] : checked.problems),
-        ...knownNoneProblems(definition, knownNone, (input.fields ?? {}) as Record<string, unknown>),
-      ];
-      if (problems.length > 0 || !checked.ok) throw invalid(`the fields do not fit ${type}@${definition.version}`, problems);
+      const { values, knownNone } = accepted(definition, input, checkCreateFields(definition, input.fields));
       const at = isoAt(clock());
       const fields: Record<string, FieldValue> = {};
-      for (const [name, value] of Object.entries(checked.values)) fields[name] = agentValue(value, at);
+      for (const [name, value] of Object.entries(values)) if (value !== null) fields[name] = agentValue(value, at);
       for (const name of knownNone) fields[name] = knownNoneValue(at);
       const run = { enrichedAt: null, enrichment: null };
       const { missingFields: _m, ...derived } = derivedState(definition, fields, run);
@@ -213,17 +222,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       for (let attempt = 1; ; attempt++) {
         const current = await load(tenantId, type, id);
         const definition = await definitionFor(tenantId, current);
-        const checked = checkPatchFields(definition, input.fields ?? {});
-        if (!checked.ok && checked.reason === 'too_large') throw new AppError('PAYLOAD_TOO_LARGE', checked.tooLarge.message);
-        const knownNone = input.knownNone ?? [];
-        const problems = [
-          ...(checked.ok ? [] : checked.problems),
-          ...knownNoneProblems(definition, knownNone, (input.fields ?? {}) as Record<string, unknown>),
-        ];
-        if (problems.length > 0 || !checked.ok) throw invalid(`the fields do not fit ${type}@${definition.version}`, problems);
+        const { values, knownNone } = accepted(definition, input, checkPatchFields(definition, input.fields ?? {}));
         const at = isoAt(clock());
         const fields: Record<string, FieldValue> = { ...current.fields };
-        for (const [name, value] of Object.entries(checked.values) as [string, JsonValue | null][]) {
+        for (const [name, value] of Object.entries(values)) {
           if (value === null) delete fields[name];
           else fields[name] = agentValue(value, at);
         }
