@@ -46,6 +46,20 @@ const upsert = (id: string, ...keys: string[]): IndexChange => ({
 const settings = { info: { model: 'm', dimension: 4 }, keyword: DEFAULT_KEYWORD };
 const counted = (calls: Call[]) => calls.filter((c) => c.op === 'count').map((c) => c.body.filter.must[2].match.value as string);
 
+/** An index over a fresh emulated Qdrant, for one test. */
+async function withIndex(fn: (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, emulator: QdrantEmulator) => Promise<void>) {
+  const emulator = new QdrantEmulator();
+  const url = await emulator.start();
+  try {
+    await fn(
+      await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } }),
+      emulator,
+    );
+  } finally {
+    await emulator.stop();
+  }
+}
+
 describe('entity keys a batch recounts', () => {
   it.each([
     ['a new point: all its keys', new Map(), [{ id: 'p1', entities: ['a', 'b'] }], [], ['a', 'b']],
@@ -181,18 +195,6 @@ describe('a batch retried after a partial failure (emulated Qdrant)', () => {
 
 describe('a retried batch recounts the keys its points lost (emulated Qdrant)', () => {
   const entity = (emulator: QdrantEmulator, key: string) => emulator.collections.get('c')!.points.get(entityPointId('t1', key))?.payload;
-  const withIndex = async (fn: (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, emulator: QdrantEmulator) => Promise<void>) => {
-    const emulator = new QdrantEmulator();
-    const url = await emulator.start();
-    try {
-      await fn(
-        await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } }),
-        emulator,
-      );
-    } finally {
-      await emulator.stop();
-    }
-  };
 
   it('a key a new version no longer mentions, when the first attempt wrote the point and failed its recount', async () => {
     await withIndex(async (index, emulator) => {
@@ -293,18 +295,6 @@ describe('a removal is final (emulated Qdrant)', () => {
 });
 
 describe('a stale write (emulated Qdrant)', () => {
-  const withIndex = async (fn: (index: Awaited<ReturnType<typeof createQdrantSearchIndex>>, emulator: QdrantEmulator) => Promise<void>) => {
-    const emulator = new QdrantEmulator();
-    const url = await emulator.start();
-    try {
-      await fn(
-        await createQdrantSearchIndex({ url, collection: 'c', embedder: { model: 'm', dimension: 4, init: async () => {} } }),
-        emulator,
-      );
-    } finally {
-      await emulator.stop();
-    }
-  };
   const version = (id: string, committedVersion: number | undefined, text: string, ...keys: string[]): IndexChange => ({
     op: 'upsert',
     doc: indexedMemory(id, text, { entities: ent(...keys), committedVersion }),
