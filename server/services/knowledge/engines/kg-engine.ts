@@ -4,7 +4,7 @@ import type { MemoryStore } from '../../../ports/memories.js';
 import type { SearchIndex } from '../../../ports/search-index.js';
 import { normaliseName } from '../../../text/fact-vocabulary.js';
 import type { Candidate } from '../model.js';
-import { FACT_MAPPINGS, factCandidates, locationFromEmployer, type MemoryText } from './kg-facts.js';
+import { factCandidates, factFieldsOf, locationFromEmployer, type MemoryText } from './kg-facts.js';
 
 /** Memories read per object: the tenant's most relevant mentions of its name. */
 export const KG_MEMORY_LIMIT = 50;
@@ -51,8 +51,7 @@ export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
       const name = object.fields[definition.identityFields[0] ?? 'name']?.value;
       if (typeof name !== 'string' || name.trim() === '') return { candidates: [] };
       const open = new Set(openFields);
-      // A tenant's type may be named like an Object.prototype member ("constructor").
-      const mapped = new Set((Object.hasOwn(FACT_MAPPINGS, object.type) ? FACT_MAPPINGS[object.type]! : []).map((m) => m.field));
+      const mapped = factFieldsOf(object.type);
       if (mapped.size === 0 && object.type !== 'person')
         return { candidates: [], tried: Object.fromEntries(openFields.map((f) => [f, []])) };
       const memories = await mentioning(tenantId, name, namespaces);

@@ -73,6 +73,12 @@ export const FACT_MAPPINGS: Record<string, Mapping[]> = {
   ],
 };
 
+/** The mappings of a type; none for a tenant type, whatever its name (even an Object.prototype member's). */
+const mappingsOf = (type: string): Mapping[] => (Object.hasOwn(FACT_MAPPINGS, type) ? FACT_MAPPINGS[type]! : []);
+
+/** The fields stated facts can fill for objects of `type`. */
+export const factFieldsOf = (type: string): Set<string> => new Set(mappingsOf(type).map((m) => m.field));
+
 const LEFT_SUPPRESSES_AT = 0.5;
 
 /** The key a name is matched by; a project is the same with or without the word "project". */
@@ -112,7 +118,7 @@ interface Contribution {
 
 /** Candidates for an object of `type` named `name`, from the memories that mention it. */
 export function factCandidates(type: string, name: string, memories: MemoryText[], options: KgOptions = {}): Candidate[] {
-  const mappings = Object.hasOwn(FACT_MAPPINGS, type) ? FACT_MAPPINGS[type]! : [];
+  const mappings = mappingsOf(type);
   const objectKey = matchKey(type, name);
   if (!objectKey || mappings.length === 0) return [];
   const byField = new Map<string, Map<string, Contribution[]>>();
