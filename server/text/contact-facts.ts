@@ -77,13 +77,14 @@ function rulesFor(kind: 'email' | 'phone' | 'website'): [RegExp, number][] {
 }
 
 /** Who the value at [start, ...) belongs to, read from the words right before it. */
-function attribute(sentence: string, start: number, kind: 'email' | 'phone' | 'website', names: string[]): Attribution | null {
+function attribute(sentence: string, start: number, kind: 'email' | 'phone' | 'website', names: () => string[]): Attribution | null {
   const before = sentence.slice(Math.max(0, start - 120), start);
   for (const [re, confidence] of rulesFor(kind)) {
     const m = re.exec(before);
     if (m?.groups?.subj) return { subject: m.groups.subj, confidence };
   }
-  if (names.length === 1) return { subject: names[0]!, confidence: kind === 'website' ? 0.5 : 0.6 };
+  const named = names();
+  if (named.length === 1) return { subject: named[0]!, confidence: kind === 'website' ? 0.5 : 0.6 };
   return null;
 }
 
@@ -100,8 +101,19 @@ function isWebsite(raw: string): boolean {
   return true;
 }
 
-/** Contact facts of one sentence; `names` are the people and organisations the sentence names (for the fallback). */
-export function contactFacts(sentence: string, names: string[], options: ContactOptions = {}): RawFact[] {
+/**
+ * libphonenumber's finder is most of this module's cost; it can only find a number where there are
+ * digits and, without a default region, only one written internationally (with a plus sign).
+ */
+function mayHoldPhoneNumber(text: string, options: ContactOptions): boolean {
+  return /\d/.test(text) && (options.defaultRegion !== undefined || /[+\uFF0B]/.test(text));
+}
+
+/**
+ * Contact facts of one sentence; `names` gives the people and organisations the sentence names, for
+ * the fallback only (a function: finding them needs a parse most sentences can do without).
+ */
+export function contactFacts(sentence: string, names: () => string[], options: ContactOptions = {}): RawFact[] {
   const out: RawFact[] = [];
   const taken: [number, number][] = [];
   const push = (predicate: FactPredicate, object: string, start: number, end: number, kind: 'email' | 'phone' | 'website') => {
@@ -122,9 +134,11 @@ export function contactFacts(sentence: string, names: string[], options: Contact
   // The finder skips digits inside e-mails and URLs only if we hide them; blank them out first.
   let digitsOnly = sentence;
   for (const [s, e] of taken) digitsOnly = digitsOnly.slice(0, s) + ' '.repeat(e - s) + digitsOnly.slice(e);
-  const found = options.defaultRegion
-    ? findPhoneNumbersInText(digitsOnly, { defaultCountry: options.defaultRegion })
-    : findPhoneNumbersInText(digitsOnly);
+  const found = !mayHoldPhoneNumber(digitsOnly, options)
+    ? []
+    : options.defaultRegion
+      ? findPhoneNumbersInText(digitsOnly, { defaultCountry: options.defaultRegion })
+      : findPhoneNumbersInText(digitsOnly);
   for (const p of found.slice(0, 10)) push('phone', p.number.number, p.startsAt, p.endsAt, 'phone');
   return out;
 }

@@ -53,6 +53,21 @@ interface Span {
   start: number;
 }
 
+interface Mention extends Span {
+  kind: 'person' | 'org';
+}
+
+/** "he"/"she" and their forms, the words that make a text need its people resolved. */
+const THIRD_PERSON_WORD = /\b(?:he|she|him|her|his)\b/i;
+
+function mentionsOf(text: string): Mention[] {
+  const doc = nlp(text);
+  return [
+    ...offsetsOf(doc.people()).map((p): Mention => ({ ...p, kind: 'person' })),
+    ...offsetsOf(doc.organizations()).map((o): Mention => ({ ...o, kind: 'org' })),
+  ];
+}
+
 /** Sentences or matches with their offsets (compromise's view types differ; all have `json`). */
 function offsetsOf(doc: { json: (options: object) => unknown }): Span[] {
   return (doc.json({ offset: true, terms: false }) as { text: string; offset: { start: number } }[]).map((s) => ({
@@ -69,12 +84,12 @@ function cleanMention(raw: string): string {
 export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
   const text = input.slice(0, MAX_FACT_INPUT_CHARS);
   const maxFacts = options.maxFacts ?? DEFAULT_MAX_FACTS;
-  const doc = nlp(text);
   const sentences = sentenceSpans(text);
-  const mentions = [
-    ...offsetsOf(doc.people()).map((p) => ({ ...p, kind: 'person' })),
-    ...offsetsOf(doc.organizations()).map((o) => ({ ...o, kind: 'org' })),
-  ];
+  // compromise's parse (most of the cost) only tells who "he"/"she" is and whom a bare contact detail
+  // belongs to: without a third-person pronoun it is made only if a contact detail needs it.
+  let parsed: Mention[] | null = null;
+  const mentions = (): Mention[] => (parsed ??= mentionsOf(text));
+  const pronouns = THIRD_PERSON_WORD.test(text);
 
   const tag = createTagger();
   const best = new Map<string, Fact>();
@@ -103,8 +118,15 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
   for (const sentence of sentences) {
     if (best.size >= maxFacts * 2) break;
     const end = sentence.start + sentence.text.length;
-    const inSentence = mentions.filter((m) => m.start >= sentence.start && m.start < end);
-    const names = [...new Set(inSentence.map((m) => cleanMention(m.text)).filter((n) => normaliseName(n)))];
+    let inSentenceMemo: Mention[] | null = pronouns ? mentions().filter((m) => m.start >= sentence.start && m.start < end) : null;
+    const inSentence = (): Mention[] => (inSentenceMemo ??= mentions().filter((m) => m.start >= sentence.start && m.start < end));
+    const names = (): string[] => [
+      ...new Set(
+        inSentence()
+          .map((m) => cleanMention(m.text))
+          .filter((n) => normaliseName(n)),
+      ),
+    ];
     const people = new Set<string>();
     previousSubject = null;
 
@@ -116,7 +138,9 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
       ].sort((a, b) => a.start - b.start);
       for (const raw of raws) {
         sentencePeople = [
-          ...inSentence.filter((m) => m.kind === 'person' && m.start - sentence.start < raw.start).map((m) => cleanMention(m.text)),
+          ...(pronouns ? inSentence() : [])
+            .filter((m) => m.kind === 'person' && m.start - sentence.start < raw.start)
+            .map((m) => cleanMention(m.text)),
           ...people,
         ].filter(Boolean);
         const factor = { value: 1 };
@@ -146,7 +170,7 @@ export function extractFacts(input: string, options: FactOptions = {}): Fact[] {
         if (PERSON_PREDICATES.has(raw.predicate)) people.add(subject);
       }
     }
-    for (const m of inSentence) if (m.kind === 'person' && cleanMention(m.text)) people.add(cleanMention(m.text));
+    for (const m of pronouns ? inSentence() : []) if (m.kind === 'person' && cleanMention(m.text)) people.add(cleanMention(m.text));
     // "She" means the one person the last sentence naming anyone named; after two, nobody.
     const distinct = new Set([...people].map(normaliseName));
     if (distinct.size === 1) lastPerson = [...people][0]!;

@@ -126,6 +126,12 @@ describe('extractFacts: plain statements', () => {
     ['You can email Dana at dana@northwind.io.', [['Dana', 'email', 'dana@northwind.io', 0.85]]],
     ['Dana’s number is +1 415 555 0132.', [['Dana', 'phone', '+14155550132', 0.9]]],
     ['Ravi Patel (ravi.patel@quillsoft.dev) sent the deck.', [['Ravi Patel', 'email', 'ravi.patel@quillsoft.dev', 0.85]]],
+    // No words attribute the address: the one person the sentence names gets it, weakly; two names, nobody.
+    [
+      'Met Ingrid Solberg at the conference today; details: ingrid.s@fjordlab.no',
+      [['Ingrid Solberg', 'email', 'ingrid.s@fjordlab.no', 0.6]],
+    ],
+    ['Notes from the call with Ingrid Solberg and Tomas Berg, ingrid.s@fjordlab.no', []],
   ];
   it.each(cases)('%s', (text, expected) => {
     expect(triples(text)).toEqual(expected);
