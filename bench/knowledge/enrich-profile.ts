@@ -4,7 +4,7 @@
  * steps (the search-index look-up of the name, reading the memories, extracting facts, the employer's
  * organisation look-up), and the whole kg `propose`. The tenant's search cache is loaded first, untimed.
  */
-import { createKgEngine, KG_MEMORY_LIMIT } from '../../server/services/knowledge/engines/kg-engine.js';
+import { createKgEngine, KG_MEMORY_LIMIT, KG_SEARCH_MODE } from '../../server/services/knowledge/engines/kg-engine.js';
 import { factCandidates } from '../../server/services/knowledge/engines/kg-facts.js';
 import { createRuleEngine } from '../../server/services/knowledge/engines/rule-engine.js';
 import { normaliseName } from '../../server/text/fact-vocabulary.js';
@@ -46,7 +46,7 @@ export async function profileEngines(
       index.search(tenantId, { text: name, vector: null, mode, limit: KG_MEMORY_LIMIT, filters: { namespaces: null } });
 
     const t0 = performance.now();
-    await search('warm up', 'hybrid+graph');
+    await search('warm up', KG_SEARCH_MODE);
     const cacheLoadMs = performance.now() - t0;
     let memoriesRead = 0;
     for (const o of objects) {
@@ -57,8 +57,8 @@ export async function profileEngines(
       const request = { tenantId, object: record, definition, openFields, namespaces: null };
       await time('rule engine: propose', () => rule.propose(request));
       const name = String(record.fields.name?.value ?? '');
-      const found = await time('kg: search index, hybrid+graph (as served)', () => search(name, 'hybrid+graph'));
-      await time('kg: search index, hybrid (no graph channel), for comparison', () => search(name, 'hybrid'));
+      const found = await time(`kg: search index, ${KG_SEARCH_MODE} (as served)`, () => search(name, KG_SEARCH_MODE));
+      await time('kg: search index, hybrid+graph, for comparison', () => search(name, 'hybrid+graph'));
       const read = await time('kg: read the memories found (getMany)', () =>
         memories.getMany(
           tenantId,

@@ -17,6 +17,8 @@ import { domainFromUrl } from './rule-derivations.js';
 
 export interface MemoryText {
   id: string;
+  /** The version `content` is (a memory's content changes only with its version); absent: not known. */
+  version?: number;
   content: string;
   /** ISO time; orders a `left` against a later "rejoined". */
   createdAt?: string;
@@ -24,7 +26,14 @@ export interface MemoryText {
   speaker?: string;
 }
 
-export type KgOptions = Pick<FactOptions, 'defaultRegion'>;
+export interface KgOptions extends Pick<FactOptions, 'defaultRegion'> {
+  /** The facts of a memory; default: extracted from its content now (the engine passes a memo). */
+  factsOf?: (memory: MemoryText) => Fact[];
+}
+
+/** The facts a memory states, extracted from its content. */
+export const extractMemoryFacts = (memory: MemoryText, options: KgOptions = {}): Fact[] =>
+  extractFacts(memory.content, { speaker: memory.speaker, defaultRegion: options.defaultRegion });
 
 interface Mapping {
   field: string;
@@ -126,7 +135,7 @@ export function factCandidates(type: string, name: string, memories: MemoryText[
 
   for (const memory of memories) {
     const memoryKey = normaliseName(memory.content);
-    const facts: Fact[] = extractFacts(memory.content, { speaker: memory.speaker, defaultRegion: options.defaultRegion });
+    const facts: Fact[] = options.factsOf ? options.factsOf(memory) : extractMemoryFacts(memory, options);
     for (const fact of facts) {
       if (fact.predicate === 'left' && fact.confidence >= LEFT_SUPPRESSES_AT && nameMatch(type, objectKey, fact.subject, memoryKey) > 0) {
         const key = normaliseName(fact.object);
