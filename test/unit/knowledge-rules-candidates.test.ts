@@ -200,4 +200,32 @@ describe('one engine’s candidates for a multi-value field', () => {
     const decided = decideFieldCandidates({ annotation: multi, current: agent([]) }, kg, [candidate(['x'], 0.9)], AT);
     expect(decided.next).toEqual({ value: ['x'], confidence: 0.9, provenance: 'KG_INFERENCE', updatedAt: AT });
   });
+  it('takes the most confident candidates while the structure accepts the union; one that would not fit is rejected', () => {
+    // The field allows three items (`maxItems: 3` in a structure): one is stored, room for two more.
+    const accepts = (value: JsonValue) => Array.isArray(value) && value.length <= 3;
+    const decided = decideFieldCandidates(
+      { annotation: multi, current: inferred(['a'], 0.9, 'KG_INFERENCE'), accepts },
+      kg,
+      [candidate(['b', 'c'], 0.85), candidate(['d'], 0.95), candidate(['a', 'e'], 0.9)],
+      AT,
+    );
+    const next = { value: ['a', 'd', 'e'], confidence: 0.9, provenance: 'KG_INFERENCE', updatedAt: AT };
+    expect(decided.next).toEqual(next);
+    expect(decided.decisions.map((d) => [d.outcome, d.next])).toEqual([
+      ['rejected', null],
+      ['committed', next],
+      ['committed', next],
+    ]);
+  });
+
+  it('writes nothing when no candidate fits', () => {
+    const decided = decideFieldCandidates(
+      { annotation: multi, current: inferred(['a', 'b'], 0.9, 'KG_INFERENCE'), accepts: (v) => Array.isArray(v) && v.length <= 2 },
+      kg,
+      [candidate(['c'], 0.9)],
+      AT,
+    );
+    expect(decided.next).toBeNull();
+    expect(decided.decisions.map((d) => d.outcome)).toEqual(['rejected']);
+  });
 });

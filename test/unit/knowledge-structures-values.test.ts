@@ -3,6 +3,7 @@ import { BUILTIN_STRUCTURES } from '../../server/services/knowledge/builtin-stru
 import {
   MAX_FIELDS_BYTES,
   MAX_STRING_VALUE_BYTES,
+  acceptsFieldValue,
   checkCreateFields,
   checkPatchFields,
   fieldValueProblems,
@@ -185,6 +186,22 @@ describe('size limits', () => {
   it('accepts a string at exactly the limit', () => {
     const def = define('note', body({ text: { type: 'string' } }));
     expect(checkCreateFields(def, { name: 'n', text: filler(MAX_STRING_VALUE_BYTES) }).ok).toBe(true);
+  });
+});
+
+describe('acceptsFieldValue: what an engine may write', () => {
+  const note = define('note', body({ text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' }, maxItems: 2 } }));
+  const filler = (bytes: number) => 'é'.repeat(bytes / 2);
+  it.each([
+    ['a string at the limit', 'text', filler(MAX_STRING_VALUE_BYTES), true],
+    ['a string over the limit, which the schema alone would take', 'text', filler(MAX_STRING_VALUE_BYTES + 2), false],
+    ['a list item over the limit', 'tags', [filler(MAX_STRING_VALUE_BYTES + 2)], false],
+    ['a list within maxItems', 'tags', ['a', 'b'], true],
+    ['a list past maxItems', 'tags', ['a', 'b', 'c'], false],
+    ['a wrong type', 'text', 7, false],
+    ['a field the structure lacks', 'ghost', 'x', false],
+  ])('%s', (_, field, value, accepted) => {
+    expect(acceptsFieldValue(note, field, value)).toBe(accepted);
   });
 });
 

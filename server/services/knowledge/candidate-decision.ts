@@ -17,6 +17,12 @@ export interface FieldContext {
   annotation: FieldAnnotation;
   /** The field's stored value in the run's snapshot; undefined when the field has none. */
   current: FieldValue | undefined;
+  /**
+   * Whether the structure accepts a value for the field (its schema, `maxItems`, the size limits).
+   * Candidates are screened one by one before they get here; a multi-value merge asks again, since a
+   * union of valid lists can be too long. Default: every value.
+   */
+  accepts?: (value: JsonValue) => boolean;
 }
 
 export interface EngineIdentity {
@@ -81,15 +87,26 @@ function singleValueWinner(committable: Candidate[]): Candidate | 'conflict' {
 }
 
 /**
- * A multi-value field gains the union of its inferred items and every committable candidate's items. The
- * merged value claims the lowest confidence among its contributors and the provenance of the engine that
- * wrote it last (engines run from the most to the least trusted, so that is the weaker claim).
+ * A multi-value field gains the union of its inferred items and the committable candidates' items, the
+ * most confident candidates first, as long as the structure accepts the union (a candidate that would
+ * push it past `maxItems` or a size limit is left out, and logged `rejected`). The merged value claims
+ * the lowest confidence among its contributors and the provenance of the engine that wrote it last
+ * (engines run from the most to the least trusted, so that is the weaker claim).
  */
-function multiValueNext(committable: Candidate[], current: FieldValue | undefined, source: EngineIdentity, at: string): FieldValue {
-  const kept = isFilled(current) && current ? [current] : [];
-  const items = multiItems([...kept.map((field) => field.value), ...committable.map((c) => c.value)].flat());
-  const confidence = Math.min(...kept.map((field) => field.confidence), ...committable.map((c) => c.confidence));
-  return { value: items, confidence, provenance: source.provenance, updatedAt: at };
+function multiValueWrite(committable: Candidate[], context: FieldContext, source: EngineIdentity, at: string): GroupWrite {
+  const kept = isFilled(context.current) && context.current ? [context.current] : [];
+  const accepts = context.accepts ?? (() => true);
+  const union = (candidates: Candidate[]) => multiItems([...kept.map((field) => field.value), ...candidates.map((c) => c.value)].flat());
+  const taken = new Set<Candidate>();
+  for (const candidate of [...committable].sort((a, b) => b.confidence - a.confidence)) {
+    if (accepts(union([...taken, candidate]))) taken.add(candidate);
+  }
+  // The items keep the candidates' own order; which ones fit does not depend on it.
+  const writers = committable.filter((c) => taken.has(c));
+  if (writers.length === 0) return { next: null, conflict: false, writers };
+  const items = union(writers);
+  const confidence = Math.min(...kept.map((field) => field.confidence), ...writers.map((c) => c.confidence));
+  return { next: { value: items, confidence, provenance: source.provenance, updatedAt: at }, conflict: false, writers };
 }
 
 interface GroupWrite {
@@ -101,9 +118,7 @@ interface GroupWrite {
 
 function writeOf(committable: Candidate[], context: FieldContext, source: EngineIdentity, at: string): GroupWrite {
   if (committable.length === 0) return { next: null, conflict: false, writers: [] };
-  if (context.annotation.cardinality === 'multi') {
-    return { next: multiValueNext(committable, context.current, source, at), conflict: false, writers: committable };
-  }
+  if (context.annotation.cardinality === 'multi') return multiValueWrite(committable, context, source, at);
   const winner = singleValueWinner(committable);
   if (winner === 'conflict') return { next: null, conflict: true, writers: [] };
   const next = { value: winner.value, confidence: winner.confidence, provenance: source.provenance, updatedAt: at };
@@ -114,8 +129,9 @@ function writeOf(committable: Candidate[], context: FieldContext, source: Engine
  * Decide one engine's candidates for one field. Single-value field: committable candidates that disagree
  * (after normalisation, see `sameValueKey`) are ALL a conflict and nothing is written; agreeing ones write
  * the most confident, the others are rejected (the written value holds an equal or higher confidence).
- * Multi-value field: committable candidates are merged, never in conflict, and every one of them is logged
- * committed. A committed decision's `next` is the field exactly as written, so log and field agree.
+ * Multi-value field: committable candidates are merged, never in conflict, and each one the merge takes is
+ * logged committed (one that would not fit the structure, rejected). A committed decision's `next` is the
+ * field exactly as written, so log and field agree.
  */
 export function decideFieldCandidates(
   context: FieldContext,
@@ -130,7 +146,8 @@ export function decideFieldCandidates(
   const decisions = verdicts.map(({ candidate, verdict }): CandidateDecision => {
     if (verdict !== 'committable') return { candidate, outcome: verdict, previous, next: null };
     if (conflict) return { candidate, outcome: 'conflict', previous, next: null };
-    // An agreeing candidate that lost to the winner meets a written value of equal or higher confidence.
+    // An agreeing candidate that lost to the winner meets a written value of equal or higher confidence;
+    // a multi-value candidate left out did not fit the structure.
     if (!writers.includes(candidate)) return { candidate, outcome: 'rejected', previous, next: null };
     return { candidate, outcome: 'committed', previous, next };
   });

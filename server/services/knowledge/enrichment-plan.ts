@@ -2,7 +2,7 @@ import { decideFieldCandidates } from './candidate-decision.js';
 import { decisionEntry, engineErrorEntry, noCandidateEntry, type PlannedLogEntry } from './enrichment-log-entry.js';
 import type { FieldValues, KnowledgeFields } from './field-shape.js';
 import { isAgentOwned } from './field-content.js';
-import type { Candidate, EngineName, FieldValue, Provenance } from './model.js';
+import type { Candidate, EngineName, FieldValue, JsonValue, Provenance } from './model.js';
 
 /**
  * One enrichment run as pure decisions (issue #23 §4): engines are tried per field in order (rule, kg,
@@ -19,6 +19,8 @@ export interface RunSnapshot {
   fields: KnowledgeFields;
   values: FieldValues;
   doNotEnrich: boolean;
+  /** Whether the structure accepts a value for a field (see `FieldContext.accepts`); default: every value. */
+  accepts?: (field: string, value: JsonValue) => boolean;
 }
 
 /** What one engine returned: its candidates, or the error that stopped it. */
@@ -117,7 +119,9 @@ export function planEngineStep(plan: RunPlan, output: EngineOutput): RunPlan {
     const previousValue = current ?? null;
     const group = groups.get(field) ?? [];
     if (group.length > 0) {
-      const decided = decideFieldCandidates({ annotation: shape.annotation, current }, output, group, at);
+      const accepts = plan.snapshot.accepts;
+      const context = { annotation: shape.annotation, current, ...(accepts ? { accepts: (v: JsonValue) => accepts(field, v) } : {}) };
+      const decided = decideFieldCandidates(context, output, group, at);
       entries.push(...decided.decisions.map((decision) => decisionEntry(runId, engine, field, decision)));
       if (decided.next) updates.push({ field, previous: previousValue, next: decided.next });
       if (decided.next || decided.decisions.some((d) => d.outcome === 'conflict')) closed.push(field);

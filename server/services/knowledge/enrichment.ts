@@ -9,7 +9,7 @@ import type { UsageService } from '../usage.js';
 import { applyRunToCurrent } from './enrichment-apply.js';
 import type { PlannedLogEntry } from './enrichment-log-entry.js';
 import { openFields, planEngineStep, startRun, type EngineOutput, type RunPlan } from './enrichment-plan.js';
-import { fieldValueProblems } from './field-values.js';
+import { acceptsFieldValue } from './field-values.js';
 import type { Candidate } from './model.js';
 import { derivedState } from './object-state.js';
 import type { StructureCatalog } from './structure-catalog.js';
@@ -47,7 +47,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     return view.definition;
   }
 
-  /** Candidates a structure refuses (a wrong type or format) never reach the decision: logged as `rejected`. */
+  /** Candidates a structure refuses (a wrong type or format, too large) never reach the decision: logged as `rejected`. */
   function screen(
     record: KnowledgeObjectRecord,
     definition: Awaited<ReturnType<typeof definitionOf>>,
@@ -58,7 +58,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     const valid: Candidate[] = [];
     const refused: PlannedLogEntry[] = [];
     for (const c of candidates) {
-      if (!Object.hasOwn(definition.fields, c.field) || fieldValueProblems(definition, c.field, c.value).length === 0) valid.push(c);
+      if (!Object.hasOwn(definition.fields, c.field) || acceptsFieldValue(definition, c.field, c.value)) valid.push(c);
       else
         refused.push({
           runId: plan.runId,
@@ -77,7 +77,12 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
 
   async function plan(record: KnowledgeObjectRecord, runId: string, namespaces: readonly string[] | null): Promise<RunPlan> {
     const definition = await definitionOf(record);
-    let plan = startRun(runId, isoAt(clock()), { fields: definition.fields, values: record.fields, doNotEnrich: record.doNotEnrich });
+    let plan = startRun(runId, isoAt(clock()), {
+      fields: definition.fields,
+      values: record.fields,
+      doNotEnrich: record.doNotEnrich,
+      accepts: (field, value) => acceptsFieldValue(definition, field, value),
+    });
     for (const engine of deps.engines) {
       const open = openFields(plan);
       if (open.length === 0) break;

@@ -88,6 +88,11 @@ export function fieldValueProblems(definition: StructureDefinition, name: string
   return problems;
 }
 
+/** Whether a field may hold `value`: its schema and the size limits a client's write meets (engines' values too). */
+export function acceptsFieldValue(definition: StructureDefinition, name: string, value: unknown): boolean {
+  return fieldValueProblems(definition, name, value).length === 0 && sizeProblem({ [name]: value }) === null;
+}
+
 /** A create's fields: unknown fields refused, required fields present; `null` is the same as omitted. */
 export function checkCreateFields(definition: StructureDefinition, input: unknown): FieldValuesOutcome<JsonValue> {
   return checkFields(definition, input, 'create') as FieldValuesOutcome<JsonValue>;
