@@ -28,8 +28,28 @@ export function jsonBody(limitBytes: number) {
     if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
       return next(new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got '${type || 'none'}'`));
     }
-    parse(req, res, (err?: unknown) => next(err ?? ownProtoKeyError(req.body)));
+    parse(req, res, (err?: unknown) => next(err ?? nestingError(req.body) ?? ownProtoKeyError(req.body)));
   };
+}
+
+/**
+ * Deepest nesting of arrays and objects a body may have. Validators walk values recursively (zod's
+ * JSON schema, ajv), so a body of 10,000 nested arrays would end in a stack overflow and a message
+ * about the call stack; no route's input nests beyond a dozen levels (a tRPC batch adds three).
+ */
+export const MAX_BODY_NESTING = 64;
+
+/** The first nesting level past the limit, found without recursion. */
+function nestingError(body: unknown): AppError | undefined {
+  const pending: [unknown, number][] = [[body, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_BODY_NESTING) return new AppError('VALIDATION_FAILED', `JSON must not nest deeper than ${MAX_BODY_NESTING} levels`);
+    for (const child of Array.isArray(value) ? value : Object.values(value))
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return undefined;
 }
 
 /**

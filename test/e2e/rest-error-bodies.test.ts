@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/auth.js';
+import { MAX_BODY_NESTING } from '../../server/http/body.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -69,5 +70,25 @@ describe('REST error bodies', () => {
     expect(noRoute.text).toBe(
       JSON.stringify({ code: 'NOT_FOUND', message: 'no route for GET /no-such-route', request_id: noRoute.requestId }),
     );
+  });
+
+  it('a body nested past the limit: 400 naming the limit on REST and /trpc, not a stack overflow', async () => {
+    const nested = (depth: number) => '['.repeat(depth) + '"x"' + ']'.repeat(depth);
+    const json = { 'content-type': 'application/json', 'x-api-key': apiKey };
+    const message = `JSON must not nest deeper than ${MAX_BODY_NESTING} levels`;
+    for (const [path, body] of [
+      ['/memories', `{"content":"x","metadata":{"a":${nested(20_000)}}}`],
+      ['/v1/knowledge/person', `{"fields":{"name":"A","email":${nested(20_000)}}}`],
+      ['/trpc/memories.create', `{"json":{"content":"x","metadata":{"a":${nested(MAX_BODY_NESTING)}}}}`],
+    ]) {
+      const res = await raw('POST', path!, json, body);
+      expect([res.status, res.text], path).toEqual([
+        400,
+        JSON.stringify({ code: 'VALIDATION_FAILED', message, request_id: res.requestId }),
+      ]);
+    }
+    // At the limit the body reaches the route, whose own validation answers (and its scope first).
+    const atLimit = await raw('POST', '/memories', json, `{"content":"x","metadata":{"a":${nested(MAX_BODY_NESTING - 3)}}}`);
+    expect(atLimit.status).toBe(403);
   });
 });
