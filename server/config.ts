@@ -77,6 +77,10 @@ const envSchema = z.object({
   LLM_URL: z.url().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_API_KEY: z.string().optional(),
+  /** Knowledge enrichment asks the LLM (LLM_URL) for open fields; false keeps LLM_URL for contradiction detection only. */
+  KNOWLEDGE_LLM_ENRICHMENT: bool.default(true),
+  /** Per-request limit of the knowledge LLM engine's call; a run that hits it logs `error` and goes on. */
+  KNOWLEDGE_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
   SESSION_TTL_SECONDS: z.coerce

@@ -1,4 +1,5 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { ChatJsonClient } from '../adapters/llm/chat-json-client.js';
 import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
@@ -16,6 +17,7 @@ import { createAuditService, type AuditService } from './services/audit.js';
 import type { EnrichmentEngine } from './ports/enrichment-engine.js';
 import { createEnrichmentService, type EnrichmentService } from './services/knowledge/enrichment.js';
 import { createKgEngine } from './services/knowledge/engines/kg-engine.js';
+import { createLlmEngine } from './services/knowledge/engines/llm-engine.js';
 import { createRuleEngine } from './services/knowledge/engines/rule-engine.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
 import { createAuthService, type AuthService } from './services/auth.js';
@@ -411,13 +413,18 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     clock,
   });
-  // Offline engines only, in their order; the LLM and web engines are not wired yet (docs/knowledge.md).
+  // Engines in their order: the offline ones, then the LLM when one is configured; web is not wired yet (docs/knowledge.md).
+  const llm =
+    config.LLM_URL && config.KNOWLEDGE_LLM_ENRICHMENT ? { url: config.LLM_URL, timeoutMs: config.KNOWLEDGE_LLM_TIMEOUT_MS } : null;
+  const completion = llm && new ChatJsonClient({ ...llm, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY });
+  const llmEngine = completion ? [createLlmEngine({ index: ports.searchIndex, memories: ports.memories, completion })] : [];
   const enrichment = createEnrichmentService({
     objects: ports.knowledgeObjects,
     catalog: knowledge.catalog,
     engines: (options.enrichmentEngines ?? ((configured) => configured))([
       createRuleEngine(),
       createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
+      ...llmEngine,
     ]),
     scheduler: () => jobs,
     usage,

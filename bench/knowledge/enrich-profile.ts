@@ -4,7 +4,8 @@
  * steps (the search-index look-up of the name, reading the memories, extracting facts, the employer's
  * organisation look-up), and the whole kg `propose`. The tenant's search cache is loaded first, untimed.
  */
-import { createKgEngine, KG_MEMORY_LIMIT, KG_SEARCH_MODE } from '../../server/services/knowledge/engines/kg-engine.js';
+import { createKgEngine, KG_MEMORY_LIMIT } from '../../server/services/knowledge/engines/kg-engine.js';
+import { MENTION_SEARCH_MODE as KG_SEARCH_MODE } from '../../server/services/knowledge/engines/memory-mentions.js';
 import { factCandidates } from '../../server/services/knowledge/engines/kg-facts.js';
 import { createRuleEngine } from '../../server/services/knowledge/engines/rule-engine.js';
 import { normaliseName } from '../../server/text/fact-vocabulary.js';

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LlmContradictionDetector } from '../../adapters/llm/contradiction-detector.js';
@@ -9,6 +9,7 @@ import {
   extractFacts,
   type ContradictionDetector,
 } from '../../server/services/consolidation/contradiction.js';
+import { chatAnswer, startOpenAiStandIn, type OpenAiStandIn, type RecordedRequest, type Responder } from '../support/openai-stand-in.js';
 
 const check = (newer: string, older: string) => detectContradiction({ content: newer }, { content: older });
 
@@ -161,51 +162,21 @@ describe('OfflineContradictionDetector', () => {
 // ---------------------------------------------------------------------------------------------
 // LLM detector against a real HTTP server on 127.0.0.1, port 0.
 
-interface Recorded {
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingMessage['headers'];
-  body: unknown;
-}
-
-type Responder = (req: IncomingMessage, res: ServerResponse, body: unknown) => void;
-
 describe('LlmContradictionDetector', () => {
-  let server: Server;
+  let standIn: OpenAiStandIn;
   let baseUrl: string;
+  let requests: RecordedRequest[];
+  const answer = chatAnswer;
   let responder: Responder;
-  const requests: Recorded[] = [];
-
-  const answer =
-    (content: string): Responder =>
-    (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
-    };
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // keep raw text
-        }
-        requests.push({ method: req.method, url: req.url, headers: req.headers, body });
-        responder(req, res, body);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    standIn = await startOpenAiStandIn((req, res, body) => responder(req, res, body));
+    baseUrl = standIn.url;
+    requests = standIn.requests;
   });
 
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await standIn.close();
   });
 
   beforeEach(() => {

@@ -1,20 +1,13 @@
 import type { EnrichmentEngine } from '../../../ports/enrichment-engine.js';
 import type { KnowledgeObjectStore } from '../../../ports/knowledge.js';
-import type { MemoryStore } from '../../../ports/memories.js';
-import type { SearchIndex } from '../../../ports/search-index.js';
 import { normaliseName } from '../../../text/fact-vocabulary.js';
 import type { Candidate } from '../model.js';
 import type { Fact } from '../../../text/facts.js';
+import { createMemoryMentions, type MemoryMentionDeps } from './memory-mentions.js';
 import { extractMemoryFacts, factCandidates, factFieldsOf, locationFromEmployer, type MemoryText } from './kg-facts.js';
 
 /** Memories read per object: the tenant's most relevant mentions of its name. */
 export const KG_MEMORY_LIMIT = 50;
-/**
- * The name is looked up by keyword alone: a fact only counts when a memory spells the name (or, for a
- * person, a first or last name) out, which is what the keyword channel finds; the graph channel cost
- * ~9× the time (bench:knowledge profile) and added memories that could not match.
- */
-export const KG_SEARCH_MODE = 'hybrid' as const;
 /**
  * Memories whose facts are remembered, per process. A memory's content changes only with its version,
  * so (id, version) names the text exactly; objects sharing a name, or enriched again, read the same
@@ -25,10 +18,7 @@ export const KG_FACTS_MEMO_ENTRIES = 50_000;
 /** Organisations read for a person's employer (several objects may share a name). */
 const ORGANIZATION_LIMIT = 5;
 
-export interface KgEngineDeps {
-  /** The tenant's memories that mention a name (the keyword channel of its own search index). */
-  index: Pick<SearchIndex, 'search'>;
-  memories: Pick<MemoryStore, 'getMany'>;
+export interface KgEngineDeps extends MemoryMentionDeps {
   objects: Pick<KnowledgeObjectStore, 'findByIdentity'>;
 }
 
@@ -36,8 +26,8 @@ export interface KgEngineDeps {
  * The knowledge-graph engine (`KG_INFERENCE`), offline and always on: facts stated in the tenant's own
  * memories about the object (resolved by its identity, the name), and relations to the tenant's other
  * knowledge objects (`relation_traversal`: a person's location from their employer's headquarters).
- * Its `source_refs` name the memories (`memory:<id>`) and objects (`knowledge:<id>`) used. Only what a
- * default search returns counts: consolidated memories, superseded versions and injection-flagged ones left out.
+ * Its `source_refs` name the memories (`memory:<id>`) and objects (`knowledge:<id>`) used; the memories
+ * are those `memory-mentions.ts` finds.
  */
 export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
   const memo = new Map<string, Fact[]>();
@@ -55,22 +45,7 @@ export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
     }
     return facts;
   };
-
-  async function mentioning(tenantId: string, name: string, namespaces: readonly string[] | null): Promise<MemoryText[]> {
-    const found = await deps.index.search(tenantId, {
-      text: name,
-      vector: null,
-      mode: KG_SEARCH_MODE,
-      limit: KG_MEMORY_LIMIT,
-      filters: { namespaces: namespaces === null ? null : [...namespaces] },
-    });
-    if (found.hits.length === 0) return [];
-    const records = await deps.memories.getMany(
-      tenantId,
-      found.hits.map((h) => h.memoryId),
-    );
-    return records.map((m) => ({ id: m.id, version: m.version, content: m.content, createdAt: m.createdAt }));
-  }
+  const mentioning = createMemoryMentions(deps);
 
   return {
     name: 'kg',
@@ -84,7 +59,7 @@ export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
       const mapped = factFieldsOf(object.type);
       if (mapped.size === 0 && object.type !== 'person')
         return { candidates: [], tried: Object.fromEntries(openFields.map((f) => [f, []])) };
-      const memories = await mentioning(tenantId, name, namespaces);
+      const memories: MemoryText[] = await mentioning(tenantId, name, namespaces, KG_MEMORY_LIMIT);
       const candidates: Candidate[] = factCandidates(object.type, name, memories, { factsOf }).filter((c) => open.has(c.field));
       const tried: Record<string, string[]> = {};
       for (const field of openFields) tried[field] = mapped.has(field) ? ['stated_fact'] : [];
