@@ -135,7 +135,7 @@ export function requireScope(scope: ApiKeyScope) {
 /**
  * A route for API keys with `scope` and for signed-in users whose role in the tenant has the permission
  * of the same name (every scope is one; see `api-key-scopes.ts`), e.g. knowledge structures, which
- * owners and admins manage from the portal. A sent `X-API-Key` decides, so a key client is judged
+ * owners and admins also manage with their own session. A sent `X-API-Key` decides, so a key client is judged
  * exactly as on a key-only route; otherwise the bearer token is judged as on `requirePermission`.
  * Records `auth: 'apiKeyOrBearer'`, the scope and the permission in the meta (OpenAPI, permission matrix).
  */
