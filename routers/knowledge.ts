@@ -1,6 +1,6 @@
 import type { RequestContext } from '../server/context.js';
-import type { ApiKeyPrincipal } from '../server/principal.js';
-import { requireScope } from '../server/procedures.js';
+import type { ApiKeyPrincipal, UserPrincipal } from '../server/principal.js';
+import { requireScope, requireScopeOrPermission } from '../server/procedures.js';
 import type { KnowledgeActedBy } from '../server/services/knowledge/knowledge-service.js';
 import { router } from '../server/trpc.js';
 import {
@@ -23,22 +23,23 @@ import { toKnowledgeObject, toLogEntries, toStructure } from './knowledge/wire.j
 
 const tags = ['Knowledge'];
 
-const actedBy = (ctx: RequestContext, principal: ApiKeyPrincipal): KnowledgeActedBy => ({
-  actor: { keyId: principal.keyId },
+/** The audit actor is the user for a bearer caller and the key for a key caller, as on every other route. */
+const actedBy = (ctx: RequestContext, principal: ApiKeyPrincipal | UserPrincipal): KnowledgeActedBy => ({
+  actor: principal.kind === 'user' ? { userId: principal.userId } : { keyId: principal.keyId },
   ip: ctx.ip || null,
   userAgent: ctx.userAgent,
 });
 
 /**
- * `/v1/knowledge` (X-API-Key): structures (`knowledge:read` to list, `knowledge:admin` to publish and
- * activate) and knowledge objects (`knowledge:read` / `knowledge:write`). The `/structures` paths come
+ * `/v1/knowledge`: structures (`knowledge:read` to list, `knowledge:admin` to publish and activate), by
+ * an API key with the scope or a bearer token whose role has the permission of the same name, and
+ * knowledge objects (X-API-Key with `knowledge:read` / `knowledge:write`). The `/structures` paths come
  * before `/{id}`; an object id is never `structures`.
  */
 export const knowledgeRouter = router({
-  structures: requireScope('knowledge:read')
+  structures: requireScopeOrPermission('knowledge:read')
     .meta({
       openapi: { method: 'GET', path: '/v1/knowledge/{type}/structures', tags, summary: 'Versions of a knowledge type', protect: true },
-      auth: 'apiKey',
     })
     .input(knowledgeTypeInput)
     .output(listStructuresOutput)
@@ -46,7 +47,7 @@ export const knowledgeRouter = router({
       structures: (await ctx.services.knowledge.structures(ctx.principal.tenantId, input.type)).map(toStructure),
     })),
 
-  publishStructure: requireScope('knowledge:admin')
+  publishStructure: requireScopeOrPermission('knowledge:admin')
     .meta({
       openapi: {
         method: 'POST',
@@ -55,7 +56,6 @@ export const knowledgeRouter = router({
         summary: 'Publish a structure version as DRAFT (a JSON Schema object with x-knowledge annotations)',
         protect: true,
       },
-      auth: 'apiKey',
     })
     .input(publishStructureInput)
     .output(structureOutput)
@@ -66,7 +66,7 @@ export const knowledgeRouter = router({
       return toStructure(published);
     }),
 
-  activateStructure: requireScope('knowledge:admin')
+  activateStructure: requireScopeOrPermission('knowledge:admin')
     .meta({
       openapi: {
         method: 'POST',
@@ -75,7 +75,6 @@ export const knowledgeRouter = router({
         summary: 'Make a version ACTIVE and move every object to it (an incompatible change needs a migration plan)',
         protect: true,
       },
-      auth: 'apiKey',
     })
     .input(activateStructureInput)
     .output(structureOutput)

@@ -131,3 +131,30 @@ export const apiKeyProcedure = apiKeyAuthenticated(undefined);
 export function requireScope(scope: ApiKeyScope) {
   return apiKeyAuthenticated(scope);
 }
+
+/**
+ * A route for API keys with `scope` and for signed-in users whose role in the tenant has the permission
+ * of the same name (every scope is one; see `api-key-scopes.ts`), e.g. knowledge structures, which
+ * owners and admins also manage with their own session. A sent `X-API-Key` decides, so a key client is judged
+ * exactly as on a key-only route; otherwise the bearer token is judged as on `requirePermission`.
+ * Records `auth: 'apiKeyOrBearer'`, the scope and the permission in the meta (OpenAPI, permission matrix).
+ */
+export function requireScopeOrPermission(scope: ApiKeyScope) {
+  const permission: Permission = scope;
+  return bareProcedure.meta({ auth: 'apiKeyOrBearer', scope, permission }).use(({ ctx, next }) =>
+    appErrorsMapped(async () => {
+      const principal = await keyOrUserPrincipal(ctx, scope, permission);
+      return next({ ctx: { principal } });
+    }),
+  );
+}
+
+async function keyOrUserPrincipal(
+  ctx: RequestContext,
+  scope: ApiKeyScope,
+  permission: Permission,
+): Promise<ApiKeyPrincipal | UserPrincipal> {
+  if (ctx.header('x-api-key') !== undefined) return apiKeyPrincipal(ctx, scope);
+  if (bearerTokenOf(ctx.header('authorization')) !== null) return bearerPrincipal(ctx, { tenantMustBeActive: true, permission });
+  throw unauthenticated('missing X-API-Key header or bearer token');
+}

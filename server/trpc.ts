@@ -12,7 +12,12 @@ import type { Permission } from './services/roles.js';
  * permission or scope it requires, recorded by `requirePermission`/`requireScope` so the permission
  * matrix test reads every route's requirement from the routers themselves.
  */
-export type RouteMeta = OpenApiMeta<{ auth?: 'none' | 'bearer' | 'apiKey'; permission?: Permission; scope?: ApiKeyScope }>;
+export type RouteMeta = OpenApiMeta<{
+  /** `apiKeyOrBearer`: an API key with `scope`, or a bearer token whose role has `permission` (`requireScopeOrPermission`). */
+  auth?: 'none' | 'bearer' | 'apiKey' | 'apiKeyOrBearer';
+  permission?: Permission;
+  scope?: ApiKeyScope;
+}>;
 
 /**
  * Calls one `/trpc` batch may carry (400 beyond): each call is authenticated, validated and throttled

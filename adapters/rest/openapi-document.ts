@@ -12,14 +12,20 @@ const securitySchemes = {
   apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key secret (tmk_…) from POST /api-keys' },
 } as const;
 
-const schemeOf = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth' } as const;
+/** The schemes each credential kind accepts; several become alternative requirements (either one suffices). */
+const schemesOf: Record<NonNullable<RouteMeta['auth']>, readonly (keyof typeof securitySchemes)[]> = {
+  none: [],
+  bearer: ['bearerAuth'],
+  apiKey: ['apiKeyAuth'],
+  apiKeyOrBearer: ['apiKeyAuth', 'bearerAuth'],
+};
 
 /** The licence of the API's implementation (package.json), as OpenAPI 3.1 states it. */
 const license = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
 
 /**
  * OpenAPI 3.1 generated from the routers. trpc-to-openapi puts every scheme on every protected
- * operation; each procedure's `auth` meta narrows that to the credential the route really takes, and a
+ * operation; each procedure's `auth` meta narrows that to the credentials the route really takes, and a
  * public route says `security: []` so readers and linters see it needs none rather than a forgotten one.
  */
 export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version: string): OpenAPIObject {
@@ -37,8 +43,7 @@ export function buildOpenApiDocument(router: AppRouter, baseUrl: string, version
     if (!meta?.openapi) continue;
     const op = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
     if (!op) continue;
-    const auth = meta.auth ?? 'none';
-    op.security = auth === 'none' ? [] : [{ [schemeOf[auth]]: [] }];
+    op.security = schemesOf[meta.auth ?? 'none'].map((scheme) => ({ [scheme]: [] }));
   }
   doc.info.license = license;
   return doc;

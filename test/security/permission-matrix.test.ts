@@ -46,7 +46,8 @@ const routes: Route[] = procedures
 /**
  * What each route requires, pinned: a new route, or a changed requirement, fails here until it is
  * written down (and so reviewed). `any member`: every role of the tenant may call it; `session
- * token`: it acts on the token presented, in no tenant; `any key`: every valid API key.
+ * token`: it acts on the token presented, in no tenant; `any key`: every valid API key; `scope X or
+ * P`: an API key with scope X, or a bearer token whose role has permission P.
  */
 const declared: Record<string, string> = {
   'apiKeys.current': 'any key',
@@ -96,9 +97,9 @@ const declared: Record<string, string> = {
   'memories.settings': 'memories:read',
   'memories.updateSettings': 'tenant:manage',
   'usage.get': 'scope usage:read',
-  'knowledge.structures': 'scope knowledge:read',
-  'knowledge.publishStructure': 'scope knowledge:admin',
-  'knowledge.activateStructure': 'scope knowledge:admin',
+  'knowledge.structures': 'scope knowledge:read or knowledge:read',
+  'knowledge.publishStructure': 'scope knowledge:admin or knowledge:admin',
+  'knowledge.activateStructure': 'scope knowledge:admin or knowledge:admin',
   'knowledge.create': 'scope knowledge:write',
   'knowledge.list': 'scope knowledge:read',
   'knowledge.get': 'scope knowledge:read',
@@ -111,6 +112,7 @@ const declared: Record<string, string> = {
 function requirementOf(p: (typeof procedures)[number]): string {
   const meta = p.meta;
   if (!meta?.openapi) return meta?.permission || meta?.scope ? 'tRPC only, protected' : 'tRPC only, public';
+  if (meta.auth === 'apiKeyOrBearer') return `scope ${meta.scope} or ${meta.permission}`;
   if (meta.permission) return meta.permission;
   if (meta.scope) return `scope ${meta.scope}`;
   if (meta.auth === 'apiKey') return 'any key';
@@ -342,8 +344,9 @@ const ownIds = () => ({
   knowledgeId: fixture.knowledgeId,
 });
 
-const bearerRoutes = routes.filter((r) => r.auth === 'bearer' && !sessionTokenRoutes.has(r.name));
-const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey');
+/** Routes taking either credential are in both lists: each credential is judged as on the routes taking only it. */
+const bearerRoutes = routes.filter((r) => (r.auth === 'bearer' || r.auth === 'apiKeyOrBearer') && !sessionTokenRoutes.has(r.name));
+const apiKeyRoutes = routes.filter((r) => r.auth === 'apiKey' || r.auth === 'apiKeyOrBearer');
 
 describe('every route is in the matrix', () => {
   it('each procedure declares its requirement, and the pinned table agrees', () => {
@@ -358,7 +361,7 @@ describe('every route is in the matrix', () => {
   });
 
   it('every REST route names its credential', () => {
-    for (const r of routes) expect(['none', 'bearer', 'apiKey', 'portal'], r.name).toContain(r.auth);
+    for (const r of routes) expect(['none', 'bearer', 'apiKey', 'apiKeyOrBearer', 'portal'], r.name).toContain(r.auth);
   });
 });
 
