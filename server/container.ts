@@ -1,4 +1,5 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
+import { createPageFetcher } from '../adapters/web/page-fetcher.js';
 import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
@@ -17,7 +18,9 @@ import type { EnrichmentEngine } from './ports/enrichment-engine.js';
 import { createEnrichmentService, type EnrichmentService } from './services/knowledge/enrichment.js';
 import { createKgEngine } from './services/knowledge/engines/kg-engine.js';
 import { createRuleEngine } from './services/knowledge/engines/rule-engine.js';
+import { createWebEngine } from './services/knowledge/engines/web-engine.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
+import { createKnowledgeSettingsService, type KnowledgeSettingsService } from './services/knowledge/knowledge-settings.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
@@ -94,6 +97,8 @@ export interface Services {
   search: SearchService;
   /** The Knowledge API: structures and knowledge objects (`/v1/knowledge`). */
   knowledge: KnowledgeService;
+  /** The tenant's Knowledge API settings (`/settings/knowledge`: web enrichment on or off). */
+  knowledgeSettings: KnowledgeSettingsService;
   /** Knowledge enrichment: the trigger route and the `knowledge.enrich` job. */
   enrichment: EnrichmentService;
   /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
@@ -411,13 +416,23 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     clock,
   });
-  // Offline engines only, in their order; the LLM and web engines are not wired yet (docs/knowledge.md).
+  const knowledgeSettings = createKnowledgeSettingsService({ settings: ports.knowledgeSettings, audit, clock });
+  // The SSRF boundary of the web engine: public addresses only unless the operator allows others.
+  const pageFetcher = createPageFetcher({
+    allowPrivateAddresses: config.WEB_ENRICHMENT_ALLOW_PRIVATE,
+    allowedRanges: config.WEB_ENRICHMENT_ALLOWED_RANGES,
+    timeoutMs: config.WEB_ENRICHMENT_TIMEOUT_MS,
+    maxBytes: config.WEB_ENRICHMENT_MAX_BYTES,
+    maxRedirects: config.WEB_ENRICHMENT_MAX_REDIRECTS,
+  });
+  // In their order (rules, kg, [llm], web); the web engine runs only for tenants that turned it on.
   const enrichment = createEnrichmentService({
     objects: ports.knowledgeObjects,
     catalog: knowledge.catalog,
     engines: (options.enrichmentEngines ?? ((configured) => configured))([
       createRuleEngine(),
       createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
+      createWebEngine({ pages: pageFetcher, settings: ports.knowledgeSettings }),
     ]),
     scheduler: () => jobs,
     usage,
@@ -427,6 +442,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     embedder,
     search,
     knowledge,
+    knowledgeSettings,
     enrichment,
     indexOutbox,
     config,
@@ -466,6 +482,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     },
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
+      await pageFetcher.close();
       await ownAnalyzer?.close?.();
       await apiKeys.close(); // writes pending last_used_at values
       await usageCounts.close(); // writes pending read and search counts (failures are logged, not thrown)
