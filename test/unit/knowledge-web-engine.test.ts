@@ -20,13 +20,14 @@ import { body, define } from '../support/knowledge-structures.js';
 const TENANT = 'tenant-web-engine';
 const NAME = 'Larkspur Tidewater';
 
-const page = (origin: string) => `<html><head><script type="application/ld+json">${JSON.stringify({
-  '@type': 'Organization',
-  name: NAME,
-  url: `${origin}/`,
-  industry: 'Tidal energy',
-  address: { '@type': 'PostalAddress', addressLocality: 'Cherbourg', addressCountry: 'FR' },
-})}</script></head></html>`;
+const page = (origin: string) =>
+  `<html><head><script type="application/ld+json">${JSON.stringify({
+    '@type': 'Organization',
+    name: NAME,
+    url: `${origin}/`,
+    industry: 'Tidal energy',
+    address: { '@type': 'PostalAddress', addressLocality: 'Cherbourg', addressCountry: 'FR' },
+  })}</script></head></html>`;
 
 const agentValue = (value: string) => ({ value, confidence: 1, provenance: 'AGENT_INPUT' as const, updatedAt: '2031-01-01T00:00:00.000Z' });
 
@@ -127,7 +128,9 @@ describe('the web engine', () => {
     );
     const before = site.hits.length;
     const proposal = await engine().propose(request(secretSite, { name: NAME, website: `${site.origin}/` }));
-    expect(proposal.failures).toEqual([{ field: 'industry', strategy: 'fetch:high_sensitivity', outcome: 'policy_denied', sourceRefs: [] }]);
+    expect(proposal.failures).toEqual([
+      { field: 'industry', strategy: 'fetch:high_sensitivity', outcome: 'policy_denied', sourceRefs: [] },
+    ]);
     expect(site.hits.length).toBe(before);
   });
 
@@ -140,7 +143,13 @@ describe('the web engine', () => {
       expect(proposal.failures).toEqual(['domain', 'industry', 'headquarters'].map((field) => ({ field, ...expected })));
       const plan = planEngineStep(
         startRun('run', '2031-01-01T00:00:00.000Z', { fields: req.definition.fields, values: req.object.fields, doNotEnrich: false }),
-        { engine: 'web', provenance: 'WEB_INFERENCE', candidates: proposal.candidates, tried: proposal.tried!, failures: proposal.failures! },
+        {
+          engine: 'web',
+          provenance: 'WEB_INFERENCE',
+          candidates: proposal.candidates,
+          tried: proposal.tried!,
+          failures: proposal.failures!,
+        },
       );
       expect(plan.entries.map((e) => [e.field, e.strategy, e.outcome, e.sourceRefs])).toEqual(
         ['domain', 'industry', 'headquarters'].map((f) => [f, expected.strategy, expected.outcome, expected.sourceRefs]),

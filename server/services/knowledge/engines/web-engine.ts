@@ -56,7 +56,8 @@ export function createWebEngine(deps: WebEngineDeps): EnrichmentEngine {
         tried,
         failures: [...workable.keys()].map((field) => ({ field, strategy, outcome, sourceRefs })),
       });
-      if (request.definition.fields.website?.annotation.sensitivity === 'high') return failed('fetch:high_sensitivity', 'policy_denied', []);
+      if (request.definition.fields.website?.annotation.sensitivity === 'high')
+        return failed('fetch:high_sensitivity', 'policy_denied', []);
 
       const url = websiteToFetch(website);
       const page = await deps.pages.fetchPage(url);
