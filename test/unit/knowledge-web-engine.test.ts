@@ -6,7 +6,7 @@ import type { EnrichmentRequest } from '../../server/ports/enrichment-engine.js'
 import type { KnowledgeObjectRecord } from '../../server/ports/knowledge.js';
 import { WEB_PAGE_REFUSALS } from '../../server/ports/web-pages.js';
 import { BUILTIN_STRUCTURES } from '../../server/services/knowledge/builtin-structures.js';
-import { createWebEngine, refusalOutcome, websiteToFetch } from '../../server/services/knowledge/engines/web-engine.js';
+import { createWebEngine, refusalOutcome } from '../../server/services/knowledge/engines/web-engine.js';
 import { openFields, planEngineStep, startRun } from '../../server/services/knowledge/enrichment-plan.js';
 import type { StructureDefinition } from '../../server/services/knowledge/structure-definition.js';
 import { knowledgeObject } from '../contract/knowledge-records.js';
@@ -57,17 +57,6 @@ describe('refusal outcomes', () => {
   const expected: Record<string, string> = { blocked_address: 'policy_denied', bad_url: 'policy_denied' };
   it.each(WEB_PAGE_REFUSALS.map((r) => [r, expected[r] ?? 'error']))('%s → %s', (reason, outcome) => {
     expect(refusalOutcome(reason as (typeof WEB_PAGE_REFUSALS)[number])).toBe(outcome);
-  });
-});
-
-describe('websiteToFetch', () => {
-  it.each([
-    ['acme.example', 'https://acme.example'],
-    ['  acme.example/about ', 'https://acme.example/about'],
-    ['http://acme.example', 'http://acme.example'],
-    ['ftp://acme.example', 'ftp://acme.example'],
-  ])('%s → %s', (input, url) => {
-    expect(websiteToFetch(input)).toBe(url);
   });
 });
 
@@ -132,6 +121,14 @@ describe('the web engine', () => {
       { field: 'industry', strategy: 'fetch:high_sensitivity', outcome: 'policy_denied', sourceRefs: [] },
     ]);
     expect(site.hits.length).toBe(before);
+  });
+
+  it('hands a website that is no http(s) URL to the fetcher as written: bad_url, policy_denied', async () => {
+    const website = `ftp://${new URL(site.origin).host}/`;
+    const proposal = await engine().propose(request(BUILTIN_STRUCTURES.organization, { name: NAME, website }));
+    expect(proposal.failures?.map((f) => [f.field, f.strategy, f.outcome, f.sourceRefs])).toEqual(
+      ['domain', 'industry', 'headquarters'].map((f) => [f, 'fetch:bad_url', 'policy_denied', [website]]),
+    );
   });
 
   it("reports a refused fetch per field with the fetcher's reason, and the run logs it as given", async () => {

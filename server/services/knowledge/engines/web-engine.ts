@@ -1,7 +1,7 @@
 import type { EngineFailure, EnrichmentEngine, EnrichmentRequest } from '../../../ports/enrichment-engine.js';
 import type { KnowledgeSettingsStore } from '../../../ports/knowledge-settings.js';
 import type { WebPageFetcher, WebPageRefusal } from '../../../ports/web-pages.js';
-import { readWebMetadata } from './web-metadata.js';
+import { readWebMetadata, websiteUrl } from './web-metadata.js';
 
 /**
  * The web engine (`WEB_INFERENCE`, issue #23 §4): fetches the object's own website (its `website` field)
@@ -34,12 +34,6 @@ export function refusalOutcome(reason: WebPageRefusal): EngineFailure['outcome']
   return reason === 'blocked_address' || reason === 'bad_url' ? 'policy_denied' : 'error';
 }
 
-/** The `website` field as a URL to fetch: a bare host (`acme.example`) is read as https. */
-export function websiteToFetch(website: string): string {
-  const trimmed = website.trim();
-  return /^[a-z][a-z\d+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`;
-}
-
 export function createWebEngine(deps: WebEngineDeps): EnrichmentEngine {
   return {
     name: 'web',
@@ -59,7 +53,8 @@ export function createWebEngine(deps: WebEngineDeps): EnrichmentEngine {
       if (request.definition.fields.website?.annotation.sensitivity === 'high')
         return failed('fetch:high_sensitivity', 'policy_denied', []);
 
-      const url = websiteToFetch(website);
+      // A website that is no http(s) URL goes to the fetcher as written, which refuses it as `bad_url`.
+      const url = websiteUrl(website)?.href ?? website.trim();
       const page = await deps.pages.fetchPage(url);
       if (!page.ok) return failed(`fetch:${page.reason}`, refusalOutcome(page.reason), [url]);
 
