@@ -2,6 +2,7 @@ import { router } from '../server/trpc.js';
 import { apiKeysRouter } from './apiKeys.js';
 import { authRouter } from './auth.js';
 import { knowledgeRouter } from './knowledge.js';
+import { knowledgeSettingsRouter } from './knowledge-settings.js';
 import { memoriesRouter } from './memories.js';
 import { rolesRouter } from './roles.js';
 import { searchRouter } from './search.js';
@@ -26,6 +27,7 @@ export const appRouter = router({
   memories: memoriesRouter,
   usage: usageRouter,
   knowledge: knowledgeRouter,
+  knowledgeSettings: knowledgeSettingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

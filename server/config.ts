@@ -2,6 +2,7 @@ import { compileTrust } from './http/client-address.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_PLAN_LIMITS, planLimitsEnv } from './schemas/plan-limits.js';
 import { createPrivateFile, ensurePrivateDir } from './private-files.js';
@@ -118,6 +119,23 @@ const envSchema = z.object({
    * allowed: that traffic never leaves the machine. Everything else must be https.
    */
   OIDC_ALLOW_INSECURE_ISSUERS: bool.default(false),
+  /**
+   * The web enrichment engine's fetcher: only public addresses unless `WEB_ENRICHMENT_ALLOW_PRIVATE`
+   * (loopback tests, fully trusted networks) or a range in `WEB_ENRICHMENT_ALLOWED_RANGES` (an intranet
+   * the operator trusts). Limits are for one fetch, redirects included.
+   */
+  WEB_ENRICHMENT_ALLOW_PRIVATE: bool.default(false),
+  WEB_ENRICHMENT_ALLOWED_RANGES: csv
+    .refine((ranges) => ranges.every((r) => ipaddr.isValidCIDR(r)), 'must be comma-separated CIDR ranges, e.g. 10.20.0.0/16')
+    .default([]),
+  WEB_ENRICHMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  WEB_ENRICHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
+  WEB_ENRICHMENT_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().default('false'),
   CORS_ORIGINS: csv.default([]),

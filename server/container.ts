@@ -1,5 +1,6 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
 import { ChatJsonClient } from '../adapters/llm/chat-json-client.js';
+import { createPageFetcher } from '../adapters/web/page-fetcher.js';
 import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
@@ -19,7 +20,9 @@ import { createEnrichmentService, type EnrichmentService } from './services/know
 import { createKgEngine } from './services/knowledge/engines/kg-engine.js';
 import { createLlmEngine } from './services/knowledge/engines/llm-engine.js';
 import { createRuleEngine } from './services/knowledge/engines/rule-engine.js';
+import { createWebEngine } from './services/knowledge/engines/web-engine.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
+import { createKnowledgeSettingsService, type KnowledgeSettingsService } from './services/knowledge/knowledge-settings.js';
 import { createAuthService, type AuthService } from './services/auth.js';
 import { createBreakGlassService, type BreakGlassService } from './services/break-glass.js';
 import { systemClock, type Clock } from './services/clock.js';
@@ -96,6 +99,8 @@ export interface Services {
   search: SearchService;
   /** The Knowledge API: structures and knowledge objects (`/v1/knowledge`). */
   knowledge: KnowledgeService;
+  /** The tenant's Knowledge API settings (`/settings/knowledge`: web enrichment on or off). */
+  knowledgeSettings: KnowledgeSettingsService;
   /** Knowledge enrichment: the trigger route and the `knowledge.enrich` job. */
   enrichment: EnrichmentService;
   /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
@@ -413,11 +418,21 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     clock,
   });
-  // Engines in their order: the offline ones, then the LLM when one is configured; web is not wired yet (docs/knowledge.md).
+  const knowledgeSettings = createKnowledgeSettingsService({ settings: ports.knowledgeSettings, audit, clock });
+  // The SSRF boundary of the web engine: public addresses only unless the operator allows others.
+  const pageFetcher = createPageFetcher({
+    allowPrivateAddresses: config.WEB_ENRICHMENT_ALLOW_PRIVATE,
+    allowedRanges: config.WEB_ENRICHMENT_ALLOWED_RANGES,
+    timeoutMs: config.WEB_ENRICHMENT_TIMEOUT_MS,
+    maxBytes: config.WEB_ENRICHMENT_MAX_BYTES,
+    maxRedirects: config.WEB_ENRICHMENT_MAX_REDIRECTS,
+  });
+  // The LLM engine only when one is configured.
   const llm =
     config.LLM_URL && config.KNOWLEDGE_LLM_ENRICHMENT ? { url: config.LLM_URL, timeoutMs: config.KNOWLEDGE_LLM_TIMEOUT_MS } : null;
   const completion = llm && new ChatJsonClient({ ...llm, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY });
   const llmEngine = completion ? [createLlmEngine({ index: ports.searchIndex, memories: ports.memories, completion })] : [];
+  // In their order (rules, kg, [llm], web); the web engine runs only for tenants that turned it on.
   const enrichment = createEnrichmentService({
     objects: ports.knowledgeObjects,
     catalog: knowledge.catalog,
@@ -425,6 +440,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       createRuleEngine(),
       createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
       ...llmEngine,
+      createWebEngine({ pages: pageFetcher, settings: ports.knowledgeSettings }),
     ]),
     scheduler: () => jobs,
     usage,
@@ -434,6 +450,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     embedder,
     search,
     knowledge,
+    knowledgeSettings,
     enrichment,
     indexOutbox,
     config,
@@ -473,6 +490,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     },
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
+      await pageFetcher.close();
       await ownAnalyzer?.close?.();
       await apiKeys.close(); // writes pending last_used_at values
       await usageCounts.close(); // writes pending read and search counts (failures are logged, not thrown)

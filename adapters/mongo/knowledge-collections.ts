@@ -8,6 +8,7 @@
  *    transaction (`countMoves`), so a list's `total` sums a few documents instead of counting every object.
  *    `_id` is the key itself, so two transactions creating the same count conflict and one retries.
  *  - `knowledge_enrichment_log`: append-only; read per object oldest first.
+ *  - `knowledge_settings`: `_id` = tenant id; one document per tenant that saved its settings.
  *
  * Schemas, field values and the log's values are stored as JSON text: their keys come from clients and
  * may start with `$` or contain `.`, which MongoDB field names must not (and nothing queries inside them).
@@ -43,11 +44,19 @@ export interface CountDoc {
   n: number;
 }
 
+export interface SettingsDoc {
+  /** The tenant id. */
+  _id: string;
+  webEnrichment: boolean;
+  updatedAt: string;
+}
+
 export interface KnowledgeCollections {
   structures: Collection<StructureDoc>;
   objects: Collection<ObjectDoc>;
   counts: Collection<CountDoc>;
   log: Collection<LogDoc>;
+  settings: Collection<SettingsDoc>;
 }
 
 export const KNOWLEDGE_COLLECTION_NAMES = {
@@ -55,6 +64,7 @@ export const KNOWLEDGE_COLLECTION_NAMES = {
   objects: 'knowledge_objects',
   counts: 'knowledge_object_counts',
   log: 'knowledge_enrichment_log',
+  settings: 'knowledge_settings',
 } as const;
 
 /** The collections, created with their indexes (idempotent; safe when several instances start at once). */
@@ -65,6 +75,8 @@ export async function openKnowledgeCollections(db: Db): Promise<KnowledgeCollect
   const objects = db.collection<ObjectDoc>(n.objects);
   const counts = db.collection<CountDoc>(n.counts);
   const log = db.collection<LogDoc>(n.log);
+  // Settings are read by `_id` only: the primary key is the one index they need.
+  const settings = db.collection<SettingsDoc>(n.settings);
   await structures.createIndexes([{ key: { tenantId: 1, type: 1, version: 1 }, name: 'knowledge_structures_version', unique: true }]);
   await objects.createIndexes([
     { key: { tenantId: 1, type: 1, createdAt: 1, _id: 1 }, name: 'knowledge_objects_created' },
@@ -80,5 +92,5 @@ export async function openKnowledgeCollections(db: Db): Promise<KnowledgeCollect
   ]);
   await counts.createIndexes([{ key: { tenantId: 1, type: 1, status: 1, completenessScore: 1 }, name: 'knowledge_object_counts_key' }]);
   await log.createIndexes([{ key: { tenantId: 1, objectId: 1, createdAt: 1, seq: 1, _id: 1 }, name: 'knowledge_enrichment_log_object' }]);
-  return { structures, objects, counts, log };
+  return { structures, objects, counts, log, settings };
 }

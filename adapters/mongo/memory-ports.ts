@@ -2,12 +2,14 @@ import type { Db, MongoClient } from 'mongodb';
 import type { IdempotencyStore } from '../../server/ports/idempotency.js';
 import type { IndexOutbox } from '../../server/ports/index-outbox.js';
 import type { KnowledgeObjectStore, KnowledgeStructureStore } from '../../server/ports/knowledge.js';
+import type { KnowledgeSettingsStore } from '../../server/ports/knowledge-settings.js';
 import type { MemoryStore } from '../../server/ports/memories.js';
 import type { UsageStore } from '../../server/ports/usage.js';
 import type { WriteQueue } from '../../server/ports/write-queue.js';
 import { createMongoIdempotencyStore } from './idempotency-store.js';
 import { openKnowledgeCollections } from './knowledge-collections.js';
 import { createMongoKnowledgeObjectStore } from './knowledge-object-store.js';
+import { createMongoKnowledgeSettingsStore } from './knowledge-settings-store.js';
 import { createMongoKnowledgeStructureStore } from './knowledge-structure-store.js';
 import { openIndexOutbox, type IndexOutboxOptions, type MongoIndexSink } from './index-outbox.js';
 import { openMemoryCollections } from './memory-collections.js';
@@ -25,6 +27,7 @@ export interface MongoMemoryPorts {
   indexOutbox: IndexOutbox;
   knowledgeStructures: KnowledgeStructureStore;
   knowledgeObjects: KnowledgeObjectStore;
+  knowledgeSettings: KnowledgeSettingsStore;
 }
 
 /**
@@ -49,5 +52,6 @@ export async function createMongoMemoryPorts(
     indexOutbox,
     knowledgeStructures: createMongoKnowledgeStructureStore(knowledge, collections),
     knowledgeObjects: createMongoKnowledgeObjectStore(knowledge, collections),
+    knowledgeSettings: createMongoKnowledgeSettingsStore(knowledge),
   };
 }

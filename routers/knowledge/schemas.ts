@@ -166,3 +166,15 @@ export const activateStructureInput = z.strictObject({
   version: safeText().min(1).max(MAX_VERSION_LENGTH),
   migration: migrationPlanSchema.optional(),
 });
+
+const webEnrichment = z.boolean().meta({
+  description:
+    "Let the web engine (WEB_INFERENCE) fetch each object's own website and read its schema.org JSON-LD and OpenGraph data (default false)",
+  example: true,
+});
+
+/** `/settings/knowledge`: the tenant's opt-ins to engines that reach outside the deployment. */
+export const knowledgeSettingsOutput = z.object({ web_enrichment: webEnrichment, updated_at: timestamp.nullable() });
+
+/** Strict: a misspelt setting is a 400, never a silent no-op that leaves the engine off. */
+export const updateKnowledgeSettingsInput = z.strictObject({ web_enrichment: webEnrichment });

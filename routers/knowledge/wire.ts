@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { EnrichmentLogRecord } from '../../server/ports/knowledge.js';
+import type { KnowledgeSettings } from '../../server/ports/knowledge-settings.js';
 import type { KnowledgeObjectView } from '../../server/services/knowledge/knowledge-service.js';
 import type { FieldValue } from '../../server/services/knowledge/model.js';
 import type { StructureView } from '../../server/services/knowledge/structure-catalog.js';
-import type { enrichmentLogOutput, knowledgeObjectOutput, structureOutput } from './schemas.js';
+import type { enrichmentLogOutput, knowledgeObjectOutput, knowledgeSettingsOutput, structureOutput } from './schemas.js';
 
 /** The Knowledge API's wire form (the spec's snake_case names) of what the knowledge service returns. */
 
@@ -62,3 +63,8 @@ export function toLogEntries(entries: readonly EnrichmentLogRecord[]): z.output<
     created_at: e.createdAt,
   }));
 }
+
+export const toKnowledgeSettings = (s: KnowledgeSettings): z.output<typeof knowledgeSettingsOutput> => ({
+  web_enrichment: s.webEnrichment,
+  updated_at: s.updatedAt,
+});

@@ -1,5 +1,5 @@
 import type { KnowledgeObjectRecord } from './knowledge.js';
-import type { Candidate, EngineName, Provenance } from '../services/knowledge/model.js';
+import type { Candidate, EngineName, EnrichmentOutcome, Provenance } from '../services/knowledge/model.js';
 import type { StructureDefinition } from '../services/knowledge/structure-definition.js';
 
 /**
@@ -35,4 +35,17 @@ export interface EngineProposal {
   candidates: Candidate[];
   /** The strategies it ran per field, so each that found nothing is logged as a miss. */
   tried?: Record<string, string[]>;
+  /**
+   * Attempts that stopped before any candidate (a fetch the SSRF policy refused, a page too large ...),
+   * logged per field as given, so a user sees why an engine found nothing rather than a plain miss.
+   */
+  failures?: EngineFailure[];
+}
+
+export interface EngineFailure {
+  field: string;
+  /** What was attempted and why it stopped, e.g. `fetch:blocked_address`. */
+  strategy: string;
+  outcome: Extract<EnrichmentOutcome, 'policy_denied' | 'error'>;
+  sourceRefs: string[];
 }

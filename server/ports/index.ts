@@ -15,6 +15,7 @@ import type { SearchIndex } from './search-index.js';
 import type { AttemptCounters } from './attempt-counters.js';
 import type { IndexOutbox } from './index-outbox.js';
 import type { KnowledgeObjectStore, KnowledgeStructureStore } from './knowledge.js';
+import type { KnowledgeSettingsStore } from './knowledge-settings.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -48,6 +49,8 @@ export interface StoragePorts {
   knowledgeStructures: KnowledgeStructureStore;
   /** Knowledge objects and their enrichment log; objects count toward the tenant's stored bytes. */
   knowledgeObjects: KnowledgeObjectStore;
+  /** Per-tenant Knowledge API settings (which outside engines the tenant opted into). */
+  knowledgeSettings: KnowledgeSettingsStore;
   /** Windowed attempt counters (the login throttle), shared by every process on the store. */
   attemptCounters: AttemptCounters;
   /** Cheap round trip to the backing store, for /readyz. */

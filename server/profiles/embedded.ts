@@ -10,6 +10,7 @@ import { embeddedDatabaseFiles, openEmbeddedDatabase } from '../../adapters/embe
 import { createEmbeddedIdempotencyStore } from '../../adapters/embedded/idempotency-store.js';
 import { createEmbeddedKnowledgeObjectStore } from '../../adapters/embedded/knowledge-object-store.js';
 import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
+import { createEmbeddedKnowledgeSettingsStore } from '../../adapters/embedded/knowledge-settings-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
@@ -66,6 +67,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     idempotency: createEmbeddedIdempotencyStore(db),
     knowledgeStructures: createEmbeddedKnowledgeStructureStore(db),
     knowledgeObjects: createEmbeddedKnowledgeObjectStore(db),
+    knowledgeSettings: createEmbeddedKnowledgeSettingsStore(db),
     attemptCounters: createEmbeddedAttemptCounters(db),
     async ping() {
       db.prepare('SELECT 1').get();

@@ -38,6 +38,7 @@ export const auditEventTypes = [
   'knowledge.structure_publish',
   'knowledge.structure_activate',
   'knowledge.object_delete',
+  'knowledge.settings_update',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

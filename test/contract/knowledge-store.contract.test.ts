@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { describe, it } from 'vitest';
 import { openInMemoryDatabase } from '../../adapters/embedded/database.js';
 import { createEmbeddedKnowledgeObjectStore } from '../../adapters/embedded/knowledge-object-store.js';
+import { createEmbeddedKnowledgeSettingsStore } from '../../adapters/embedded/knowledge-settings-store.js';
 import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
@@ -16,6 +17,7 @@ describeKnowledgeStoreContract('embedded (libsql)', async () => {
   return {
     structures: createEmbeddedKnowledgeStructureStore(db),
     objects: createEmbeddedKnowledgeObjectStore(db),
+    settings: createEmbeddedKnowledgeSettingsStore(db),
     storedBytes: async (tenantId) => (await usage.snapshot(tenantId, PERIOD)).storageBytes,
     async close() {
       db.close();
@@ -35,6 +37,7 @@ if (mongoUrl) {
     return {
       structures: ports.knowledgeStructures,
       objects: ports.knowledgeObjects,
+      settings: ports.knowledgeSettings,
       storedBytes: async (tenantId) => (await ports.usage.snapshot(tenantId, PERIOD)).storageBytes,
       async close() {
         await db.dropDatabase();

@@ -8,6 +8,7 @@ import type {
   ObjectListQuery,
   StorageQuota,
 } from '../../server/ports/knowledge.js';
+import type { KnowledgeSettingsStore } from '../../server/ports/knowledge-settings.js';
 import { OBJECT_STATUSES } from '../../server/services/knowledge/model.js';
 import { at, knowledgeObject, logEntry, revised, sizeOf, structure, withName } from './knowledge-records.js';
 
@@ -15,6 +16,7 @@ import { at, knowledgeObject, logEntry, revised, sizeOf, structure, withName } f
 export interface KnowledgeStoresFixture {
   structures: KnowledgeStructureStore;
   objects: KnowledgeObjectStore;
+  settings: KnowledgeSettingsStore;
   /** The tenant's stored bytes as the usage port reports them. */
   storedBytes(tenantId: string): Promise<number>;
   close(): Promise<void>;
@@ -349,6 +351,23 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(await f.objects.log(tenant, o.id, 10)).toEqual([...run1, ...run2]);
         expect(await f.objects.log(tenant, o.id, 3)).toEqual(run1.slice(0, 3));
         expect(await f.objects.log(other, o.id, 10)).toEqual([]);
+      });
+    });
+
+    describe('settings', () => {
+      it('reads the defaults (web enrichment off, never saved) for a tenant that saved none', async () => {
+        expect(await f.settings.get(tenant)).toEqual({ webEnrichment: false, updatedAt: null });
+      });
+
+      it('stores a change, replaces it on the next put, and keeps each tenant to its own', async () => {
+        expect(await f.settings.put(tenant, { webEnrichment: true }, at(10))).toEqual({ webEnrichment: true, updatedAt: at(10) });
+        expect(await f.settings.get(tenant)).toEqual({ webEnrichment: true, updatedAt: at(10) });
+        expect(await f.settings.get(other)).toEqual({ webEnrichment: false, updatedAt: null });
+
+        await f.settings.put(other, { webEnrichment: true }, at(15));
+        expect(await f.settings.put(tenant, { webEnrichment: false }, at(20))).toEqual({ webEnrichment: false, updatedAt: at(20) });
+        expect(await f.settings.get(tenant)).toEqual({ webEnrichment: false, updatedAt: at(20) });
+        expect(await f.settings.get(other)).toEqual({ webEnrichment: true, updatedAt: at(15) });
       });
     });
   });

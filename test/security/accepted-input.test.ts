@@ -32,7 +32,7 @@ beforeAll(async () => {
   key = { 'x-api-key': created.body.secret };
   const k = await http(server.url, 'POST', '/api-keys', {
     headers: bearer(user.accessToken),
-    body: { name: 'accepted-input knowledge', scopes: ['knowledge:read', 'knowledge:write'] },
+    body: { name: 'accepted-input knowledge', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'] },
   });
   knowledgeKey = { 'x-api-key': k.body.secret };
 }, 60_000);
@@ -196,6 +196,7 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     const o = await http(server.url, 'POST', '/v1/knowledge/person', { headers: knowledgeKey, body: { fields: { name: 'Strict Types' } } });
     return { url: `/v1/knowledge/person/${o.body.id}`, headers: knowledgeKey, body: {} };
   },
+  'PUT /settings/knowledge': async () => ({ url: '/settings/knowledge', headers: knowledgeKey, body: {} }),
 };
 
 describe('JSON types are strict', () => {

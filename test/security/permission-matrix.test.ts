@@ -107,6 +107,8 @@ const declared: Record<string, string> = {
   'knowledge.delete': 'scope knowledge:write',
   'knowledge.enrichmentLog': 'scope knowledge:read',
   'knowledge.enrich': 'scope knowledge:write',
+  'knowledgeSettings.get': 'scope knowledge:read',
+  'knowledgeSettings.update': 'scope knowledge:admin',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -326,6 +328,7 @@ function requestFor(
     'memories.rollback': { target_version: 1 },
     'knowledge.create': { fields: { name: 'Matrix Person' } },
     'knowledge.update': { fields: { job_title: 'tester' } },
+    'knowledgeSettings.update': { web_enrichment: false },
     'knowledge.publishStructure': {
       schema_version: '9.0.0',
       schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', 'x-knowledge': { identity: true } } } },

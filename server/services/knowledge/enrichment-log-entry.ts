@@ -35,7 +35,12 @@ export function noCandidateEntry(place: AttemptPlace): PlannedLogEntry {
 
 /** The entry of an engine that failed for a field: a failure is recorded, never swallowed. */
 export function engineErrorEntry(place: AttemptPlace): PlannedLogEntry {
-  return { ...place, candidateValue: null, confidence: null, outcome: 'error', sourceRefs: [] };
+  return failureEntry(place, 'error', []);
+}
+
+/** The entry of an attempt an engine reports as stopped (refused by policy, or failed) before any candidate. */
+export function failureEntry(place: AttemptPlace, outcome: 'policy_denied' | 'error', sourceRefs: readonly string[]): PlannedLogEntry {
+  return { ...place, candidateValue: null, confidence: null, outcome, sourceRefs: [...sourceRefs] };
 }
 
 /** The entry of a decided candidate; a committed one carries the written value so log and field agree exactly. */

@@ -1,5 +1,6 @@
 import { decideFieldCandidates } from './candidate-decision.js';
-import { decisionEntry, engineErrorEntry, noCandidateEntry, type PlannedLogEntry } from './enrichment-log-entry.js';
+import type { EngineFailure } from '../../ports/enrichment-engine.js';
+import { decisionEntry, engineErrorEntry, failureEntry, noCandidateEntry, type PlannedLogEntry } from './enrichment-log-entry.js';
 import type { FieldValues, KnowledgeFields } from './field-shape.js';
 import { isAgentOwned } from './field-content.js';
 import type { Candidate, EngineName, FieldValue, JsonValue, Provenance } from './model.js';
@@ -36,6 +37,8 @@ export type EngineOutput =
        * empty list says the engine has no strategy for the field (nothing is logged).
        */
       tried?: Readonly<Record<string, readonly string[]>>;
+      /** Attempts stopped before any candidate; each is logged for its field (when still open) with its own outcome. */
+      failures?: readonly EngineFailure[];
     }
   | { engine: EngineName; provenance: Provenance; error: string };
 
@@ -97,6 +100,12 @@ export function planEngineStep(plan: RunPlan, output: EngineOutput): RunPlan {
       entries.push(engineErrorEntry({ runId, engine, field, strategy: engine, previousValue: values[field] ?? null }));
     }
     return { ...plan, entries: [...plan.entries, ...entries] };
+  }
+
+  for (const failure of output.failures ?? []) {
+    if (!open.has(failure.field)) continue;
+    const place = { runId, engine, field: failure.field, strategy: failure.strategy, previousValue: values[failure.field] ?? null };
+    entries.push(failureEntry(place, failure.outcome, failure.sourceRefs));
   }
 
   const groups = groupByField(output.candidates);

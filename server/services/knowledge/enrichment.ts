@@ -98,6 +98,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
           provenance: engine.provenance,
           candidates: screened.valid,
           ...(proposal.tried ? { tried: proposal.tried } : {}),
+          ...(proposal.failures ? { failures: proposal.failures } : {}),
         };
       } catch (err) {
         output = { engine: engine.name, provenance: engine.provenance, error: err instanceof Error ? err.message : String(err) };

@@ -200,8 +200,8 @@ function safeUrl(raw: string, base?: URL): URL | null {
   }
 }
 
-/** The object's `website` field as a URL; a bare host ("acme.example") is read as https. */
-function websiteUrl(website: string): URL | null {
+/** The object's `website` field as a URL; a bare host ("acme.example") is read as https; null unless http(s). */
+export function websiteUrl(website: string): URL | null {
   const trimmed = website.trim();
   return safeUrl(/^[a-z][a-z\d+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`);
 }
