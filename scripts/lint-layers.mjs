@@ -3,7 +3,7 @@
 // so every file gets exactly one list of forbidden folders.
 
 /** Where the process is assembled: the only code that knows the adapters (jobs/runner.ts is the worker's main). */
-export const compositionRoot = ['server/main.ts', 'server/app.ts', 'server/container.ts', 'server/profiles/**', 'jobs/runner.ts'];
+export const compositionRoot = ['server/main.ts', 'server/app.ts', 'server/container.ts', 'server/enrichment-engines.ts', 'server/profiles/**', 'jobs/runner.ts'];
 
 /** Storage, queue, network and model drivers: adapters (and jobs, for Agenda) may use them; services and ports may not. */
 const drivers = [
@@ -23,9 +23,9 @@ const adapterFamilies = ['embedded', 'embeddings', 'identity', 'in-process', 'll
 
 /** Type-only imports of the composition root are allowed (the `Services` bag is its product); runtime ones are not. */
 const compositionRootImport = {
-  regex: String.raw`^(\.\.?/)+(server/)?(container|main|app|profiles/[\w-]+)\.js$`,
+  regex: String.raw`^(\.\.?/)+(server/)?(container|main|app|enrichment-engines|profiles/[\w-]+)\.js$`,
   allowTypeImports: true,
-  message: 'Only the composition root (server/main.ts, app.ts, container.ts, profiles/) wires adapters; import its types only.',
+  message: 'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) wires adapters; import its types only.',
 };
 const driverImports = { group: drivers, message: 'Services and ports see ports, never drivers: put driver code in an adapter.' };
 
@@ -77,7 +77,7 @@ export const layerBlocks = [
       ...compositionRoot,
     ],
     forbidden: folders('adapters', 'routers', 'jobs', 'client', 'cli', 'bench', 'test'),
-    message: 'Only the composition root (server/main.ts, app.ts, container.ts, profiles/) imports adapters, routers and jobs.',
+    message: 'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) imports adapters, routers and jobs.',
   }),
   layer({
     files: compositionRoot,

@@ -1,6 +1,4 @@
 import { createOpenIdClient } from '../adapters/identity/openid-client.js';
-import { ChatJsonClient } from '../adapters/llm/chat-json-client.js';
-import { createPageFetcher } from '../adapters/web/page-fetcher.js';
 import { LlmContradictionDetector } from '../adapters/llm/contradiction-detector.js';
 import { createJobQueue, type AgendaJobQueue } from '../jobs/agenda.js';
 import type { JobServices } from '../jobs/context.js';
@@ -16,11 +14,8 @@ import { createMongoPorts, resetMongoSearchIndex } from './profiles/mongo.js';
 import { apiKeyAuditSink, createApiKeyService, type ApiKeyService } from './services/api-keys.js';
 import { createAuditService, type AuditService } from './services/audit.js';
 import type { EnrichmentEngine } from './ports/enrichment-engine.js';
+import { configuredEnrichmentEngines } from './enrichment-engines.js';
 import { createEnrichmentService, type EnrichmentService } from './services/knowledge/enrichment.js';
-import { createKgEngine } from './services/knowledge/engines/kg-engine.js';
-import { createLlmEngine } from './services/knowledge/engines/llm-engine.js';
-import { createRuleEngine } from './services/knowledge/engines/rule-engine.js';
-import { createWebEngine } from './services/knowledge/engines/web-engine.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
 import { createKnowledgeSettingsService, type KnowledgeSettingsService } from './services/knowledge/knowledge-settings.js';
 import { createAuthService, type AuthService } from './services/auth.js';
@@ -419,29 +414,11 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     clock,
   });
   const knowledgeSettings = createKnowledgeSettingsService({ settings: ports.knowledgeSettings, audit, clock });
-  // The SSRF boundary of the web engine: public addresses only unless the operator allows others.
-  const pageFetcher = createPageFetcher({
-    allowPrivateAddresses: config.WEB_ENRICHMENT_ALLOW_PRIVATE,
-    allowedRanges: config.WEB_ENRICHMENT_ALLOWED_RANGES,
-    timeoutMs: config.WEB_ENRICHMENT_TIMEOUT_MS,
-    maxBytes: config.WEB_ENRICHMENT_MAX_BYTES,
-    maxRedirects: config.WEB_ENRICHMENT_MAX_REDIRECTS,
-  });
-  // The LLM engine only when one is configured.
-  const llm =
-    config.LLM_URL && config.KNOWLEDGE_LLM_ENRICHMENT ? { url: config.LLM_URL, timeoutMs: config.KNOWLEDGE_LLM_TIMEOUT_MS } : null;
-  const completion = llm && new ChatJsonClient({ ...llm, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY });
-  const llmEngine = completion ? [createLlmEngine({ index: ports.searchIndex, memories: ports.memories, completion })] : [];
-  // In their order (rules, kg, [llm], web); the web engine runs only for tenants that turned it on.
+  const configuredEngines = configuredEnrichmentEngines(config, ports);
   const enrichment = createEnrichmentService({
     objects: ports.knowledgeObjects,
     catalog: knowledge.catalog,
-    engines: (options.enrichmentEngines ?? ((configured) => configured))([
-      createRuleEngine(),
-      createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
-      ...llmEngine,
-      createWebEngine({ pages: pageFetcher, settings: ports.knowledgeSettings }),
-    ]),
+    engines: (options.enrichmentEngines ?? ((configured) => configured))(configuredEngines.engines),
     scheduler: () => jobs,
     usage,
     clock,
@@ -490,7 +467,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     },
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
-      await pageFetcher.close();
+      await configuredEngines.close();
       await ownAnalyzer?.close?.();
       await apiKeys.close(); // writes pending last_used_at values
       await usageCounts.close(); // writes pending read and search counts (failures are logged, not thrown)
