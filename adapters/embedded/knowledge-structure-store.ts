@@ -1,4 +1,4 @@
-import type { KnowledgeStructureStore, SaveDraftResult, StructureRecord } from '../../server/ports/knowledge.js';
+import type { ActivateResult, KnowledgeStructureStore, SaveDraftResult, StructureRecord } from '../../server/ports/knowledge.js';
 import type { StructureStatus } from '../../server/services/knowledge/model.js';
 import type { EmbeddedDatabase } from './database.js';
 
@@ -36,6 +36,7 @@ export function createEmbeddedKnowledgeStructureStore(db: EmbeddedDatabase): Kno
   const list = db.prepare(`SELECT ${COLUMNS} FROM knowledge_structures WHERE tenant_id = ? AND type = ? ORDER BY created_at, id`);
   const get = db.prepare(`SELECT ${COLUMNS} FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND version = ?`);
   const statusOf = db.prepare('SELECT status FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND version = ?');
+  const activeVersion = db.prepare("SELECT version FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND status = 'ACTIVE'");
   const insert = db.prepare(`INSERT INTO knowledge_structures (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const replaceSchema = db.prepare(
     "UPDATE knowledge_structures SET schema = ? WHERE tenant_id = ? AND type = ? AND version = ? AND status = 'DRAFT'",
@@ -60,12 +61,16 @@ export function createEmbeddedKnowledgeStructureStore(db: EmbeddedDatabase): Kno
     return 'replaced';
   });
 
-  const activate = db.transaction((tenantId: string, type: string, version: string, at: string): boolean => {
-    if (!statusOf.get([tenantId, type, version])) return false;
-    deprecateOthers.run([tenantId, type, version]);
-    makeActive.run([at, tenantId, type, version]);
-    return true;
-  });
+  const activate = db.transaction(
+    (tenantId: string, type: string, version: string, at: string, expected: string | null): ActivateResult => {
+      if (!statusOf.get([tenantId, type, version])) return 'not_found';
+      const current = (activeVersion.get([tenantId, type]) as { version: string } | undefined)?.version ?? null;
+      if (current !== expected && current !== version) return 'changed';
+      deprecateOthers.run([tenantId, type, version]);
+      makeActive.run([at, tenantId, type, version]);
+      return 'ok';
+    },
+  );
 
   return {
     async list(tenantId, type) {
@@ -78,8 +83,8 @@ export function createEmbeddedKnowledgeStructureStore(db: EmbeddedDatabase): Kno
     async saveDraft(record) {
       return saveDraft.immediate(record);
     },
-    async activate(tenantId, type, version, at) {
-      return activate.immediate(tenantId, type, version, at);
+    async activate(tenantId, type, version, at, expectedActive) {
+      return activate.immediate(tenantId, type, version, at, expectedActive);
     },
   };
 }

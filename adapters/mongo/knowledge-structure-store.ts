@@ -1,4 +1,4 @@
-import type { KnowledgeStructureStore, StructureRecord } from '../../server/ports/knowledge.js';
+import type { ActivateResult, KnowledgeStructureStore, StructureRecord } from '../../server/ports/knowledge.js';
 import type { KnowledgeCollections, StructureDoc } from './knowledge-collections.js';
 import { isDuplicateKey, type MemoryCollections } from './memory-collections.js';
 
@@ -48,9 +48,11 @@ export function createMongoKnowledgeStructureStore(
       return replaced.matchedCount === 1 ? 'replaced' : 'not_draft';
     },
 
-    async activate(tenantId, type, version, at) {
-      return tx.inTransaction(async (session) => {
-        if (!(await structures.findOne({ tenantId, type, version }, { session, projection: { _id: 1 } }))) return false;
+    async activate(tenantId, type, version, at, expectedActive) {
+      return tx.inTransaction(async (session): Promise<ActivateResult> => {
+        if (!(await structures.findOne({ tenantId, type, version }, { session, projection: { _id: 1 } }))) return 'not_found';
+        const current = await structures.findOne({ tenantId, type, status: 'ACTIVE' }, { session, projection: { version: 1 } });
+        if ((current?.version ?? null) !== expectedActive && current?.version !== version) return 'changed';
         await structures.updateMany(
           { tenantId, type, status: 'ACTIVE', version: { $ne: version } },
           { $set: { status: 'DEPRECATED' } },
@@ -62,7 +64,7 @@ export function createMongoKnowledgeStructureStore(
           { $set: { status: 'ACTIVE', activatedAt: at } },
           { session },
         );
-        return true;
+        return 'ok';
       });
     },
   };

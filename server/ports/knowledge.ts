@@ -36,10 +36,15 @@ export interface KnowledgeStructureStore {
   saveDraft(record: StructureRecord): Promise<SaveDraftResult>;
   /**
    * Makes `version` the ACTIVE one of its type and every other ACTIVE version of the type DEPRECATED,
-   * in one transaction; false when the version does not exist.
+   * in one transaction, if the stored ACTIVE version is still `expectedActive` (null: none stored, the
+   * type's built-in or nothing) — the one the caller checked compatibility against — or already
+   * `version`. `not_found` when the version does not exist; `changed` (nothing written) when another
+   * activation came first.
    */
-  activate(tenantId: string, type: string, version: string, at: string): Promise<boolean>;
+  activate(tenantId: string, type: string, version: string, at: string, expectedActive: string | null): Promise<ActivateResult>;
 }
+
+export type ActivateResult = 'ok' | 'not_found' | 'changed';
 
 /** A knowledge object as stored. `revision` grows by one with every write (optimistic concurrency). */
 export interface KnowledgeObjectRecord {

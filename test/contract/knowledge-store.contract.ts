@@ -61,7 +61,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(await f.structures.saveDraft(again)).toBe('replaced');
         expect(await f.structures.get(tenant, TYPE, '2.0.0')).toEqual({ ...first, schema: again.schema });
 
-        expect(await f.structures.activate(tenant, TYPE, '2.0.0', at(40))).toBe(true);
+        expect(await f.structures.activate(tenant, TYPE, '2.0.0', at(40), null)).toBe('ok');
         expect(await f.structures.saveDraft(structure(tenant, TYPE, '2.0.0'))).toBe('not_draft');
         expect(await f.structures.get(tenant, TYPE, '2.0.0')).toEqual({
           ...first,
@@ -75,9 +75,9 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         await f.structures.saveDraft(structure(tenant, TYPE, '1.0.0', { createdAt: at(1) }));
         await f.structures.saveDraft(structure(tenant, TYPE, '1.1.0', { createdAt: at(2) }));
         await f.structures.saveDraft(structure(tenant, 'person', '1.0.0', { createdAt: at(3) }));
-        await f.structures.activate(tenant, TYPE, '1.0.0', at(10));
-        await f.structures.activate(tenant, 'person', '1.0.0', at(10));
-        expect(await f.structures.activate(tenant, TYPE, '1.1.0', at(20))).toBe(true);
+        await f.structures.activate(tenant, TYPE, '1.0.0', at(10), null);
+        await f.structures.activate(tenant, 'person', '1.0.0', at(10), null);
+        expect(await f.structures.activate(tenant, TYPE, '1.1.0', at(20), '1.0.0')).toBe('ok');
         const listed = await f.structures.list(tenant, TYPE);
         expect(listed.map((s) => [s.version, s.status, s.activatedAt])).toEqual([
           ['1.0.0', 'DEPRECATED', at(10)],
@@ -86,18 +86,36 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         // Another type's ACTIVE version is not touched.
         expect((await f.structures.get(tenant, 'person', '1.0.0'))?.status).toBe('ACTIVE');
         expect(await f.structures.saveDraft(structure(tenant, TYPE, '1.0.0'))).toBe('not_draft');
-        expect(await f.structures.activate(tenant, TYPE, '9.9.9', at(30))).toBe(false);
+        expect(await f.structures.activate(tenant, TYPE, '9.9.9', at(30), '1.1.0')).toBe('not_found');
         expect((await f.structures.list(tenant, TYPE)).map((s) => s.status)).toEqual(['DEPRECATED', 'ACTIVE']);
+      });
+
+      it('activates only over the ACTIVE version the caller checked (or again the same one); another activation first is `changed`', async () => {
+        for (const [i, v] of ['1.0.0', '1.1.0', '1.2.0'].entries())
+          await f.structures.saveDraft(structure(tenant, TYPE, v, { createdAt: at(i + 1) }));
+        expect(await f.structures.activate(tenant, TYPE, '1.0.0', at(10), null)).toBe('ok');
+        // Two activations both checked against 1.0.0: the second finds 1.1.0 ACTIVE and writes nothing.
+        expect(await f.structures.activate(tenant, TYPE, '1.1.0', at(20), '1.0.0')).toBe('ok');
+        expect(await f.structures.activate(tenant, TYPE, '1.2.0', at(30), '1.0.0')).toBe('changed');
+        expect(await f.structures.activate(tenant, TYPE, '1.2.0', at(30), null)).toBe('changed');
+        expect((await f.structures.list(tenant, TYPE)).map((s) => [s.version, s.status])).toEqual([
+          ['1.0.0', 'DEPRECATED'],
+          ['1.1.0', 'ACTIVE'],
+          ['1.2.0', 'DRAFT'],
+        ]);
+        // Activating the ACTIVE version again (to finish a migration) needs no expectation to hold.
+        expect(await f.structures.activate(tenant, TYPE, '1.1.0', at(40), '1.0.0')).toBe('ok');
+        expect((await f.structures.get(tenant, TYPE, '1.1.0'))?.activatedAt).toBe(at(20));
       });
 
       it("another tenant's versions read as absent and are never changed", async () => {
         await f.structures.saveDraft(structure(tenant, TYPE, '1.0.0'));
-        await f.structures.activate(tenant, TYPE, '1.0.0', at(10));
+        await f.structures.activate(tenant, TYPE, '1.0.0', at(10), null);
         expect(await f.structures.get(other, TYPE, '1.0.0')).toBeNull();
         expect(await f.structures.list(other, TYPE)).toEqual([]);
-        expect(await f.structures.activate(other, TYPE, '1.0.0', at(20))).toBe(false);
+        expect(await f.structures.activate(other, TYPE, '1.0.0', at(20), null)).toBe('not_found');
         expect(await f.structures.saveDraft(structure(other, TYPE, '1.0.0'))).toBe('created');
-        expect(await f.structures.activate(other, TYPE, '1.0.0', at(20))).toBe(true);
+        expect(await f.structures.activate(other, TYPE, '1.0.0', at(20), null)).toBe('ok');
         expect((await f.structures.get(tenant, TYPE, '1.0.0'))?.activatedAt).toBe(at(10));
         expect((await f.structures.list(tenant, TYPE)).map((s) => s.status)).toEqual(['ACTIVE']);
       });

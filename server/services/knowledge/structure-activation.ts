@@ -49,14 +49,14 @@ export async function activateStructure(
   });
   // The first version of a tenant's own type: nothing to compare with, no object to move.
   if (!active) {
-    await deps.catalog.markActive(tenantId, type, version, isoAt(deps.clock()));
+    await deps.catalog.markActive(tenantId, type, version, isoAt(deps.clock()), null);
     return { structure: { ...next, status: 'ACTIVE' }, previousVersion: null, migrated: 0 };
   }
   if (next.builtin && active.version !== version) {
     throw new AppError('CONFLICT', `${type}@${version} is built in and was replaced; publish a new version instead`);
   }
   const migration = migrationTo(active, next, plan);
-  if (active.version !== version) await deps.catalog.markActive(tenantId, type, version, isoAt(deps.clock()));
+  if (active.version !== version) await deps.catalog.markActive(tenantId, type, version, isoAt(deps.clock()), active);
   const plans = new Map<string, Migration | null>([[active.version, migration]]);
   let migrated = 0;
   let afterId: string | null = null;

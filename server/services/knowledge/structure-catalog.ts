@@ -60,7 +60,11 @@ export interface StructureCatalog {
   /** Checks and stores a DRAFT (400 listing every problem; 409 when that version is in use or no longer a draft). */
   publish(tenantId: string, type: string, body: unknown, at: string, inUse: (version: string) => Promise<boolean>): Promise<StructureView>;
   /** Marks a version ACTIVE (the caller has checked compatibility and migrated). */
-  markActive(tenantId: string, type: string, version: string, at: string): Promise<void>;
+  /**
+   * Makes `version` ACTIVE if the active version is still `checked` (the view compatibility was checked
+   * against; null when the type had none): 409 CONFLICT when another activation came first.
+   */
+  markActive(tenantId: string, type: string, version: string, at: string, checked: StructureView | null): Promise<void>;
 }
 
 export function createStructureCatalog(deps: { structures: KnowledgeStructureStore }): StructureCatalog {
@@ -148,8 +152,13 @@ export function createStructureCatalog(deps: { structures: KnowledgeStructureSto
       return storedView(record);
     },
 
-    async markActive(tenantId, type, version, at) {
-      if (!(await deps.structures.activate(tenantId, type, version, at))) throw new AppError('NOT_FOUND', `${type}@${version} not found`);
+    async markActive(tenantId, type, version, at, checked) {
+      // A built-in is never stored: while it is the active one, no stored version is ACTIVE.
+      const expected = checked && !checked.builtin ? checked.version : null;
+      const result = await deps.structures.activate(tenantId, type, version, at, expected);
+      if (result === 'not_found') throw new AppError('NOT_FOUND', `${type}@${version} not found`);
+      if (result === 'changed')
+        throw new AppError('CONFLICT', `another version of ${type} was activated meanwhile; check it and try again`);
     },
   };
 }
