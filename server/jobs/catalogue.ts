@@ -43,6 +43,20 @@ export const enrichKnowledgeJob = job(
   }),
 );
 
+/**
+ * Re-enrichment of a knowledge object a consolidated memory names, debounced per object. `after`: the
+ * run that held the object when the memory was committed ('' when none), part of the job's unique key
+ * so a mention during a run is not absorbed by a job of that run's time.
+ */
+export const refreshKnowledgeJob = job(
+  'knowledge.refresh',
+  z.object({
+    tenantId: z.string().min(1).max(200),
+    objectId: z.string().min(1).max(128),
+    after: z.string().max(128).default(''),
+  }),
+);
+
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
 export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
 
@@ -52,6 +66,7 @@ export const jobCatalogue = {
   drainIndexOutbox: drainIndexOutboxJob,
   purgeEnded: purgeEndedJob,
   enrichKnowledge: enrichKnowledgeJob,
+  refreshKnowledge: refreshKnowledgeJob,
 } as const;
 
 export type JobCatalogue = typeof jobCatalogue;

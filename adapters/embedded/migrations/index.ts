@@ -14,6 +14,7 @@ import { searchIndexMigration } from './0030_search_index.js';
 import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
 import { knowledgeMigration } from './0050_knowledge.js';
+import { knowledgeIdentityKeysMigration } from './0051_knowledge_identity_keys.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   searchTermsMigration,
   rateLimitsMigration,
   knowledgeMigration,
+  knowledgeIdentityKeysMigration,
 ];
