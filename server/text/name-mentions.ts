@@ -1,5 +1,5 @@
 import type { ExtractedEntity } from '../ports/search-index.js';
-import { normaliseName } from './fact-vocabulary.js';
+import { foldName, normaliseName, withoutNameAffixes } from './fact-vocabulary.js';
 
 /**
  * The names a text mentions, in the form knowledge objects are looked up by (`normaliseName`, the
@@ -59,17 +59,17 @@ function capitalisedRuns(text: string): string[][] {
  */
 export function mentionedNames(text: string, entities: readonly ExtractedEntity[] = []): string[] {
   const keys = new Set<string>();
-  const add = (name: string) => {
-    if (keys.size >= MAX_MENTIONS_PER_TEXT) return;
-    const key = normaliseName(name);
-    if (key.length >= 2 && key.length <= 200) keys.add(key);
+  const add = (key: string) => {
+    if (keys.size < MAX_MENTIONS_PER_TEXT && key.length >= 2 && key.length <= 200) keys.add(key);
   };
-  for (const e of entities) if (e.type !== 'date') add(e.name);
+  for (const e of entities) if (e.type !== 'date') add(normaliseName(e.name));
   for (const run of capitalisedRuns(text)) {
+    // Each word folded once: a span's key is then its folded words joined, less the name's affixes (= normaliseName of the span).
+    const folded = run.map(foldName);
     for (let i = 0; i < run.length; i++) {
       if (!isNamey(run[i]!)) continue;
       for (let j = i; j < Math.min(run.length, i + MAX_NAME_WORDS); j++) {
-        if (isNamey(run[j]!)) add(run.slice(i, j + 1).join(' '));
+        if (isNamey(run[j]!)) add(withoutNameAffixes(folded.slice(i, j + 1).filter(Boolean).join(' ')));
       }
     }
   }
