@@ -186,15 +186,14 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
         ObjectRow,
         'id' | 'type' | 'identity_key' | 'do_not_enrich' | 'enrichment_run_id' | 'enrichment_since'
       >[];
-      return rows.map(
-        (r): IdentityMatch => ({
-          id: r.id,
-          type: r.type,
-          identityKey: r.identity_key,
-          doNotEnrich: r.do_not_enrich === 1,
-          enrichment: r.enrichment_run_id !== null && r.enrichment_since !== null ? { runId: r.enrichment_run_id, since: r.enrichment_since } : null,
-        }),
-      );
+      return rows.map((r): IdentityMatch => ({
+        id: r.id,
+        type: r.type,
+        identityKey: r.identity_key,
+        doNotEnrich: r.do_not_enrich === 1,
+        enrichment:
+          r.enrichment_run_id !== null && r.enrichment_since !== null ? { runId: r.enrichment_run_id, since: r.enrichment_since } : null,
+      }));
     },
 
     async usesVersion(tenantId, type, version) {

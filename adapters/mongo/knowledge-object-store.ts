@@ -174,10 +174,7 @@ export function createMongoKnowledgeObjectStore(
       const keys = identityKeys.filter((k) => k !== '');
       if (keys.length === 0 || limit <= 0) return [];
       const docs = await objects
-        .find(
-          { tenantId, identityKey: { $in: keys } },
-          { projection: { _id: 1, type: 1, identityKey: 1, doNotEnrich: 1, enrichment: 1 } },
-        )
+        .find({ tenantId, identityKey: { $in: keys } }, { projection: { _id: 1, type: 1, identityKey: 1, doNotEnrich: 1, enrichment: 1 } })
         .sort({ _id: 1 })
         .limit(limit)
         .toArray();

@@ -69,7 +69,15 @@ export function mentionedNames(text: string, entities: readonly ExtractedEntity[
     for (let i = 0; i < run.length; i++) {
       if (!isNamey(run[i]!)) continue;
       for (let j = i; j < Math.min(run.length, i + MAX_NAME_WORDS); j++) {
-        if (isNamey(run[j]!)) add(withoutNameAffixes(folded.slice(i, j + 1).filter(Boolean).join(' ')));
+        if (isNamey(run[j]!))
+          add(
+            withoutNameAffixes(
+              folded
+                .slice(i, j + 1)
+                .filter(Boolean)
+                .join(' '),
+            ),
+          );
       }
     }
   }

@@ -324,7 +324,13 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
           [
             { id: org.id, type: TYPE, identityKey: 'vantablue', doNotEnrich: false, enrichment: null },
             { id: person.id, type: 'person', identityKey: 'rosalind okafor', doNotEnrich: true, enrichment: null },
-            { id: held.id, type: 'project', identityKey: 'rosalind okafor', doNotEnrich: false, enrichment: { runId: 'run-7', since: at(3) } },
+            {
+              id: held.id,
+              type: 'project',
+              identityKey: 'rosalind okafor',
+              doNotEnrich: false,
+              enrichment: { runId: 'run-7', since: at(3) },
+            },
           ].sort(byId),
         );
         expect(await f.objects.findByIdentityKeys(tenant, ['vantablue', 'rosalind okafor'], 2)).toEqual(found.slice(0, 2));

@@ -149,7 +149,12 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     try {
       await deps
         .scheduler()
-        .now(enrichKnowledgeJob, { tenantId: current.tenantId, objectId: current.id, runId, namespaces: namespaces === null ? null : [...namespaces] });
+        .now(enrichKnowledgeJob, {
+          tenantId: current.tenantId,
+          objectId: current.id,
+          runId,
+          namespaces: namespaces === null ? null : [...namespaces],
+        });
     } catch (err) {
       // Nothing will run: the object must not show ENRICHING until the hold expires.
       await release(holding).catch(() => undefined);

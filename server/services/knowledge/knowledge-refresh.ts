@@ -36,11 +36,13 @@ export function createKnowledgeRefresh(deps: KnowledgeRefreshDeps) {
   const clock = deps.clock ?? systemClock;
 
   const schedule = (tenantId: string, objectId: string, after: string) =>
-    deps.scheduler().now(
-      refreshKnowledgeJob,
-      { tenantId, objectId, after },
-      { unique: { tenantId, objectId, after }, debounceMs: deps.delayMs, maxWaitMs: deps.maxWaitMs },
-    );
+    deps
+      .scheduler()
+      .now(
+        refreshKnowledgeJob,
+        { tenantId, objectId, after },
+        { unique: { tenantId, objectId, after }, debounceMs: deps.delayMs, maxWaitMs: deps.maxWaitMs },
+      );
 
   return {
     /** After a batch committed: queues the objects `names` (normalised, see `mentionedNames`) identify; how many. */
