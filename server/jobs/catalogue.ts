@@ -45,8 +45,8 @@ export const enrichKnowledgeJob = job(
 
 /**
  * Re-enrichment of a knowledge object a consolidated memory names, debounced per object. `after`: the
- * run that held the object when the memory was committed ('' when none), part of the job's unique key
- * so a mention during a run is not absorbed by a job of that run's time.
+ * run the job waits behind ('' when none; the run id with a trailing '+' for a second look behind the
+ * same run), part of the unique key so a mention during a run is not absorbed by a job already running.
  */
 export const refreshKnowledgeJob = job(
   'knowledge.refresh',

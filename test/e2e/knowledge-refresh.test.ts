@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EnrichmentEngine } from '../../server/ports/enrichment-engine.js';
 import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -123,5 +124,65 @@ describe('re-enrichment after consolidation', () => {
     const object = (await api('GET', `/v1/knowledge/person/${quiet}`)).body;
     expect(object.fields.employer).toBeUndefined();
     expect(object.status).toBe('INCOMPLETE');
+  });
+});
+
+describe('a mention while a run holds the object', () => {
+  it('leaves the run alone, then re-enriches once it has ended', async () => {
+    // A stand-in of an outside engine (the LLM engine is an outside service) that holds the first run
+    // open until the test lets it finish.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let calls = 0;
+    const slow: EnrichmentEngine = {
+      name: 'llm',
+      provenance: 'LLM_INFERENCE',
+      enabledFor: async () => true,
+      async propose() {
+        if (calls++ === 0) {
+          entered();
+          await gate;
+        }
+        return { candidates: [] };
+      },
+    };
+    const held = await startTestServer(
+      { KNOWLEDGE_REFRESH_DELAY_MS: '300', KNOWLEDGE_REFRESH_MAX_WAIT_MS: '30000' },
+      { enrichmentEngines: (configured) => [...configured, slow] },
+    );
+    try {
+      const { key } = await tenantWithKey(held.url, SCOPES);
+      const api = withKey(held.url, key);
+      const id = await person(api, 'Wendeline Marchbanks');
+      expect((await api('POST', `/v1/knowledge/person/${id}/enrich`)).status).toBe(202);
+      await inside;
+      // The run read the memories before this one existed.
+      await remember(api, 'Wendeline Marchbanks works at Lanternfish Optics as a buyer.');
+      await waitConsolidated(held.url, key);
+      await new Promise((r) => setTimeout(r, 1_200));
+      // Several quiet periods later the run still holds the object, undisturbed, and nothing else ran.
+      expect((await api('GET', `/v1/knowledge/person/${id}`)).body.status).toBe('ENRICHING');
+      expect(await logOf(api, id)).toEqual([]);
+      open();
+      const deadline = Date.now() + 20_000;
+      let log = await logOf(api, id);
+      while (new Set(log.map((e) => e.run_id)).size < 2 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        log = await logOf(api, id);
+      }
+      const runs = [...new Set(log.map((e) => e.run_id))];
+      expect(runs).toHaveLength(2);
+      // The first run found no employer; the refresh after it did, from the memory committed meanwhile.
+      expect(log.filter((e) => e.run_id === runs[0] && e.engine === 'kg' && e.field === 'employer').map((e) => e.outcome)).toEqual([
+        'no_candidate',
+      ]);
+      const { object } = await refreshed(api, id);
+      expect(object.fields.employer).toMatchObject({ value: 'Lanternfish Optics', provenance: 'KG_INFERENCE' });
+    } finally {
+      open();
+      await held.close();
+    }
   });
 });

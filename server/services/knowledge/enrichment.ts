@@ -147,14 +147,12 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     const outcome = await deps.objects.update(holding, current.revision, { storageBytes: null });
     if (outcome !== 'ok') return outcome === 'not_found' ? 'not_found' : 'conflict';
     try {
-      await deps
-        .scheduler()
-        .now(enrichKnowledgeJob, {
-          tenantId: current.tenantId,
-          objectId: current.id,
-          runId,
-          namespaces: namespaces === null ? null : [...namespaces],
-        });
+      await deps.scheduler().now(enrichKnowledgeJob, {
+        tenantId: current.tenantId,
+        objectId: current.id,
+        runId,
+        namespaces: namespaces === null ? null : [...namespaces],
+      });
     } catch (err) {
       // Nothing will run: the object must not show ENRICHING until the hold expires.
       await release(holding).catch(() => undefined);

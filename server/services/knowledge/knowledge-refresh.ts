@@ -29,8 +29,8 @@ export interface KnowledgeRefreshDeps {
   clock?: Clock;
 }
 
-/** What a `knowledge.refresh` job did: started a run, found nothing to do, or waits for the run holding the object. */
-export type RefreshJobOutcome = 'queued' | 'gone' | 'disabled' | 'held' | 'deferred';
+/** What a `knowledge.refresh` job did: started a run, found nothing to do, or queued itself behind the run holding the object. */
+export type RefreshJobOutcome = 'queued' | 'gone' | 'disabled' | 'deferred';
 
 export function createKnowledgeRefresh(deps: KnowledgeRefreshDeps) {
   const clock = deps.clock ?? systemClock;
@@ -65,10 +65,10 @@ export function createKnowledgeRefresh(deps: KnowledgeRefreshDeps) {
     async run(tenantId: string, objectId: string, after: string): Promise<RefreshJobOutcome> {
       const result = await deps.enrichment.refresh(tenantId, objectId);
       if (result.outcome !== 'held') return result.outcome;
-      // Queued behind a run that is still going: once more behind it; a job already behind it gives up
-      // (that run has held the object a whole quiet period; its own end, or its hold's expiry, decides).
-      if (result.runId === after) return 'held';
-      await schedule(tenantId, objectId, result.runId);
+      // Queued behind a run that is still going: once more behind it, under the other of two keys (the
+      // job running now still holds its own key, and would absorb a job queued under it). A run that
+      // never ends loses its hold after RUN_HOLD_MS, and the next of these jobs takes the object over.
+      await schedule(tenantId, objectId, after === result.runId ? `${result.runId}+` : result.runId);
       return 'deferred';
     },
   };
