@@ -186,3 +186,32 @@ describe('a mention while a run holds the object', () => {
     }
   });
 });
+
+describe('an object mentioned without pause', () => {
+  it('is still re-enriched within the longest wait, while the mentions go on', async () => {
+    // A quiet period longer than the gaps between mentions: only the longest wait lets a run start.
+    const busy = await startTestServer({ KNOWLEDGE_REFRESH_DELAY_MS: '2000', KNOWLEDGE_REFRESH_MAX_WAIT_MS: '2000' });
+    try {
+      const { key } = await tenantWithKey(busy.url, SCOPES);
+      const api = withKey(busy.url, key);
+      const id = await person(api, 'Isidora Pennywhistle');
+      await remember(api, 'Isidora Pennywhistle works at Corbel Tidewater as a hydrologist.');
+      await waitConsolidated(busy.url, key);
+      const started = Date.now();
+      let lastWriteAt = started;
+      let log = await logOf(api, id);
+      for (let i = 0; log.length === 0 && Date.now() - started < 8_000; i++) {
+        lastWriteAt = Date.now();
+        await remember(api, `Isidora Pennywhistle sent field note ${i} from the estuary.`);
+        await new Promise((r) => setTimeout(r, 400));
+        log = await logOf(api, id);
+      }
+      expect(log.length).toBeGreaterThan(0);
+      // The run came while mentions were still arriving less than a quiet period apart.
+      expect(Date.parse(log[0].created_at)).toBeLessThan(lastWriteAt + 2_000);
+      expect(Date.parse(log[0].created_at) - started).toBeLessThan(6_000);
+    } finally {
+      await busy.close();
+    }
+  });
+});
