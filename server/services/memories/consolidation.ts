@@ -19,6 +19,8 @@
  *  5. commit: the write's version (its change kind), the memory's consolidated state, the pipeline's
  *     changes to other memories and the search index rows, for the whole batch in one transaction
  *     (embeddings computed before it). `dirty` clears when nothing is left queued.
+ *  6. after the commit, the names the batch's memories mention go to `knowledgeRefresh`, which queues
+ *     re-enrichment of the knowledge objects they identify (one look-up per batch; never fails the batch).
  *
  * What steps 1–4 read from a write's text alone comes from `write-analysis.ts`, through the
  * `WriteAnalyzer` port (on a worker thread by default, requested a batch ahead by
