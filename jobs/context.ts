@@ -3,6 +3,7 @@ import type { MaintenanceService } from '../server/services/maintenance.js';
 import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
 import type { ConsolidationService } from '../server/services/memories/consolidation.js';
 import type { EnrichmentService } from '../server/services/knowledge/enrichment.js';
+import type { KnowledgeRefresh } from '../server/services/knowledge/knowledge-refresh.js';
 import type { IndexOutboxService } from '../server/services/search/index-outbox.js';
 
 /**
@@ -19,4 +20,6 @@ export interface JobServices {
   indexOutbox: IndexOutboxService;
   /** Knowledge enrichment runs (`knowledge.enrich`). */
   enrichment: Pick<EnrichmentService, 'run'>;
+  /** Re-enrichment of objects consolidated memories name (`knowledge.refresh`). */
+  knowledgeRefresh: Pick<KnowledgeRefresh, 'run'>;
 }

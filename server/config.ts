@@ -154,6 +154,12 @@ const envSchema = z.object({
    */
   MEMORY_QUALITY_SCORER: z.enum(['fast', 'nlp']).default('fast'),
   WORKER_MODE: z.enum(['inline', 'external']).default('inline'),
+  /**
+   * Knowledge objects named by newly consolidated memories are re-enriched this long after the last
+   * such mention (a burst gives one run), and at the latest KNOWLEDGE_REFRESH_MAX_WAIT_MS after the first.
+   */
+  KNOWLEDGE_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  KNOWLEDGE_REFRESH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   /** How many processes `serve` runs (node:cluster, one listening socket); one per core uses every core. */
   HTTP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   NODE_ENV: z.string().default('development'),
@@ -199,6 +205,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `invalid configuration:\n  MEMORY_CONTENT_MAX_BYTES: at most ${MONGO_CONTENT_MAX_BYTES} (4 MiB) when STORAGE=mongo ` +
         `(got ${cfg.MEMORY_CONTENT_MAX_BYTES}): a MongoDB document holds at most 16 MiB, and a memory's documents carry more than its content`,
     );
+  }
+  if (cfg.KNOWLEDGE_REFRESH_MAX_WAIT_MS < cfg.KNOWLEDGE_REFRESH_DELAY_MS) {
+    throw new ConfigError('invalid configuration:\n  KNOWLEDGE_REFRESH_MAX_WAIT_MS: must be at least KNOWLEDGE_REFRESH_DELAY_MS');
   }
   if (cfg.EMBEDDINGS_PROVIDER === 'openai' && !cfg.EMBEDDINGS_URL) {
     throw new ConfigError('invalid configuration:\n  EMBEDDINGS_URL: required when EMBEDDINGS_PROVIDER=openai');

@@ -16,6 +16,7 @@ import { createAuditService, type AuditService } from './services/audit.js';
 import type { EnrichmentEngine } from './ports/enrichment-engine.js';
 import { configuredEnrichmentEngines } from './enrichment-engines.js';
 import { createEnrichmentService, type EnrichmentService } from './services/knowledge/enrichment.js';
+import { createKnowledgeRefresh, type KnowledgeRefresh } from './services/knowledge/knowledge-refresh.js';
 import { createKnowledgeService, type KnowledgeService } from './services/knowledge/knowledge-service.js';
 import { createKnowledgeSettingsService, type KnowledgeSettingsService } from './services/knowledge/knowledge-settings.js';
 import { createAuthService, type AuthService } from './services/auth.js';
@@ -98,6 +99,8 @@ export interface Services {
   knowledgeSettings: KnowledgeSettingsService;
   /** Knowledge enrichment: the trigger route and the `knowledge.enrich` job. */
   enrichment: EnrichmentService;
+  /** Re-enrichment of knowledge objects newly consolidated memories name (`knowledge.refresh`). */
+  knowledgeRefresh: KnowledgeRefresh;
   /** Index work waiting to reach the search index (server profile): the drain job, `/readyz`, `/metrics`. */
   indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
@@ -376,21 +379,6 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
       ? new ThreadedWriteAnalyzer(analysis, config.CONSOLIDATION_THREADS)
       : inThreadWriteAnalyzer(analysis);
   const analyzer = options.consolidation?.analyzer ?? ownAnalyzer;
-  const consolidation = createConsolidationService({
-    memories: ports.memories,
-    queue: ports.writeQueue,
-    clock,
-    logger,
-    embedder,
-    analyzer,
-    consolidationTrigger,
-    contradictionDetector:
-      options.consolidation?.contradictionDetector ??
-      (config.LLM_URL
-        ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
-        : null),
-    ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
-  });
   const maintenance = createMaintenanceService({
     sessions: ports.sessions,
     attemptCounters: ports.attemptCounters,
@@ -423,12 +411,37 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     clock,
   });
+  const knowledgeRefresh = createKnowledgeRefresh({
+    objects: ports.knowledgeObjects,
+    enrichment,
+    scheduler: () => jobs,
+    delayMs: config.KNOWLEDGE_REFRESH_DELAY_MS,
+    maxWaitMs: config.KNOWLEDGE_REFRESH_MAX_WAIT_MS,
+    clock,
+  });
+  const consolidation = createConsolidationService({
+    memories: ports.memories,
+    queue: ports.writeQueue,
+    clock,
+    logger,
+    embedder,
+    analyzer,
+    consolidationTrigger,
+    knowledgeRefresh,
+    contradictionDetector:
+      options.consolidation?.contradictionDetector ??
+      (config.LLM_URL
+        ? new LlmContradictionDetector({ url: config.LLM_URL, model: config.LLM_MODEL ?? 'gpt-4o-mini', apiKey: config.LLM_API_KEY })
+        : null),
+    ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
+  });
   const services: Services = {
     embedder,
     search,
     knowledge,
     knowledgeSettings,
     enrichment,
+    knowledgeRefresh,
     indexOutbox,
     config,
     logger,

@@ -1,5 +1,6 @@
 import type {
   EnrichmentLogRecord,
+  IdentityMatch,
   KnowledgeObjectRecord,
   KnowledgeObjectStore,
   ObjectListQuery,
@@ -76,6 +77,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
     ORDER BY created_at, seq, id LIMIT ?`);
   const byIdentity = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND identity_key = ?
     ORDER BY created_at, id LIMIT ?`);
+  // The keys travel as one JSON array: one statement whatever their number, each key an index probe.
+  const byIdentityKeys = db.prepare(`SELECT id, type, identity_key, do_not_enrich, enrichment_run_id, enrichment_since
+    FROM knowledge_objects WHERE tenant_id = ? AND identity_key IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`);
   const usesVersion = db.prepare('SELECT 1 FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND schema_version = ? LIMIT 1');
   const notAtVersion = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects
     WHERE tenant_id = ? AND type = ? AND id > ? AND schema_version <> ? ORDER BY id LIMIT ?`);
@@ -173,6 +177,23 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
 
     async findByIdentity(tenantId, type, identityKey, limit) {
       return (byIdentity.all([tenantId, type, identityKey, limit]) as ObjectRow[]).map(toObjectRecord);
+    },
+
+    async findByIdentityKeys(tenantId, identityKeys, limit) {
+      const keys = identityKeys.filter((k) => k !== '');
+      if (keys.length === 0 || limit <= 0) return []; // SQLite reads a negative limit as none at all
+      const rows = byIdentityKeys.all([tenantId, JSON.stringify(keys), limit]) as Pick<
+        ObjectRow,
+        'id' | 'type' | 'identity_key' | 'do_not_enrich' | 'enrichment_run_id' | 'enrichment_since'
+      >[];
+      return rows.map((r): IdentityMatch => ({
+        id: r.id,
+        type: r.type,
+        identityKey: r.identity_key,
+        doNotEnrich: r.do_not_enrich === 1,
+        enrichment:
+          r.enrichment_run_id !== null && r.enrichment_since !== null ? { runId: r.enrichment_run_id, since: r.enrichment_since } : null,
+      }));
     },
 
     async usesVersion(tenantId, type, version) {

@@ -3,7 +3,8 @@
  * the indexes declared here, each serving one query of the port so a list page is one index range:
  *  - `knowledge_structures`: `_id` = `ks_id`; unique (tenantId, type, version).
  *  - `knowledge_objects`: `_id` = object id; the two list orders, with and without the status filter;
- *    identity and version look-ups; (tenantId, type, _id) for a migration's pages.
+ *    identity and version look-ups, (tenantId, identityKey) across types for the re-enrichment after
+ *    consolidation; (tenantId, type, _id) for a migration's pages.
  *  - `knowledge_object_counts`: live objects per (tenant, type, status, score), moved in each write's
  *    transaction (`countMoves`), so a list's `total` sums a few documents instead of counting every object.
  *    `_id` is the key itself, so two transactions creating the same count conflict and one retries.
@@ -87,6 +88,7 @@ export async function openKnowledgeCollections(db: Db): Promise<KnowledgeCollect
       name: 'knowledge_objects_status_completeness',
     },
     { key: { tenantId: 1, type: 1, identityKey: 1, createdAt: 1, _id: 1 }, name: 'knowledge_objects_identity' },
+    { key: { tenantId: 1, identityKey: 1 }, name: 'knowledge_objects_tenant_identity' },
     { key: { tenantId: 1, type: 1, schemaVersion: 1 }, name: 'knowledge_objects_version' },
     { key: { tenantId: 1, type: 1, _id: 1 }, name: 'knowledge_objects_type_id' },
   ]);

@@ -170,6 +170,23 @@ export function createMongoKnowledgeObjectStore(
       return docs.map(toRecord);
     },
 
+    async findByIdentityKeys(tenantId, identityKeys, limit) {
+      const keys = identityKeys.filter((k) => k !== '');
+      if (keys.length === 0 || limit <= 0) return [];
+      const docs = await objects
+        .find({ tenantId, identityKey: { $in: keys } }, { projection: { _id: 1, type: 1, identityKey: 1, doNotEnrich: 1, enrichment: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => ({
+        id: d._id,
+        type: d.type,
+        identityKey: d.identityKey,
+        doNotEnrich: d.doNotEnrich,
+        enrichment: d.enrichment ?? null,
+      }));
+    },
+
     async usesVersion(tenantId, type, version) {
       return (await objects.findOne({ tenantId, type, schemaVersion: version }, { projection: { _id: 1 } })) !== null;
     },

@@ -43,6 +43,20 @@ export const enrichKnowledgeJob = job(
   }),
 );
 
+/**
+ * Re-enrichment of a knowledge object a consolidated memory names, debounced per object. `after`: the
+ * run the job waits behind ('' when none; the run id with a trailing '+' for a second look behind the
+ * same run), part of the unique key so a mention during a run is not absorbed by a job already running.
+ */
+export const refreshKnowledgeJob = job(
+  'knowledge.refresh',
+  z.object({
+    tenantId: z.string().min(1).max(200),
+    objectId: z.string().min(1).max(128),
+    after: z.string().max(128).default(''),
+  }),
+);
+
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
 export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
 
@@ -52,6 +66,7 @@ export const jobCatalogue = {
   drainIndexOutbox: drainIndexOutboxJob,
   purgeEnded: purgeEndedJob,
   enrichKnowledge: enrichKnowledgeJob,
+  refreshKnowledge: refreshKnowledgeJob,
 } as const;
 
 export type JobCatalogue = typeof jobCatalogue;

@@ -122,6 +122,15 @@ export interface StorageQuota {
 
 export type ObjectWriteResult = 'ok' | 'conflict' | 'not_found' | 'quota_exceeded';
 
+/** What a re-enrichment after consolidation needs to know of an object a memory names. */
+export interface IdentityMatch {
+  id: string;
+  type: string;
+  identityKey: string;
+  doNotEnrich: boolean;
+  enrichment: { runId: string; since: string } | null;
+}
+
 export interface KnowledgeObjectStore {
   /**
    * Inserts the object and adds its `sizeBytes` to the tenant's storage total, in one transaction;
@@ -146,6 +155,11 @@ export interface KnowledgeObjectStore {
   delete(tenantId: string, id: string): Promise<KnowledgeObjectRecord | null>;
   /** Objects of `type` whose `identityKey` is this one (at most `limit`, oldest first). */
   findByIdentity(tenantId: string, type: string, identityKey: string, limit: number): Promise<KnowledgeObjectRecord[]>;
+  /**
+   * Objects of any type whose `identityKey` is one of `identityKeys` (at most `limit`, in id order): one
+   * indexed look-up per consolidated batch, whatever the number of names its memories mention.
+   */
+  findByIdentityKeys(tenantId: string, identityKeys: readonly string[], limit: number): Promise<IdentityMatch[]>;
   /** Whether any object of the tenant is bound to this structure version (a used version is immutable). */
   usesVersion(tenantId: string, type: string, version: string): Promise<boolean>;
   /** Objects of `type` bound to a version other than `version`, in id order after `afterId` (a migration's pages). */

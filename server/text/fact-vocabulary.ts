@@ -94,7 +94,15 @@ const HONORIFICS = /^(?:dr|mr|mrs|ms|mx|prof|sir|dame)\.?\s+/;
  * leading "the", no legal suffix ("Acme, Inc." = "acme"), "&" read as "and", single spaces.
  */
 export function normaliseName(name: string): string {
-  let s = stripMarks(name)
+  return withoutNameAffixes(foldName(name));
+}
+
+/**
+ * `normaliseName`'s first step, word by word (so the words of a text can be folded once and joined):
+ * lower case, no diacritics, no possessive or apostrophe, "&" read as "and", single spaces.
+ */
+export function foldName(name: string): string {
+  return stripMarks(name)
     .toLowerCase()
     .replace(/['’]s\b/g, '')
     .replace(/['’]/g, '')
@@ -102,7 +110,11 @@ export function normaliseName(name: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()
     .replace(/\s+/g, ' ');
-  s = s.replace(HONORIFICS, '').replace(/^the\s+/, '');
+}
+
+/** `normaliseName`'s second step, on a folded name: no honorific, no leading "the", no legal suffix. */
+export function withoutNameAffixes(folded: string): string {
+  const s = folded.replace(HONORIFICS, '').replace(/^the\s+/, '');
   const stripped = withoutLegalSuffix(s);
   return stripped.length > 0 ? stripped : s;
 }

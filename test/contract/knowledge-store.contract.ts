@@ -331,6 +331,35 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(await f.objects.findByIdentity(tenant, TYPE, 'nobody', 10)).toEqual([]);
       });
 
+      it('findByIdentityKeys: objects of any type whose key is one of those given, by id, with their hold and opt-out', async () => {
+        const org = await created(tenant, { identityKey: 'vantablue' });
+        const person = await created(tenant, { identityKey: 'rosalind okafor', doNotEnrich: true }, 'person');
+        const held = await created(tenant, { identityKey: 'rosalind okafor', enrichment: { runId: 'run-7', since: at(3) } }, 'project');
+        await created(tenant, { identityKey: 'vantablue labs' });
+        await created(tenant, { identityKey: '' });
+        await created(other, { identityKey: 'vantablue' });
+        const found = await f.objects.findByIdentityKeys(tenant, ['vantablue', 'rosalind okafor', 'nobody', ''], 10);
+        const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+        expect(found).toEqual(
+          [
+            { id: org.id, type: TYPE, identityKey: 'vantablue', doNotEnrich: false, enrichment: null },
+            { id: person.id, type: 'person', identityKey: 'rosalind okafor', doNotEnrich: true, enrichment: null },
+            {
+              id: held.id,
+              type: 'project',
+              identityKey: 'rosalind okafor',
+              doNotEnrich: false,
+              enrichment: { runId: 'run-7', since: at(3) },
+            },
+          ].sort(byId),
+        );
+        expect(await f.objects.findByIdentityKeys(tenant, ['vantablue', 'rosalind okafor'], 2)).toEqual(found.slice(0, 2));
+        // An empty key names no object, even where objects without an identity are stored.
+        expect(await f.objects.findByIdentityKeys(tenant, [''], 10)).toEqual([]);
+        expect(await f.objects.findByIdentityKeys(tenant, [], 10)).toEqual([]);
+        expect((await f.objects.findByIdentityKeys(other, ['vantablue', 'rosalind okafor'], 10)).map((m) => m.type)).toEqual([TYPE]);
+      });
+
       it('usesVersion: only objects of that tenant, type and version count', async () => {
         await created(tenant, { schemaVersion: '1.0.0' });
         await created(tenant, { schemaVersion: '2.0.0' }, 'person');

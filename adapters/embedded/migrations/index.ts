@@ -15,6 +15,7 @@ import { searchTermsMigration } from './0031_search_terms.js';
 import { rateLimitsMigration } from './0040_rate_limits.js';
 import { knowledgeMigration } from './0050_knowledge.js';
 import { knowledgeSettingsMigration } from './0051_knowledge_settings.js';
+import { knowledgeIdentityKeysMigration } from './0052_knowledge_identity_keys.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   rateLimitsMigration,
   knowledgeMigration,
   knowledgeSettingsMigration,
+  knowledgeIdentityKeysMigration,
 ];

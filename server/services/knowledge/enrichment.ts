@@ -37,6 +37,12 @@ export interface EnrichmentDeps {
 }
 
 export type RunOutcome = 'done' | 'skipped';
+export type RefreshOutcome = { outcome: 'queued' | 'gone' | 'disabled' } | { outcome: 'held'; runId: string };
+
+/** Whether a run holds the object now (a hold past `RUN_HOLD_MS` is a run that died). */
+export function isHeld(enrichment: { since: string } | null, now: number): boolean {
+  return enrichment !== null && now - Date.parse(enrichment.since) < RUN_HOLD_MS;
+}
 
 export function createEnrichmentService(deps: EnrichmentDeps) {
   const clock = deps.clock ?? systemClock;
@@ -135,6 +141,32 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
     });
   }
 
+  /** Marks the object ENRICHING under a new run id and enqueues that run; `conflict` when another write came first. */
+  async function hold(current: KnowledgeObjectRecord, namespaces: readonly string[] | null): Promise<'ok' | 'conflict' | 'not_found'> {
+    const runId = timeOrderedId();
+    const holding: KnowledgeObjectRecord = {
+      ...current,
+      enrichment: { runId, since: isoAt(clock()) },
+      status: 'ENRICHING',
+      revision: current.revision + 1,
+    };
+    const outcome = await deps.objects.update(holding, current.revision, { storageBytes: null });
+    if (outcome !== 'ok') return outcome === 'not_found' ? 'not_found' : 'conflict';
+    try {
+      await deps.scheduler().now(enrichKnowledgeJob, {
+        tenantId: current.tenantId,
+        objectId: current.id,
+        runId,
+        namespaces: namespaces === null ? null : [...namespaces],
+      });
+    } catch (err) {
+      // Nothing will run: the object must not show ENRICHING until the hold expires.
+      await release(holding).catch(() => undefined);
+      throw err;
+    }
+    return 'ok';
+  }
+
   return {
     /** `namespaces`: the triggering key's (null: every namespace); the run reads memories of those only. */
     async trigger(
@@ -146,8 +178,7 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
       for (let attempt = 1; ; attempt++) {
         const current = await deps.objects.get(tenantId, id);
         if (!current || current.type !== type) throw new AppError('NOT_FOUND', `${type} object not found`);
-        const now = clock();
-        const held = current.enrichment !== null && now - Date.parse(current.enrichment.since) < RUN_HOLD_MS;
+        const held = isHeld(current.enrichment, clock());
         if (current.doNotEnrich && !current.enrichment)
           throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
         if (held) return { id, status: 'ENRICHING' };
@@ -156,29 +187,28 @@ export function createEnrichmentService(deps: EnrichmentDeps) {
           await release(current);
           throw new AppError('ENRICHMENT_DISABLED', `${type} object ${id} is marked do_not_enrich`);
         }
-        const runId = timeOrderedId();
-        const holding: KnowledgeObjectRecord = {
-          ...current,
-          enrichment: { runId, since: isoAt(now) },
-          status: 'ENRICHING',
-          revision: current.revision + 1,
-        };
-        const outcome = await deps.objects.update(holding, current.revision, { storageBytes: null });
+        const outcome = await hold(current, namespaces);
         if (outcome === 'not_found') throw new AppError('NOT_FOUND', `${type} object not found`);
-        if (outcome === 'ok') {
-          try {
-            await deps
-              .scheduler()
-              .now(enrichKnowledgeJob, { tenantId, objectId: id, runId, namespaces: namespaces === null ? null : [...namespaces] });
-          } catch (err) {
-            // Nothing will run: the object must not show ENRICHING until the hold expires.
-            await release(holding).catch(() => undefined);
-            throw err;
-          }
-          return { id, status: 'ENRICHING' };
-        }
+        if (outcome === 'ok') return { id, status: 'ENRICHING' };
         if (attempt >= WRITE_ATTEMPTS) throw new AppError('CONFLICT', `${type} object ${id} keeps changing; try again`);
       }
+    },
+
+    /**
+     * A re-enrichment nobody asked for (a memory naming the object was consolidated): a run over every
+     * namespace, unless the object is gone, opted out (`disabled`) or held by a live run (`held`, which
+     * is left alone).
+     */
+    async refresh(tenantId: string, objectId: string): Promise<RefreshOutcome> {
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+        const current = await deps.objects.get(tenantId, objectId);
+        if (!current) return { outcome: 'gone' };
+        if (current.doNotEnrich) return { outcome: 'disabled' };
+        if (current.enrichment && isHeld(current.enrichment, clock())) return { outcome: 'held', runId: current.enrichment.runId };
+        const outcome = await hold(current, null);
+        if (outcome !== 'conflict') return { outcome: outcome === 'ok' ? 'queued' : 'gone' };
+      }
+      throw new Error(`refresh of knowledge object ${objectId} lost ${WRITE_ATTEMPTS} races with other writes`);
     },
 
     /** The job's work; `skipped` when the object is gone or another run holds it now. */

@@ -19,6 +19,8 @@
  *  5. commit: the write's version (its change kind), the memory's consolidated state, the pipeline's
  *     changes to other memories and the search index rows, for the whole batch in one transaction
  *     (embeddings computed before it). `dirty` clears when nothing is left queued.
+ *  6. after the commit, the names the batch's memories mention go to `knowledgeRefresh`, which queues
+ *     re-enrichment of the knowledge objects they identify (one look-up per batch; never fails the batch).
  *
  * What steps 1–4 read from a write's text alone comes from `write-analysis.ts`, through the
  * `WriteAnalyzer` port (on a worker thread by default, requested a batch ahead by
@@ -30,6 +32,7 @@
  * from the queue; a concurrent consolidator's commit fails its guards and is re-planned.
  */
 import type { ContradictionDetector } from '../consolidation/contradiction.js';
+import type { KnowledgeRefresh } from '../knowledge/knowledge-refresh.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { WriteAnalyzer } from '../../ports/write-analyzer.js';
 import { ConsolidationConflictError, type MemoryStore } from '../../ports/memories.js';
@@ -41,6 +44,7 @@ import { createConsolidationPlanner } from './consolidation-planner.js';
 import type { ConsolidationTrigger } from './consolidation-trigger.js';
 import { createDrainLanes, type DrainOptions, type DrainResult } from './drain-lanes.js';
 import { inThreadWriteAnalyzer } from './in-thread-write-analyzer.js';
+import type { WriteAnalysis } from './write-analysis.js';
 
 export interface ConsolidationDeps {
   memories: MemoryStore;
@@ -72,6 +76,11 @@ export interface ConsolidationDeps {
    * consolidated no faster (figures: docs/performance.md#batches-of-64-writes).
    */
   batchSize?: number;
+  /**
+   * Told, after each batch commits, the names its memories mention (`WriteAnalysis.mentions`, flagged
+   * ones left out): the knowledge objects they identify are queued for re-enrichment. Absent: none are.
+   */
+  knowledgeRefresh?: Pick<KnowledgeRefresh, 'memoriesCommitted'> | null;
   /** Candidates considered per write for dedupe and contradiction (most specific subject first). Default 8. */
   candidateLimit?: number;
 }
@@ -120,6 +129,19 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
     candidateLimit: deps.candidateLimit ?? 8,
   });
 
+  /** Best effort: the batch is committed whatever happens here, so a failure is logged, never replayed. */
+  async function refreshMentioned(tenantId: string, analyses: readonly WriteAnalysis[]): Promise<void> {
+    if (!deps.knowledgeRefresh) return;
+    try {
+      await deps.knowledgeRefresh.memoriesCommitted(
+        tenantId,
+        analyses.filter((a) => !a.injection.flagged).flatMap((a) => a.mentions),
+      );
+    } catch (err) {
+      deps.logger.warn({ tenantId, err: err instanceof Error ? err.message : String(err) }, 'knowledge refresh after consolidation failed');
+    }
+  }
+
   async function consolidateBatch(tenantId: string, limit = batchSize): Promise<BatchResult> {
     for (let attempt = 1; ; attempt++) {
       // A parallel analyzer also gets the next batch's writes now, to analyse while this one commits.
@@ -132,9 +154,11 @@ export function createConsolidationService(deps: ConsolidationDeps): Consolidati
         const analysed = prefetch.analysesOf(writes);
         // Warms the next batch; its rejections are handled (and forgotten) inside the prefetch.
         if (ahead > 0) void prefetch.analysesOf(next);
-        const { plan: p, applied } = await planner.plan(tenantId, writes, await Promise.all(analysed));
+        const analyses = await Promise.all(analysed);
+        const { plan: p, applied } = await planner.plan(tenantId, writes, analyses);
         await deps.memories.commitConsolidation(tenantId, p);
         prefetch.forget(writes);
+        await refreshMentioned(tenantId, analyses);
         return { applied, more };
       } catch (err) {
         if (!(err instanceof ConsolidationConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw err;

@@ -13,6 +13,7 @@ import { qualityScore } from '../consolidation/quality.js';
 import { classifySensitivity, type SensitivityLevel, type SensitivityResult } from '../consolidation/sensitivity.js';
 import { contentFingerprint, similarityTokens } from '../consolidation/similarity.js';
 import { extractEntities } from '../../text/entities.js';
+import { mentionedNames } from '../../text/name-mentions.js';
 import type { JsonPrimitive } from '../../ports/memories.js';
 import type { ExtractedEntity } from '../../ports/search-index.js';
 import { quickQualityScore } from './quick-quality.js';
@@ -56,6 +57,8 @@ export interface WriteAnalysis {
   entities: ExtractedEntity[];
   /** Facts of the content; null when not extracted here (see `WriteAnalysisOptions.offlineFacts`). */
   facts: Fact[] | null;
+  /** Normalised names `title\ncontent` mentions (`mentionedNames`): the knowledge objects to refresh once the write commits. */
+  mentions: string[];
 }
 
 /** The text classified and embedded: the title belongs to what an agent will read back. */
@@ -74,6 +77,7 @@ export function createWriteAnalysis(options: WriteAnalysisOptions): (input: Writ
     const text = screenedText(input);
     const cues = contentCues(input.content);
     const likelyCompared = cues.negation || cues.single.size > 0;
+    const entities = options.entities ? extractEntities(entityText(input)) : [];
     return {
       injection: screenMemoryForInjection(input),
       sensitivity: classifySensitivity(text, input.writerSensitivity ?? undefined),
@@ -82,8 +86,9 @@ export function createWriteAnalysis(options: WriteAnalysisOptions): (input: Writ
       cues,
       tokens: similarityTokens(input.content),
       quality: scoreQuality({ content: input.content, title: input.title, tags: input.tags }),
-      entities: options.entities ? extractEntities(entityText(input)) : [],
+      entities,
       facts: options.offlineFacts && likelyCompared ? extractFacts(input.content) : null,
+      mentions: mentionedNames(entityText(input), entities),
     };
   };
 }
