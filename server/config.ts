@@ -75,6 +75,8 @@ const envSchema = z.object({
    * quality, entities, facts) while the consolidating thread works the store; 0 analyses in line.
    */
   CONSOLIDATION_THREADS: z.coerce.number().int().min(0).max(16).default(1),
+  /** Worker threads reading memory texts for facts during knowledge enrichment (the kg engine); 0 reads in line. */
+  KNOWLEDGE_FACT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LLM_URL: z.url().optional(),
   LLM_MODEL: z.string().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -2,9 +2,10 @@
  * The enrichment engines as configured, in the order a run tries them (issue #23 §4): the offline
  * `rule` and `kg`, the `llm` when an endpoint is configured, and `web`, which each tenant turns on.
  * Part of the composition root: it alone binds the engines to their adapters (the chat client, the
- * SSRF-safe page fetcher).
+ * SSRF-safe page fetcher, the fact reader's threads).
  */
 import { ChatJsonClient } from '../adapters/llm/chat-json-client.js';
+import { ThreadedFactReader } from '../adapters/threads/fact-reader.js';
 import { createPageFetcher } from '../adapters/web/page-fetcher.js';
 import type { Config } from './config.js';
 import type { EnrichmentEngine } from './ports/enrichment-engine.js';
@@ -16,7 +17,7 @@ import { createWebEngine } from './services/knowledge/engines/web-engine.js';
 
 export interface ConfiguredEngines {
   engines: EnrichmentEngine[];
-  /** Releases the page fetcher's connections. */
+  /** Releases the page fetcher's connections and the fact reader's threads. */
   close(): Promise<void>;
 }
 
@@ -41,11 +42,19 @@ export function configuredEnrichmentEngines(
           apiKey: config.LLM_API_KEY,
         })
       : null;
+  // Fact extraction is most of a kg run's CPU: on its own thread it leaves this one to requests and writes.
+  const facts = config.KNOWLEDGE_FACT_THREADS > 0 ? new ThreadedFactReader(config.KNOWLEDGE_FACT_THREADS) : undefined;
   const engines = [
     createRuleEngine(),
-    createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects }),
+    createKgEngine({ index: ports.searchIndex, memories: ports.memories, objects: ports.knowledgeObjects, ...(facts ? { facts } : {}) }),
     ...(completion ? [createLlmEngine({ index: ports.searchIndex, memories: ports.memories, completion })] : []),
     createWebEngine({ pages, settings: ports.knowledgeSettings }),
   ];
-  return { engines, close: () => pages.close() };
+  return {
+    engines,
+    close: async () => {
+      await pages.close();
+      await facts?.close();
+    },
+  };
 }

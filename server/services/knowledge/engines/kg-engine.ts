@@ -4,7 +4,9 @@ import { normaliseName } from '../../../text/fact-vocabulary.js';
 import type { Candidate } from '../model.js';
 import type { Fact } from '../../../text/facts.js';
 import { createMemoryMentions, type MemoryMentionDeps } from './memory-mentions.js';
-import { extractMemoryFacts, factCandidates, factFieldsOf, locationFromEmployer, type MemoryText } from './kg-facts.js';
+import type { MemoryFactReader } from '../../../ports/memory-fact-reader.js';
+import { inThreadFactReader } from './in-thread-fact-reader.js';
+import { factCandidates, factFieldsOf, locationFromEmployer, type MemoryText } from './kg-facts.js';
 
 /** Memories read per object: the tenant's most relevant mentions of its name. */
 export const KG_MEMORY_LIMIT = 50;
@@ -20,6 +22,8 @@ const ORGANIZATION_LIMIT = 5;
 
 export interface KgEngineDeps extends MemoryMentionDeps {
   objects: Pick<KnowledgeObjectStore, 'findByIdentity'>;
+  /** Where memory texts are read for facts; default in line. */
+  facts?: MemoryFactReader;
 }
 
 /**
@@ -30,21 +34,29 @@ export interface KgEngineDeps extends MemoryMentionDeps {
  * are those `memory-mentions.ts` finds.
  */
 export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
+  const reader = deps.facts ?? inThreadFactReader;
   const memo = new Map<string, Fact[]>();
   const none: Fact[] = [];
-  const factsOf = (memory: MemoryText): Fact[] => {
-    const key = `${memory.id}@${memory.version ?? ''}`;
-    let facts = memory.version === undefined ? undefined : memo.get(key);
-    if (facts === undefined) {
-      const found = extractMemoryFacts(memory);
-      facts = found.length === 0 ? none : found;
-      if (memory.version !== undefined) {
-        if (memo.size >= KG_FACTS_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
-        memo.set(key, facts);
-      }
+  const keyOf = (memory: MemoryText) => `${memory.id}@${memory.version}`;
+  /** The memories' facts by id: remembered ones, the rest read in one request. */
+  async function factsOf(memories: readonly MemoryText[]): Promise<Map<string, Fact[]>> {
+    const out = new Map<string, Fact[]>();
+    const missing: MemoryText[] = [];
+    for (const m of memories) {
+      const known = m.version === undefined ? undefined : memo.get(keyOf(m));
+      if (known) out.set(m.id, known);
+      else missing.push(m);
     }
-    return facts;
-  };
+    const read = await reader.read(missing.map((m) => m.content));
+    missing.forEach((m, i) => {
+      const facts = read[i]!.length === 0 ? none : read[i]!;
+      out.set(m.id, facts);
+      if (m.version === undefined) return;
+      if (memo.size >= KG_FACTS_MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+      memo.set(keyOf(m), facts);
+    });
+    return out;
+  }
   const mentioning = createMemoryMentions(deps);
 
   return {
@@ -60,7 +72,10 @@ export function createKgEngine(deps: KgEngineDeps): EnrichmentEngine {
       if (mapped.size === 0 && object.type !== 'person')
         return { candidates: [], tried: Object.fromEntries(openFields.map((f) => [f, []])) };
       const memories: MemoryText[] = await mentioning(tenantId, name, namespaces, KG_MEMORY_LIMIT);
-      const candidates: Candidate[] = factCandidates(object.type, name, memories, { factsOf }).filter((c) => open.has(c.field));
+      const facts = await factsOf(memories);
+      const candidates: Candidate[] = factCandidates(object.type, name, memories, { factsOf: (m) => facts.get(m.id) ?? none }).filter((c) =>
+        open.has(c.field),
+      );
       const tried: Record<string, string[]> = {};
       for (const field of openFields) tried[field] = mapped.has(field) ? ['stated_fact'] : [];
       if (object.type === 'person' && open.has('location')) {
