@@ -163,6 +163,7 @@ try {
       formatTable(
         ['measure', 'value'],
         [
+          ['first run of the process, trigger → settled (ms; starts the fact thread)', String(e.firstRunMs)],
           ['objects/s, first trigger → last settled', String(e.perSecond)],
           ['wall time (s)', String(e.seconds)],
           ['trigger → settled p50 (ms)', String(e.latency.p50_ms)],
