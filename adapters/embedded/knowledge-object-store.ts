@@ -72,7 +72,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const deleteRow = db.prepare(`DELETE FROM knowledge_objects WHERE tenant_id = ? AND id = ? RETURNING ${OBJECT_COLUMNS}`);
   const deleteLog = db.prepare('DELETE FROM knowledge_enrichment_log WHERE tenant_id = ? AND object_id = ?');
   const insertLog = db.prepare(`INSERT INTO knowledge_enrichment_log (${LOG_COLUMNS}) VALUES (${LOG_PLACEHOLDERS})`);
-  const logPosition = db.prepare('SELECT created_at, seq, id FROM knowledge_enrichment_log WHERE id = ? AND tenant_id = ? AND object_id = ?');
+  const logPosition = db.prepare(
+    'SELECT created_at, seq, id FROM knowledge_enrichment_log WHERE id = ? AND tenant_id = ? AND object_id = ?',
+  );
   const byIdentity = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND identity_key = ?
     ORDER BY created_at, id LIMIT ?`);
   const usesVersion = db.prepare('SELECT 1 FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND schema_version = ? LIMIT 1');

@@ -138,19 +138,20 @@ export const enrichmentLogInput = z.object({
     .max(ENRICHMENT_LOG_MAX_LIMIT, `limit must be at most ${ENRICHMENT_LOG_MAX_LIMIT}`)
     .default(ENRICHMENT_LOG_MAX_LIMIT)
     .meta({ description: `Page size, 1-${ENRICHMENT_LOG_MAX_LIMIT} (default ${ENRICHMENT_LOG_MAX_LIMIT})`, example: 100 }),
+  // The description goes on the string itself, not its optional wrapper, so the OpenAPI document shows it.
   after: safeText()
     .min(1)
     .max(128)
-    .optional()
     .meta({
       description: "Id of the last entry of the previous page: only entries after it (404 if it is not an entry of this object's log)",
       example: '0195f3c2-7a10-7c3e-9d2a-5b8e4f1a6c01',
-    }),
+    })
+    .optional(),
   run_id: safeText()
     .min(1)
     .max(128)
-    .optional()
-    .meta({ description: "Only this enrichment run's entries (an entry's run_id)", example: '0195f3c2-79f0-7a41-8c55-0d6e2b9f3a77' }),
+    .meta({ description: "Only this enrichment run's entries (an entry's run_id)", example: '0195f3c2-79f0-7a41-8c55-0d6e2b9f3a77' })
+    .optional(),
 });
 
 export const enrichmentLogOutput = z.array(

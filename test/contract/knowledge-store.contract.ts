@@ -410,7 +410,8 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         const { o, all } = await loggedObject(tenant);
         const sibling = await loggedObject(tenant);
         const foreign = await loggedObject(other);
-        const page = (tenantId: string, objectId: string, after: string) => f.objects.log(tenantId, objectId, { after, runId: null, limit: 10 });
+        const page = (tenantId: string, objectId: string, after: string) =>
+          f.objects.log(tenantId, objectId, { after, runId: null, limit: 10 });
         expect(await page(tenant, o.id, randomUUID())).toBeNull();
         expect(await page(tenant, o.id, sibling.all[0]!.id)).toBeNull();
         expect(await page(tenant, o.id, foreign.all[0]!.id)).toBeNull();
