@@ -7,6 +7,7 @@ import {
   activateStructureInput,
   createObjectInput,
   deleteObjectOutput,
+  enrichmentLogInput,
   enrichmentLogOutput,
   enrichOutput,
   knowledgeObjectInput,
@@ -206,12 +207,20 @@ export const knowledgeRouter = router({
         method: 'GET',
         path: '/v1/knowledge/{type}/{id}/enrichment-log',
         tags,
-        summary: 'Every enrichment attempt on the object, oldest first',
+        summary: 'Enrichment attempts on the object, oldest first, in pages (limit, after: the last id of the previous page)',
         protect: true,
       },
       auth: 'apiKey',
     })
-    .input(knowledgeObjectInput)
+    .input(enrichmentLogInput)
     .output(enrichmentLogOutput)
-    .query(async ({ ctx, input }) => toLogEntries(await ctx.services.knowledge.log(ctx.principal.tenantId, input.type, input.id))),
+    .query(async ({ ctx, input }) =>
+      toLogEntries(
+        await ctx.services.knowledge.log(ctx.principal.tenantId, input.type, input.id, {
+          limit: input.limit,
+          ...(input.after !== undefined ? { after: input.after } : {}),
+          ...(input.run_id !== undefined ? { runId: input.run_id } : {}),
+        }),
+      ),
+    ),
 });

@@ -73,8 +73,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const deleteRow = db.prepare(`DELETE FROM knowledge_objects WHERE tenant_id = ? AND id = ? RETURNING ${OBJECT_COLUMNS}`);
   const deleteLog = db.prepare('DELETE FROM knowledge_enrichment_log WHERE tenant_id = ? AND object_id = ?');
   const insertLog = db.prepare(`INSERT INTO knowledge_enrichment_log (${LOG_COLUMNS}) VALUES (${LOG_PLACEHOLDERS})`);
-  const log = db.prepare(`SELECT ${LOG_COLUMNS} FROM knowledge_enrichment_log WHERE tenant_id = ? AND object_id = ?
-    ORDER BY created_at, seq, id LIMIT ?`);
+  const logPosition = db.prepare(
+    'SELECT created_at, seq, id FROM knowledge_enrichment_log WHERE id = ? AND tenant_id = ? AND object_id = ?',
+  );
   const byIdentity = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND identity_key = ?
     ORDER BY created_at, id LIMIT ?`);
   // The keys travel as one JSON array: one statement whatever their number, each key an index probe.
@@ -204,8 +205,23 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
       return (notAtVersion.all([tenantId, type, afterId ?? '', version, limit]) as ObjectRow[]).map(toObjectRecord);
     },
 
-    async log(tenantId, objectId, limit) {
-      return (log.all([tenantId, objectId, limit]) as LogRow[]).map(toLogRecord);
+    async log(tenantId, objectId, page) {
+      const where = ['tenant_id = ? AND object_id = ?'];
+      const params: unknown[] = [tenantId, objectId];
+      if (page.after !== null) {
+        const from = logPosition.get([page.after, tenantId, objectId]) as { created_at: string; seq: number; id: string } | undefined;
+        if (!from) return null;
+        // A row value comparison on the index's trailing columns is one range of it (no OFFSET walk).
+        where.push('(created_at, seq, id) > (?, ?, ?)');
+        params.push(from.created_at, from.seq, from.id);
+      }
+      if (page.runId !== null) {
+        where.push('run_id = ?');
+        params.push(page.runId);
+      }
+      const sql = `SELECT ${LOG_COLUMNS} FROM knowledge_enrichment_log WHERE ${where.join(' AND ')} ORDER BY created_at, seq, id LIMIT ?`;
+      // At most four statement texts (with or without `after`, `runId`), kept for the connection's life.
+      return (preparedStatement(db, sql).all([...params, page.limit]) as LogRow[]).map(toLogRecord);
     },
   };
 }

@@ -198,9 +198,21 @@ export function createMongoKnowledgeObjectStore(
       return (await objects.find(filter).sort({ _id: 1 }).limit(limit).toArray()).map(toRecord);
     },
 
-    async log(tenantId, objectId, limit) {
-      if (limit <= 0) return [];
-      const docs = await log.find({ tenantId, objectId }).sort({ createdAt: 1, seq: 1, _id: 1 }).limit(limit).toArray();
+    async log(tenantId, objectId, page) {
+      const filter: Filter<LogDoc> = { tenantId, objectId };
+      if (page.runId !== null) filter.runId = page.runId;
+      if (page.after !== null) {
+        const from = await log.findOne({ _id: page.after, tenantId, objectId }, { projection: { createdAt: 1, seq: 1 } });
+        if (!from) return null;
+        // "After the entry" in the log's order, as an $or of ranges of the same index (tenantId, objectId, createdAt, seq, _id).
+        filter.$or = [
+          { createdAt: { $gt: from.createdAt } },
+          { createdAt: from.createdAt, seq: { $gt: from.seq } },
+          { createdAt: from.createdAt, seq: from.seq, _id: { $gt: from._id } },
+        ];
+      }
+      if (page.limit <= 0) return []; // MongoDB reads a limit of 0 as none at all
+      const docs = await log.find(filter).sort({ createdAt: 1, seq: 1, _id: 1 }).limit(page.limit).toArray();
       return docs.map(toLogRecord);
     },
   };

@@ -8,6 +8,7 @@ import {
   STRUCTURE_STATUSES,
   type JsonValue,
 } from '../../server/services/knowledge/model.js';
+import { ENRICHMENT_LOG_MAX_LIMIT } from '../../server/services/knowledge/knowledge-service.js';
 import { MAX_FIELDS, MAX_FIELD_NAME_LENGTH, MAX_VERSION_LENGTH } from '../../server/services/knowledge/structure-definition.js';
 import { migrationPlanSchema } from '../../server/services/knowledge/structure-migration.js';
 
@@ -120,6 +121,37 @@ export const deleteObjectOutput = z.object({ id: z.string(), deleted: z.literal(
 export const enrichOutput = z.object({
   id: z.string(),
   status: z.literal('ENRICHING').meta({ description: 'A run holds the object; its status settles when the run ends' }),
+});
+
+/**
+ * A page of the log, keyset-paged: `after` is the last entry id of the previous page, so entries
+ * written meanwhile never shift a page (an offset would). The answer stays a plain array, oldest first;
+ * a page shorter than `limit` is the last.
+ */
+export const enrichmentLogInput = z.object({
+  type,
+  id: objectId,
+  limit: z
+    .number()
+    .int()
+    .min(1, 'limit must be at least 1')
+    .max(ENRICHMENT_LOG_MAX_LIMIT, `limit must be at most ${ENRICHMENT_LOG_MAX_LIMIT}`)
+    .default(ENRICHMENT_LOG_MAX_LIMIT)
+    .meta({ description: `Page size, 1-${ENRICHMENT_LOG_MAX_LIMIT} (default ${ENRICHMENT_LOG_MAX_LIMIT})`, example: 100 }),
+  // The description goes on the string itself, not its optional wrapper, so the OpenAPI document shows it.
+  after: safeText()
+    .min(1)
+    .max(128)
+    .meta({
+      description: "Id of the last entry of the previous page: only entries after it (404 if it is not an entry of this object's log)",
+      example: '0195f3c2-7a10-7c3e-9d2a-5b8e4f1a6c01',
+    })
+    .optional(),
+  run_id: safeText()
+    .min(1)
+    .max(128)
+    .meta({ description: "Only this enrichment run's entries (an entry's run_id)", example: '0195f3c2-79f0-7a41-8c55-0d6e2b9f3a77' })
+    .optional(),
 });
 
 export const enrichmentLogOutput = z.array(

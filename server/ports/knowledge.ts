@@ -115,6 +115,15 @@ export interface EnrichmentLogRecord {
   createdAt: string;
 }
 
+/** Which part of an object's log to read (see `KnowledgeObjectStore.log`). */
+export interface LogPageQuery {
+  /** The id of the last entry of the previous page; null for the first page. */
+  after: string | null;
+  /** Only the entries of this enrichment run (or migration); null for every run. */
+  runId: string | null;
+  limit: number;
+}
+
 /** The storage limit a write must keep (the tenant's plan; null = unlimited). */
 export interface StorageQuota {
   storageBytes: number | null;
@@ -170,6 +179,11 @@ export interface KnowledgeObjectStore {
     afterId: string | null,
     limit: number,
   ): Promise<KnowledgeObjectRecord[]>;
-  /** The object's log, oldest first (at most `limit` entries). */
-  log(tenantId: string, objectId: string, limit: number): Promise<EnrichmentLogRecord[]>;
+  /**
+   * One page of the object's log, oldest first: at most `limit` entries, in the order (createdAt, seq,
+   * id) where `seq` is an entry's place in the batch it was appended with, strictly after the entry
+   * `after` when one is given. `null` when `after` is not an entry of this tenant's log of this object
+   * (unknown, another object's, another tenant's), so the service can answer 404 instead of a page.
+   */
+  log(tenantId: string, objectId: string, page: LogPageQuery): Promise<EnrichmentLogRecord[] | null>;
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type {
+  EnrichmentLogRecord,
   KnowledgeObjectRecord,
   KnowledgeObjectStore,
   KnowledgeStructureStore,
+  LogPageQuery,
   ObjectListCursor,
   ObjectListQuery,
   StorageQuota,
@@ -23,6 +25,8 @@ export interface KnowledgeStoresFixture {
 }
 
 const UNLIMITED: StorageQuota = { storageBytes: null };
+/** The log's first page of at most `limit` entries, every run's. */
+const first = (limit: number): LogPageQuery => ({ after: null, runId: null, limit });
 const TYPE = 'organization';
 
 /**
@@ -260,7 +264,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(await f.objects.update(next, o.revision, UNLIMITED, entries)).toBe('ok');
         expect(await f.objects.get(tenant, o.id)).toEqual(next);
         expect(await f.storedBytes(tenant)).toBe(next.sizeBytes);
-        expect(await f.objects.log(tenant, o.id, 10)).toEqual(entries);
+        expect(await f.objects.log(tenant, o.id, first(10))).toEqual(entries);
       });
 
       it('a stale revision is a conflict and writes nothing, log included', async () => {
@@ -270,7 +274,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         const stale = revised(o, withName('Stale writer with a much longer name'));
         expect(await f.objects.update(stale, o.revision, UNLIMITED, [logEntry(o, 'domain')])).toBe('conflict');
         expect(await f.objects.get(tenant, o.id)).toEqual(second);
-        expect(await f.objects.log(tenant, o.id, 10)).toEqual([]);
+        expect(await f.objects.log(tenant, o.id, first(10))).toEqual([]);
         expect(await f.storedBytes(tenant)).toBe(second.sizeBytes);
       });
 
@@ -280,7 +284,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         const hijack = { ...revised(o, withName('hijack')), tenantId: other };
         expect(await f.objects.update(hijack, o.revision, UNLIMITED, [logEntry(hijack, 'name')])).toBe('not_found');
         expect(await f.objects.get(tenant, o.id)).toEqual(o);
-        expect(await f.objects.log(other, o.id, 10)).toEqual([]);
+        expect(await f.objects.log(other, o.id, first(10))).toEqual([]);
         expect(await f.storedBytes(other)).toBe(0);
       });
 
@@ -291,7 +295,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         const quota = { storageBytes: o.sizeBytes };
         expect(await f.objects.update(bigger, o.revision, quota, [logEntry(o, 'name')])).toBe('quota_exceeded');
         expect(await f.objects.get(tenant, o.id)).toEqual(o);
-        expect(await f.objects.log(tenant, o.id, 10)).toEqual([]);
+        expect(await f.objects.log(tenant, o.id, first(10))).toEqual([]);
         expect(await f.storedBytes(tenant)).toBe(o.sizeBytes);
 
         const smaller = revised(o, withName('Q'));
@@ -311,7 +315,7 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(await f.objects.get(tenant, o.id)).toEqual(next);
         expect(await f.objects.delete(tenant, o.id)).toEqual(next);
         expect(await f.objects.get(tenant, o.id)).toBeNull();
-        expect(await f.objects.log(tenant, o.id, 10)).toEqual([]);
+        expect(await f.objects.log(tenant, o.id, first(10))).toEqual([]);
         expect(await f.storedBytes(tenant)).toBe(kept.sizeBytes);
         expect(await f.objects.delete(tenant, o.id)).toBeNull();
         expect(await f.storedBytes(tenant)).toBe(kept.sizeBytes);
@@ -395,9 +399,72 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         await f.objects.update(one, o.revision, UNLIMITED, run1);
         const run2 = [logEntry(o, 'headquarters', { createdAt: at(70), runId: 'run-2', engine: 'kg', outcome: 'proposed' })];
         await f.objects.update(revised(one, o.fields), one.revision, UNLIMITED, run2);
-        expect(await f.objects.log(tenant, o.id, 10)).toEqual([...run1, ...run2]);
-        expect(await f.objects.log(tenant, o.id, 3)).toEqual(run1.slice(0, 3));
-        expect(await f.objects.log(other, o.id, 10)).toEqual([]);
+        expect(await f.objects.log(tenant, o.id, first(10))).toEqual([...run1, ...run2]);
+        expect(await f.objects.log(tenant, o.id, first(3))).toEqual(run1.slice(0, 3));
+        expect(await f.objects.log(other, o.id, first(10))).toEqual([]);
+      });
+    });
+
+    describe('log pages', () => {
+      /** An object with three runs' entries: a batch stamped alike whose ids sort against their write order, then two more. */
+      const loggedObject = async (tenantId: string) => {
+        let o = await created(tenantId);
+        const runs = [
+          ['z', 'y', 'x', 'w'].map((p, i) => logEntry(o, `f${i}`, { id: `${p}-${randomUUID()}`, createdAt: at(60) })),
+          [logEntry(o, 'industry', { createdAt: at(70), runId: 'run-2', engine: 'kg', outcome: 'proposed' })],
+          ['b', 'a'].map((p) => logEntry(o, 'headquarters', { id: `${p}-${randomUUID()}`, createdAt: at(80), runId: 'run-3' })),
+        ];
+        for (const entries of runs) {
+          const next = revised(o, o.fields);
+          expect(await f.objects.update(next, o.revision, UNLIMITED, entries)).toBe('ok');
+          o = next;
+        }
+        return { o, all: runs.flat() };
+      };
+
+      /** Every page of `limit` after `after` until a short one, concatenated; fails on a page over the limit. */
+      const pageThrough = async (tenantId: string, objectId: string, limit: number, runId: string | null = null) => {
+        const seen: EnrichmentLogRecord[] = [];
+        for (let guard = 0; guard < 20; guard++) {
+          const page = await f.objects.log(tenantId, objectId, { after: seen.at(-1)?.id ?? null, runId, limit });
+          if (page === null) throw new Error('a page after an entry of the log read as an unknown entry');
+          expect(page.length).toBeLessThanOrEqual(limit);
+          seen.push(...page);
+          if (page.length < limit) return seen;
+        }
+        throw new Error('the log never ended');
+      };
+
+      it('paging through three pages gives the whole log, in order, a batch stamped alike in write order', async () => {
+        const { o, all } = await loggedObject(tenant);
+        expect(await f.objects.log(tenant, o.id, first(100))).toEqual(all);
+        expect(await pageThrough(tenant, o.id, 3)).toEqual(all);
+        // One entry per page walks the batch stamped alike by its place in the batch, not by id.
+        expect(await pageThrough(tenant, o.id, 1)).toEqual(all);
+        expect(await f.objects.log(tenant, o.id, { after: all[1]!.id, runId: null, limit: 2 })).toEqual(all.slice(2, 4));
+        expect(await f.objects.log(tenant, o.id, { after: all.at(-1)!.id, runId: null, limit: 10 })).toEqual([]);
+      });
+
+      it("runId keeps one run's entries, paged the same way", async () => {
+        const { o, all } = await loggedObject(tenant);
+        expect(await pageThrough(tenant, o.id, 1, 'run-3')).toEqual(all.slice(5));
+        expect(await pageThrough(tenant, o.id, 3, 'run-1')).toEqual(all.slice(0, 4));
+        expect(await f.objects.log(tenant, o.id, { after: all[0]!.id, runId: 'run-3', limit: 10 })).toEqual(all.slice(5));
+        expect(await f.objects.log(tenant, o.id, { after: null, runId: 'no-such-run', limit: 10 })).toEqual([]);
+      });
+
+      it("an after that is unknown, another object's or another tenant's entry is null, never a page", async () => {
+        const { o, all } = await loggedObject(tenant);
+        const sibling = await loggedObject(tenant);
+        const foreign = await loggedObject(other);
+        const page = (tenantId: string, objectId: string, after: string) =>
+          f.objects.log(tenantId, objectId, { after, runId: null, limit: 10 });
+        expect(await page(tenant, o.id, randomUUID())).toBeNull();
+        expect(await page(tenant, o.id, sibling.all[0]!.id)).toBeNull();
+        expect(await page(tenant, o.id, foreign.all[0]!.id)).toBeNull();
+        // Another tenant naming this tenant's object and entry reads nothing either.
+        expect(await page(other, o.id, all[0]!.id)).toBeNull();
+        expect(await f.objects.log(other, o.id, first(10))).toEqual([]);
       });
     });
 

@@ -66,7 +66,7 @@ describe('migrating 1,000 objects to an incompatible version', () => {
           kept++;
         }
       }
-      const log = await objects.log('t1', before.id, 100);
+      const log = (await objects.log('t1', before.id, { after: null, runId: null, limit: 100 }))!;
       const touched = Object.keys(before.fields).filter(
         (n) => n === 'location' || (n === 'job_title' && String(before.fields[n]!.value).length > 100),
       );

@@ -46,6 +46,13 @@ export interface ObjectListInput {
   cursor?: string;
 }
 
+/** A page of an object's enrichment log: after the entry `after` (the previous page's last), at most `limit` (default the maximum). */
+export interface LogPageInput {
+  after?: string;
+  runId?: string;
+  limit?: number;
+}
+
 export interface KnowledgeServiceDeps {
   structures: KnowledgeStructureStore;
   objects: KnowledgeObjectStore;
@@ -56,7 +63,8 @@ export interface KnowledgeServiceDeps {
 
 /** Attempts of a client write that lost a race with another write of the same object (a run's, usually). */
 const WRITE_ATTEMPTS = 5;
-const LOG_LIMIT = 1000;
+/** The most log entries one page answers (and the default page size): an object re-enriched often logs thousands. */
+export const ENRICHMENT_LOG_MAX_LIMIT = 1000;
 
 const notFound = (type: string) => new AppError('NOT_FOUND', `${type} object not found`);
 const invalid = (message: string, fields: FieldIssue[]) => new AppError('VALIDATION_FAILED', message, { fields });
@@ -261,9 +269,17 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       });
     },
 
-    async log(tenantId: string, type: string, id: string): Promise<EnrichmentLogRecord[]> {
+    async log(tenantId: string, type: string, id: string, page: LogPageInput = {}): Promise<EnrichmentLogRecord[]> {
+      const limit = page.limit ?? ENRICHMENT_LOG_MAX_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > ENRICHMENT_LOG_MAX_LIMIT) {
+        const message = `limit must be an integer from 1 to ${ENRICHMENT_LOG_MAX_LIMIT}`;
+        throw invalid(message, [{ field: 'limit', message }]);
+      }
       await load(tenantId, type, id);
-      return deps.objects.log(tenantId, id, LOG_LIMIT);
+      const entries = await deps.objects.log(tenantId, id, { after: page.after ?? null, runId: page.runId ?? null, limit });
+      // An `after` from another object's log (or another tenant's) reads as unknown: never a page of the wrong log.
+      if (!entries) throw new AppError('NOT_FOUND', `enrichment log entry '${page.after}' is not an entry of this ${type} object's log`);
+      return entries;
     },
   };
 }
