@@ -3,7 +3,14 @@
 // so every file gets exactly one list of forbidden folders.
 
 /** Where the process is assembled: the only code that knows the adapters (jobs/runner.ts is the worker's main). */
-export const compositionRoot = ['server/main.ts', 'server/app.ts', 'server/container.ts', 'server/enrichment-engines.ts', 'server/profiles/**', 'jobs/runner.ts'];
+export const compositionRoot = [
+  'server/main.ts',
+  'server/app.ts',
+  'server/container.ts',
+  'server/enrichment-engines.ts',
+  'server/profiles/**',
+  'jobs/runner.ts',
+];
 
 /** Storage, queue, network and model drivers: adapters (and jobs, for Agenda) may use them; services and ports may not. */
 const drivers = [
@@ -25,7 +32,8 @@ const adapterFamilies = ['embedded', 'embeddings', 'identity', 'in-process', 'll
 const compositionRootImport = {
   regex: String.raw`^(\.\.?/)+(server/)?(container|main|app|enrichment-engines|profiles/[\w-]+)\.js$`,
   allowTypeImports: true,
-  message: 'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) wires adapters; import its types only.',
+  message:
+    'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) wires adapters; import its types only.',
 };
 const driverImports = { group: drivers, message: 'Services and ports see ports, never drivers: put driver code in an adapter.' };
 
@@ -77,7 +85,8 @@ export const layerBlocks = [
       ...compositionRoot,
     ],
     forbidden: folders('adapters', 'routers', 'jobs', 'client', 'cli', 'bench', 'test'),
-    message: 'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) imports adapters, routers and jobs.',
+    message:
+      'Only the composition root (server/main.ts, app.ts, container.ts, enrichment-engines.ts, profiles/) imports adapters, routers and jobs.',
   }),
   layer({
     files: compositionRoot,
