@@ -67,7 +67,14 @@ let apiKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   owner = await signUp(server.url);
-  apiKey = await createApiKey(server.url, owner, ['memories:read', 'memories:write', 'usage:read', 'knowledge:read', 'knowledge:write']);
+  apiKey = await createApiKey(server.url, owner, [
+    'memories:read',
+    'memories:write',
+    'usage:read',
+    'knowledge:read',
+    'knowledge:write',
+    'knowledge:admin',
+  ]);
 });
 afterAll(async () => {
   await server?.close();
