@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,6 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Each file gets its own process: tests open real databases and servers on ephemeral ports.
     pool: 'forks',
+    // One file per core (vitest's default leaves one core free): the files wait on servers, child
+    // processes and polls more than they compute; on two cores the suite took 476 s instead of 698 s.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     sequence: {
