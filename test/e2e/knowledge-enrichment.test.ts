@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedDatabase } from '../../adapters/embedded/database.js';
 import type { EnrichmentEngine } from '../../server/ports/enrichment-engine.js';
-import { createApiKey, tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
+import { createApiKey, tenantWithKey, waitConsolidated, waitSettled, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -24,16 +24,7 @@ async function tenant() {
   return { key, api: withKey(server.url, key) };
 }
 
-/** Polls the object until no run holds it. */
-async function settled(api: ReturnType<typeof withKey>, path: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api('GET', path);
-    if (res.body.status !== 'ENRICHING') return res.body;
-    if (Date.now() > deadline) throw new Error(`still ENRICHING after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const settled = waitSettled;
 
 describe('enrichment', () => {
   it("derives an organisation's domain from its website (rule engine), and the log's committed entry equals the field", async () => {

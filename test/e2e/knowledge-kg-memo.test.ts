@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
+import { tenantWithKey, waitConsolidated, waitSettled, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -14,15 +14,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function settled(api: ReturnType<typeof withKey>, path: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await api('GET', path);
-    if (res.body.status !== 'ENRICHING') return res.body;
-    if (Date.now() > deadline) throw new Error('still ENRICHING after 20 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const settled = waitSettled;
 
 describe('kg engine facts memo', () => {
   it('reads an edited memory again: a fact its new version states is found on the next run', async () => {

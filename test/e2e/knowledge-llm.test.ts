@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tenantWithKey, waitConsolidated, withKey } from '../support/memory-api.js';
+import { tenantWithKey, waitConsolidated, waitSettled, withKey } from '../support/memory-api.js';
 import { chatAnswer, startOpenAiStandIn, type OpenAiStandIn, type RecordedRequest, type Responder } from '../support/openai-stand-in.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -60,16 +60,9 @@ async function tenantWithMemories(base: string, memories: { content: string; sen
 /** Triggers a run and polls until no run holds the object; returns the object and its log. */
 async function enrich(api: ReturnType<typeof withKey>, path: string) {
   expect((await api('POST', `${path}/enrich`)).status).toBe(202);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await api('GET', path);
-    if (res.body.status !== 'ENRICHING') {
-      const log = (await api('GET', `${path}/enrichment-log`)).body as any[];
-      return { object: res.body, log, llmLog: log.filter((e) => e.engine === 'llm') };
-    }
-    if (Date.now() > deadline) throw new Error('still ENRICHING');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const object = await waitSettled(api, path);
+  const log = (await api('GET', `${path}/enrichment-log`)).body as any[];
+  return { object, log, llmLog: log.filter((e) => e.engine === 'llm') };
 }
 
 const fieldsAnswer = (fields: Record<string, unknown>) => chatAnswer(JSON.stringify({ fields }));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantMemoryClient } from '../../client/index.js';
-import { tenantWithKey, withKey } from '../support/memory-api.js';
+import { tenantWithKey, waitSettled, withKey } from '../support/memory-api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -26,15 +26,7 @@ let orgPath: string;
 let full: Entry[];
 
 /** Polls the object until no run holds it. */
-async function settled(path: string, caller: Api = api, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await caller('GET', path);
-    if (res.body.status !== 'ENRICHING') return res.body;
-    if (Date.now() > deadline) throw new Error(`still ENRICHING after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const settled = (path: string, caller: Api = api) => waitSettled(caller, path);
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../support/auth.js';
 import { html, startLoopbackSite, type LoopbackSite } from '../support/loopback-site.js';
-import { createApiKey, tenantWithKey, withKey } from '../support/memory-api.js';
+import { createApiKey, tenantWithKey, waitSettled, withKey } from '../support/memory-api.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -45,13 +45,7 @@ async function enrichedOrganization(api: ReturnType<typeof withKey>, website: st
   expect(created.status, created.text).toBe(201);
   const path = `/v1/knowledge/organization/${created.body.id}`;
   expect((await api('POST', `${path}/enrich`)).status).toBe(202);
-  const deadline = Date.now() + 20_000;
-  let object = (await api('GET', path)).body;
-  while (object.status === 'ENRICHING') {
-    if (Date.now() > deadline) throw new Error('still ENRICHING after 20 s');
-    await new Promise((r) => setTimeout(r, 50));
-    object = (await api('GET', path)).body;
-  }
+  const object = await waitSettled(api, path);
   const log = (await api('GET', `${path}/enrichment-log`)).body as Array<Record<string, any>>;
   return { object, log, web: log.filter((e) => e.engine === 'web') };
 }

@@ -41,3 +41,18 @@ export async function waitConsolidated(baseUrl: string, key: string, timeoutMs =
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Polls a knowledge object (GET `path` with `api`) until no enrichment run holds it; its body then. */
+export async function waitSettled(
+  api: (method: string, url: string) => Promise<{ body: any }>,
+  path: string,
+  timeoutMs = 20_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api('GET', path);
+    if (res.body.status !== 'ENRICHING') return res.body;
+    if (Date.now() > deadline) throw new Error(`still ENRICHING after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
