@@ -4,6 +4,7 @@ import { authRouter } from './auth.js';
 import { knowledgeRouter } from './knowledge.js';
 import { knowledgeSettingsRouter } from './knowledge-settings.js';
 import { memoriesRouter } from './memories.js';
+import { portalRouter } from './portal.js';
 import { rolesRouter } from './roles.js';
 import { searchRouter } from './search.js';
 import { ssoRouter } from './sso.js';
@@ -28,6 +29,7 @@ export const appRouter = router({
   usage: usageRouter,
   knowledge: knowledgeRouter,
   knowledgeSettings: knowledgeSettingsRouter,
+  portal: portalRouter,
 });
 
 export type AppRouter = typeof appRouter;

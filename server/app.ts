@@ -58,6 +58,9 @@ export function createApp(services: Services): RequestListener {
     basePath: '/trpc/',
     maxBatchSize: MAX_BATCH_CALLS,
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
+    // A procedure's cookie and caching headers hold on /trpc too (the portal signs in there); its REST
+    // status, Location and ETag describe the REST answer only.
+    responseMeta: ({ ctx }) => ({ headers: trpcHeadersOf(ctx?.response.headers ?? {}) }),
     onError: ({ error, req }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR')
         logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
@@ -124,4 +127,12 @@ function ifNoneMatch(req: IncomingMessage, tag: string): boolean {
     const v = t.trim();
     return v === '*' || v === tag || v === `W/${tag}`;
   });
+}
+
+const TRPC_RESPONSE_HEADERS = ['Set-Cookie', 'Cache-Control'];
+
+function trpcHeadersOf(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of TRPC_RESPONSE_HEADERS) if (headers[name] !== undefined) out[name] = headers[name];
+  return out;
 }

@@ -92,6 +92,13 @@ const envSchema = z.object({
     .min(300)
     .default(30 * 86_400),
   STEP_UP_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /** Lifetime of a web portal sign-in (its cookie); it does not slide: the browser signs in again after it. */
+  PORTAL_SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(30 * 86_400)
+    .default(12 * 3600),
   BREAK_GLASS_MAX_MINUTES: z.coerce
     .number()
     .int()

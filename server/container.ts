@@ -46,6 +46,7 @@ import { createTenantsService, type TenantsService } from './services/tenants.js
 import type { TenantRecord, TenantStatus } from './ports/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
+import { createPortalServices, type PortalServices } from './services/portal/portal-services.js';
 import { batchedUsageStore } from './services/usage-batching.js';
 
 export interface HealthReport {
@@ -105,6 +106,8 @@ export interface Services {
   indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
   usage: UsageService;
+  /** The web portal's facade: cookie sessions (`/api/portal`). */
+  portal: PortalServices;
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
@@ -463,6 +466,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     sso,
     apiKeyAuth: apiKeys,
     apiKeys,
+    portal: createPortalServices({ config, sessions: ports.sessions, audit, clock }),
     health: {
       async ready(): Promise<HealthReport> {
         try {

@@ -13,8 +13,11 @@ import type { Permission } from './services/roles.js';
  * matrix test reads every route's requirement from the routers themselves.
  */
 export type RouteMeta = OpenApiMeta<{
-  /** `apiKeyOrBearer`: an API key with `scope`, or a bearer token whose role has `permission` (`requireScopeOrPermission`). */
-  auth?: 'none' | 'bearer' | 'apiKey' | 'apiKeyOrBearer';
+  /**
+   * `apiKeyOrBearer`: an API key with `scope`, or a bearer token whose role has `permission` (`requireScopeOrPermission`).
+   * `portal`: the web portal's session cookie only (`server/portal-procedures.ts`).
+   */
+  auth?: 'none' | 'bearer' | 'apiKey' | 'apiKeyOrBearer' | 'portal';
   permission?: Permission;
   scope?: ApiKeyScope;
 }>;
@@ -42,6 +45,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** One area's procedures written in several files (the portal), served as one flat router. */
+export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
 /**

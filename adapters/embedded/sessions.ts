@@ -6,6 +6,7 @@ interface SessionRow {
   user_id: string;
   tenant_id: string;
   method: 'password' | 'sso';
+  channel: 'api' | 'portal';
   ip: string | null;
   user_agent: string | null;
   created_at: string;
@@ -28,6 +29,7 @@ const toSession = (r: SessionRow): SessionRecord => ({
   userId: r.user_id,
   tenantId: r.tenant_id,
   method: r.method,
+  channel: r.channel,
   ip: r.ip,
   userAgent: r.user_agent,
   createdAt: r.created_at,
@@ -48,14 +50,14 @@ const toRefresh = (r: RefreshRow): RefreshTokenRecord => ({
 /** Sessions and refresh tokens in the embedded database. */
 export function createEmbeddedSessionStore(db: EmbeddedDatabase): SessionStore {
   const insertSession = db.prepare(
-    `INSERT INTO sessions (id, user_id, tenant_id, method, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+    `INSERT INTO sessions (id, user_id, tenant_id, method, channel, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
   );
   const insertRefresh = db.prepare(
     'INSERT INTO refresh_tokens (id, session_id, secret_hash, created_at, rotated_at) VALUES (?, ?, ?, ?, NULL)',
   );
   const getSession = db.prepare(
-    `SELECT id, user_id, tenant_id, method, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason
+    `SELECT id, user_id, tenant_id, method, channel, ip, user_agent, created_at, authenticated_at, expires_at, revoked_at, revoke_reason
        FROM sessions WHERE id = ?`,
   );
   const getRefresh = db.prepare('SELECT id, session_id, secret_hash, created_at, rotated_at FROM refresh_tokens WHERE id = ?');
@@ -66,7 +68,7 @@ export function createEmbeddedSessionStore(db: EmbeddedDatabase): SessionStore {
   const revokeUser = db.prepare('UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE user_id = ? AND revoked_at IS NULL');
 
   const createTx = db.transaction((s: SessionRecord, r: RefreshTokenRecord) => {
-    insertSession.run([s.id, s.userId, s.tenantId, s.method, s.ip, s.userAgent, s.createdAt, s.authenticatedAt, s.expiresAt]);
+    insertSession.run([s.id, s.userId, s.tenantId, s.method, s.channel, s.ip, s.userAgent, s.createdAt, s.authenticatedAt, s.expiresAt]);
     insertRefresh.run([r.id, r.sessionId, Buffer.from(r.secretHash), r.createdAt]);
   });
 

@@ -268,6 +268,8 @@ interface SessionDoc {
   userId: string;
   tenantId: string;
   method: 'password' | 'sso';
+  /** Absent on sessions stored before the portal existed: those are `api`. */
+  channel?: 'api' | 'portal';
   ip: string | null;
   userAgent: string | null;
   createdAt: Date;
@@ -303,6 +305,7 @@ export async function createMongoSessionStore(db: Db): Promise<SessionStore> {
         userId: s.userId,
         tenantId: s.tenantId,
         method: s.method,
+        channel: s.channel,
         ip: s.ip,
         userAgent: s.userAgent,
         createdAt: d(s.createdAt),
@@ -321,6 +324,7 @@ export async function createMongoSessionStore(db: Db): Promise<SessionStore> {
         userId: s.userId,
         tenantId: s.tenantId,
         method: s.method,
+        channel: s.channel ?? 'api',
         ip: s.ip,
         userAgent: s.userAgent,
         createdAt: iso(s.createdAt),

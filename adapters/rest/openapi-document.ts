@@ -10,6 +10,14 @@ const securitySchemes = {
     description: 'Access token from /auth/login, /auth/signup or /auth/callback',
   },
   apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key secret (tmk_…) from POST /api-keys' },
+  portalSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'tm_portal',
+    description:
+      'The web portal session cookie set by POST /api/portal/login (named __Host-tm_portal when served over HTTPS). ' +
+      "State-changing calls also need X-CSRF-Token (from login or GET /api/portal/session); X-Tenant-ID picks one of the user's tenants.",
+  },
 } as const;
 
 /** The schemes each credential kind accepts; several become alternative requirements (either one suffices). */
@@ -18,6 +26,7 @@ const schemesOf: Record<NonNullable<RouteMeta['auth']>, readonly (keyof typeof s
   bearer: ['bearerAuth'],
   apiKey: ['apiKeyAuth'],
   apiKeyOrBearer: ['apiKeyAuth', 'bearerAuth'],
+  portal: ['portalSession'],
 };
 
 /** The licence of the API's implementation (package.json), as OpenAPI 3.1 states it. */

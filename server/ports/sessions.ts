@@ -3,6 +3,8 @@
  * non-secret id (the access token's `sid`); the refresh tokens that keep it alive are
  * `<id>.<secret>` pairs of which only SHA-256(secret) is stored. Times are RFC 3339 strings (`Date#toISOString`, so they compare as strings).
  */
+export type SessionChannel = 'api' | 'portal';
+
 export interface SessionRecord {
   id: string;
   userId: string;
@@ -10,6 +12,12 @@ export interface SessionRecord {
   tenantId: string;
   /** How the user authenticated: `password` or `sso`. */
   method: 'password' | 'sso';
+  /**
+   * Which door the session serves: `api`, bearer tokens (a JWT plus rotating refresh tokens); `portal`,
+   * the web portal's cookie, whose one credential is stored like a refresh token but never rotates and
+   * is never accepted where a refresh token is (and no JWT is ever issued for it).
+   */
+  channel: SessionChannel;
   ip: string | null;
   userAgent: string | null;
   createdAt: string;

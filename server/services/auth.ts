@@ -66,6 +66,11 @@ export interface AuthService extends BearerAuthenticator {
   /** Email and password sign-in; one 401 for every kind of failure; 429 when throttled. */
   login(input: { email: string; password: string }, meta: RequestMeta): Promise<SessionTokens>;
   /**
+   * The checks of `login` without a session: the user and their primary tenant, for a caller that
+   * starts its own kind of session (the portal's cookie). Same 401, 403 and 429 as `login`.
+   */
+  authenticatePassword(input: { email: string; password: string }, meta: RequestMeta): Promise<{ userId: string; tenantId: string }>;
+  /**
    * Starts a session for an already authenticated user in one of their tenants and returns the
    * token response; records `auth.login`. Used by login, signup and the SSO callback.
    */
@@ -91,9 +96,13 @@ export interface AuthService extends BearerAuthenticator {
   ): Promise<StepUpGrant>;
   /**
    * Checks an `X-Step-Up-Token` for one action by one user in one tenant; throws STEP_UP_REQUIRED (403)
-   * when it is missing, malformed, expired, for another action, user or tenant, or its session ended.
+   * when it is missing, malformed, expired, for another action, user or tenant, or its session ended;
+   * with `sessionId`, also when another session earned it.
    */
-  verifyStepUp(token: string | null | undefined, expected: { userId: string; tenantId: string; action: StepUpAction }): Promise<void>;
+  verifyStepUp(
+    token: string | null | undefined,
+    expected: { userId: string; tenantId: string; action: StepUpAction; sessionId?: string },
+  ): Promise<void>;
 }
 
 export interface AuthServiceDeps {
@@ -213,6 +222,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     },
 
     async login(input, meta) {
+      const { userId, tenantId } = await service.authenticatePassword(input, meta);
+      return service.issueSession(userId, tenantId, { ...meta, method: 'password' });
+    },
+
+    async authenticatePassword(input, meta) {
       const email = input.email.trim().toLowerCase();
       const ip = meta.ip ?? 'unknown';
       // Reserved before the password is checked: concurrent guesses each spend a point.
@@ -245,7 +259,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (passwords.needsRehash(user.passwordHash!)) {
         await users.setPasswordHash(user.id, await passwords.hash(input.password));
       }
-      return service.issueSession(user.id, primary.tenant.id, { ...meta, method: 'password' });
+      return { userId: user.id, tenantId: primary.tenant.id };
     },
 
     async issueSession(userId, tenantId, origin) {
@@ -257,6 +271,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         userId,
         tenantId,
         method: origin.method,
+        channel: 'api',
         ip: origin.ip,
         userAgent: origin.userAgent,
         createdAt: at,
@@ -292,6 +307,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const nowMs = now();
       const at = isoAt(nowMs);
       const session = await sessions.get(stored.sessionId);
+      // A portal cookie's credential has the refresh token's form: it never buys bearer tokens.
+      if (session?.channel === 'portal') throw unauthenticated('invalid refresh token');
       if (!sessionIsLive(session, at)) throw unauthenticated('session has ended');
 
       const reuse = async () => {
@@ -333,6 +350,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       }
       const session = await sessions.get(sessionId);
       const at = isoAt(now());
+      if (session?.channel === 'portal') throw unauthenticated('invalid token');
       if (!sessionIsLive(session, at)) throw unauthenticated('session has already ended');
       await sessions.revoke(session.id, at, 'revoked');
       await audit.record({
@@ -348,7 +366,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     async authenticateAccessToken(token) {
       const claims = await readAccessToken(token);
       const session = await sessions.get(claims.sessionId);
-      if (!sessionIsLive(session, isoAt(now())) || session.userId !== claims.userId) throw unauthenticated('session has ended');
+      if (!sessionIsLive(session, isoAt(now())) || session.userId !== claims.userId || session.channel !== 'api')
+        throw unauthenticated('session has ended');
       return claims;
     },
 
@@ -433,6 +452,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (stored.expiresAt <= at) throw stepUpRequired('step-up token has expired');
       if (stored.userId !== expected.userId) throw stepUpRequired('step-up token belongs to another user');
       if (stored.action !== expected.action) throw stepUpRequired(`step-up token is for '${stored.action}', not '${expected.action}'`);
+      // The portal binds a token to the browser session that earned it, not only to its user.
+      if (expected.sessionId !== undefined && stored.sessionId !== expected.sessionId)
+        throw stepUpRequired('step-up token belongs to another session');
       if (!sessionIsLive(await sessions.get(stored.sessionId), at)) throw stepUpRequired('the session of this step-up token has ended');
     },
   };

@@ -247,13 +247,14 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
     });
 
     describe('sessions and refresh tokens', () => {
-      const newSession = async (): Promise<SessionRecord> => {
+      const newSession = async (channel: SessionRecord['channel'] = 'api'): Promise<SessionRecord> => {
         const u = await newUser();
         const s: SessionRecord = {
           id: randomUUID(),
           userId: u.id,
           tenantId: randomUUID(),
           method: 'password',
+          channel,
           ip: '127.0.0.1',
           userAgent: 'ua',
           createdAt: at(0),
@@ -264,6 +265,14 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
         };
         return s;
       };
+
+      it('keeps the channel a session serves (api or portal)', async () => {
+        for (const channel of ['api', 'portal'] as const) {
+          const s = await newSession(channel);
+          await p.sessions.create(s, { id: randomUUID(), sessionId: s.id, secretHash: hash(), createdAt: at(0), rotatedAt: null });
+          expect((await p.sessions.get(s.id))?.channel).toBe(channel);
+        }
+      });
 
       it('stores a session with its first refresh token and reads both back (hash bytes intact)', async () => {
         const s = await newSession();

@@ -26,6 +26,7 @@ describe('maintenance.purge-ended', () => {
       userId: user.userId,
       tenantId: user.tenantId,
       method: 'password' as const,
+      channel: 'api' as const,
       ip: null,
       userAgent: null,
       createdAt: iso(long),

@@ -109,12 +109,16 @@ const declared: Record<string, string> = {
   'knowledge.enrich': 'scope knowledge:write',
   'knowledgeSettings.get': 'scope knowledge:read',
   'knowledgeSettings.update': 'scope knowledge:admin',
+  'portal.login': 'public',
+  'portal.session': 'portal session',
+  'portal.logout': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
   const meta = p.meta;
   if (!meta?.openapi) return meta?.permission || meta?.scope ? 'tRPC only, protected' : 'tRPC only, public';
   if (meta.auth === 'apiKeyOrBearer') return `scope ${meta.scope} or ${meta.permission}`;
+  if (meta.auth === 'portal') return meta.permission ? `portal ${meta.permission}` : 'portal session';
   if (meta.permission) return meta.permission;
   if (meta.scope) return `scope ${meta.scope}`;
   if (meta.auth === 'apiKey') return 'any key';

@@ -16,6 +16,7 @@ import { rateLimitsMigration } from './0040_rate_limits.js';
 import { knowledgeMigration } from './0050_knowledge.js';
 import { knowledgeSettingsMigration } from './0051_knowledge_settings.js';
 import { knowledgeIdentityKeysMigration } from './0052_knowledge_identity_keys.js';
+import { portalSessionsMigration } from './0060_portal_sessions.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   knowledgeMigration,
   knowledgeSettingsMigration,
   knowledgeIdentityKeysMigration,
+  portalSessionsMigration,
 ];
