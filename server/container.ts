@@ -37,7 +37,7 @@ import { extractEntities } from './text/entities.js';
 import { createCursorCodec } from './services/search/cursor.js';
 import { createSearchService, type SearchService } from './services/search/search-service.js';
 import { reindexAll } from './services/search/reindex.js';
-import { createIndexOutboxService, outboxReadiness, type IndexOutboxService } from './services/search/index-outbox.js';
+import { createIndexOutboxService, type IndexOutboxService } from './services/search/index-outbox.js';
 import { createMemoryService, type MemoryService } from './services/memories/memory-service.js';
 import { createPasswordHasher, type Argon2Params, type PasswordHasher } from './services/passwords.js';
 import { createSsoService, type SsoService } from './services/sso.js';
@@ -48,11 +48,7 @@ import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
 import { createPortalServices, type PortalServices } from './services/portal/portal-services.js';
 import { batchedUsageStore } from './services/usage-batching.js';
-
-export interface HealthReport {
-  ok: boolean;
-  checks: Record<string, string>;
-}
+import { createReadiness, type HealthReport } from './services/health.js';
 
 /**
  * Everything procedures and jobs use, built once per process. Services see ports, never drivers:
@@ -466,22 +462,8 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     sso,
     apiKeyAuth: apiKeys,
     apiKeys,
-    portal: createPortalServices({ config, sessions: ports.sessions, audit, clock }),
-    health: {
-      async ready(): Promise<HealthReport> {
-        try {
-          await ports.ping();
-        } catch (err) {
-          return { ok: false, checks: { storage: err instanceof Error ? err.message : 'unavailable' } };
-        }
-        if (!indexOutbox.enabled) return { ok: true, checks: { storage: 'ok' } };
-        // Detail, never a reason to take the instance out of service: the outbox only delays search.
-        const detail = await indexOutbox
-          .counts()
-          .then(outboxReadiness, (err: unknown) => `unknown: ${err instanceof Error ? err.message : err}`);
-        return { ok: true, checks: { storage: 'ok', index_outbox: detail } };
-      },
-    },
+    portal: createPortalServices({ config, ports, audit, clock }),
+    health: createReadiness(ports, indexOutbox),
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close
       await configuredEngines.close();

@@ -1,5 +1,8 @@
-import type { PortalSessionDeps, PortalSessionService } from './portal-sessions.js';
-import { createPortalSessionService } from './portal-sessions.js';
+import type { Config } from '../../config.js';
+import type { StoragePorts } from '../../ports/index.js';
+import type { AuditService } from '../audit.js';
+import type { Clock } from '../clock.js';
+import { createPortalSessionService, type PortalSessionService } from './portal-sessions.js';
 
 /** What the web portal's facade (`/api/portal`) adds to the services every area shares. */
 export interface PortalServices {
@@ -7,9 +10,16 @@ export interface PortalServices {
   sessions: PortalSessionService;
 }
 
-export type PortalServicesDeps = PortalSessionDeps;
+/** The shared pieces the portal's services are built from (the container passes them once). */
+export interface PortalServicesDeps {
+  config: Config;
+  ports: StoragePorts;
+  audit: AuditService;
+  clock: Clock;
+}
 
 /** Builds the portal's services from the shared ones (called once by the container). */
 export function createPortalServices(deps: PortalServicesDeps): PortalServices {
-  return { sessions: createPortalSessionService(deps) };
+  const { config, ports, audit, clock } = deps;
+  return { sessions: createPortalSessionService({ config, sessions: ports.sessions, audit, clock }) };
 }
