@@ -1,8 +1,9 @@
 import { mergeRouters } from '../server/trpc.js';
 import { portalSessionRouter } from './portal/session.js';
+import { portalSsoRouter } from './portal/sso.js';
 
 /**
  * The spec's portal facade (`/api/portal/*`): the procedures the web portal calls through the typed
  * client, each also on its REST path. Cookie session only (`server/portal-procedures.ts`).
  */
-export const portalRouter = mergeRouters(portalSessionRouter);
+export const portalRouter = mergeRouters(portalSessionRouter, portalSsoRouter);

@@ -57,6 +57,35 @@ export function portalCookieOf(ctx: CookieContext): string | null {
   return (overHttps(ctx) ? cookies[HOST_COOKIE] : cookies[PLAIN_COOKIE]) ?? null;
 }
 
+const SSO_COOKIE = 'tm_portal_sso';
+/** Over HTTPS: `__Secure-` (a `__Host-` cookie must have Path=/, and this one only goes to the SSO routes). */
+const SECURE_SSO_COOKIE = '__Secure-tm_portal_sso';
+const SSO_COOKIE_PATH = '/api/portal/sso';
+
+/**
+ * Binds a portal SSO sign-in to the browser that started it: the callback completes only when the
+ * browser brings back the state it was given (otherwise another site could send a victim's browser to
+ * the callback with the attacker's code and sign the victim in as the attacker). Lax, so the provider's
+ * top-level redirect carries it; 10 minutes, like the state itself.
+ */
+export function ssoBindingCookie(ctx: CookieContext, state: string): string {
+  const secure = overHttps(ctx);
+  return serializeCookie(secure ? SECURE_SSO_COOKIE : SSO_COOKIE, state, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: SSO_COOKIE_PATH,
+    maxAge: 600,
+  });
+}
+
+/** The SSO binding cookie's value, or null. */
+export function ssoBindingOf(ctx: CookieContext): string | null {
+  const header = ctx.header('cookie');
+  if (!header) return null;
+  return parseCookies(header)[overHttps(ctx) ? SECURE_SSO_COOKIE : SSO_COOKIE] ?? null;
+}
+
 /**
  * Refuses a request another site made the browser send: `Sec-Fetch-Site` other than same-origin or
  * none (a typed address), or an `Origin` that is not this server's (as addressed, or PUBLIC_URL).

@@ -85,6 +85,7 @@ export interface SsoService {
     providerId: string,
     requestOrigin: string | null,
     meta?: SsoRequestMeta,
+    callbackPath?: string,
   ): Promise<{ authorization_url: string; state: string }>;
   /**
    * Completes a sign-in from the provider's redirect. The state is redeemed once (unknown, expired
@@ -94,17 +95,25 @@ export interface SsoService {
    * tenant. Returns the token response of a new session in the user's primary tenant.
    */
   completeLogin(input: SsoCallbackInput, meta: SsoRequestMeta): Promise<SessionTokens>;
+  /**
+   * `completeLogin`'s checks and account resolution without a session, for a door that starts its own
+   * (the portal's cookie). `callbackPath` is the door's callback: a sign-in started for another door's
+   * callback is refused like an unknown state (401).
+   */
+  resolveSignIn(input: SsoCallbackInput, meta: SsoRequestMeta, callbackPath: string): Promise<{ userId: string; tenantId: string }>;
 }
 
 export const SSO_CALLBACK_PATH = '/auth/callback';
+/** The web portal's callback: the provider must list it as a redirect URI too (docs/sso.md). */
+export const PORTAL_SSO_CALLBACK_PATH = '/api/portal/sso/callback';
 
 export function hashState(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');
 }
 
 /** The redirect URI for a public base URL (PUBLIC_URL, which may carry a path prefix) or a request origin. */
-export function redirectUriFor(base: string): string {
-  return `${base.replace(/\/+$/, '')}${SSO_CALLBACK_PATH}`;
+export function redirectUriFor(base: string, callbackPath = SSO_CALLBACK_PATH): string {
+  return `${base.replace(/\/+$/, '')}${callbackPath}`;
 }
 
 /** Provider-supplied text ends up in error messages: keep it short and printable. */
@@ -197,12 +206,12 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
     return { userId, tenantId };
   }
 
-  return {
+  const service: SsoService = {
     listProviders() {
       return deps.providers.map((p) => ({ id: p.id, issuer: p.issuer }));
     },
 
-    async startLogin(providerId, requestOrigin, meta) {
+    async startLogin(providerId, requestOrigin, meta, callbackPath = SSO_CALLBACK_PATH) {
       await deps.startBudget?.consume(meta?.ip ?? 'unknown');
       const provider = providers.get(providerId);
       if (!provider) {
@@ -214,7 +223,7 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       }
       const base = deps.publicUrl ?? requestOrigin;
       if (!base) throw new AppError('DEPENDENCY_UNAVAILABLE', 'the callback URL is unknown: set PUBLIC_URL');
-      const redirectUri = redirectUriFor(base);
+      const redirectUri = redirectUriFor(base, callbackPath);
       const request = await oidc.authorizationRequest(provider, redirectUri).catch((err: unknown) => {
         throw fromProviderError(err);
       });
@@ -233,8 +242,14 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
     },
 
     async completeLogin(input, meta) {
+      const { userId, tenantId } = await service.resolveSignIn(input, meta, SSO_CALLBACK_PATH);
+      return auth.issueSession(userId, tenantId, { ...meta, method: 'sso' });
+    },
+
+    async resolveSignIn(input, meta, callbackPath) {
       const pending = await states.consume(hashState(input.state), new Date(now()));
-      if (!pending) {
+      // Started for another door's callback: its code was issued for that redirect URI, not this one.
+      if (!pending || !new URL(pending.redirectUri).pathname.endsWith(callbackPath)) {
         throw failed(
           meta,
           { reason: 'bad_state' },
@@ -276,7 +291,8 @@ export function createSsoService(deps: SsoServiceDeps): SsoService {
       const { userId, tenantId: provisionedTenant } = await resolveUser(provider, identity, meta);
       const tenantId = provisionedTenant ?? (await tenants.primary(userId))?.tenant.id;
       if (!tenantId) throw new AppError('FORBIDDEN', 'this account is not a member of any tenant');
-      return auth.issueSession(userId, tenantId, { ...meta, method: 'sso' });
+      return { userId, tenantId };
     },
   };
+  return service;
 }

@@ -112,6 +112,8 @@ const declared: Record<string, string> = {
   'portal.login': 'public',
   'portal.session': 'portal session',
   'portal.logout': 'portal session',
+  'portal.ssoLogin': 'public',
+  'portal.ssoCallback': 'public',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {

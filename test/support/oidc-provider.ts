@@ -26,7 +26,7 @@ export interface TestIdentityProvider {
    * Registers the clients with our callback URL and starts answering. Until then the server
    * answers 503, so the issuer URL can be known before the relying party (and its URL) exists.
    */
-  configure(clients: TestClient[], redirectUri: string): void;
+  configure(clients: TestClient[], redirectUri: string | string[]): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +72,7 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
           ...(c.client_secret
             ? { client_secret: c.client_secret, token_endpoint_auth_method: 'client_secret_basic' as const }
             : { token_endpoint_auth_method: 'none' as const }),
-          redirect_uris: [redirectUri],
+          redirect_uris: Array.isArray(redirectUri) ? redirectUri : [redirectUri],
           grant_types: ['authorization_code'],
           response_types: ['code'],
         })),
