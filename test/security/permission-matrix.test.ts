@@ -114,6 +114,7 @@ const declared: Record<string, string> = {
   'portal.logout': 'portal session',
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
+  'portal.stepUp': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {

@@ -46,3 +46,16 @@ export function portalCall(
   if (opts.tenantId) headers['x-tenant-id'] = opts.tenantId;
   return http(base, method, url, { body: opts.body, headers: { ...headers, ...opts.headers } });
 }
+
+/** A step-up token earned in the portal session (`POST /api/portal/step-up` with the password); throws unless 200. */
+export async function portalStepUp(
+  base: string,
+  browser: PortalBrowser,
+  action: string,
+  password: string,
+  tenantId?: string,
+): Promise<string> {
+  const res = await portalCall(base, browser, 'POST', '/api/portal/step-up', { body: { action, password }, tenantId });
+  if (res.status !== 200) throw new Error(`portal step-up failed: ${res.status} ${res.text}`);
+  return res.body.step_up_token;
+}
