@@ -39,6 +39,8 @@ export const auditEventTypes = [
   'knowledge.structure_activate',
   'knowledge.object_delete',
   'knowledge.settings_update',
+  // Someone asked for an enrichment run from the portal (API-key triggers are the agent's own work).
+  'knowledge.enrich_request',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

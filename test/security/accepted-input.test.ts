@@ -7,6 +7,7 @@ import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { contractViolation } from '../support/error-shape.js';
 import { hostileText } from '../support/hostile-values.js';
 import { operationsOf, type JsonSchema } from '../support/openapi-operations.js';
+import { portalLogin } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -197,6 +198,14 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     return { url: `/v1/knowledge/person/${o.body.id}`, headers: knowledgeKey, body: {} };
   },
   'PUT /settings/knowledge': async () => ({ url: '/settings/knowledge', headers: knowledgeKey, body: {} }),
+  'POST /api/portal/break-glass/request': async () => {
+    const browser = await portalLogin(server.url, user.email, user.password);
+    return {
+      url: '/api/portal/break-glass/request',
+      headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf },
+      body: { reason: 'strict types' },
+    };
+  },
 };
 
 describe('JSON types are strict', () => {

@@ -8,6 +8,7 @@ import type { RouteMeta } from '../../server/trpc.js';
 import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { version } from '../../server/version.js';
 import { operationsOf } from '../support/openapi-operations.js';
+import { portalLogin, type PortalBrowser } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -115,6 +116,22 @@ const declared: Record<string, string> = {
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
   'portal.stepUp': 'portal session',
+  'portal.knowledgeTypes': 'portal knowledge:read',
+  'portal.knowledgeList': 'portal knowledge:read',
+  'portal.knowledgeGet': 'portal knowledge:read',
+  'portal.knowledgeLog': 'portal knowledge:read',
+  'portal.knowledgeEnrich': 'portal knowledge:write',
+  'portal.members': 'portal members:read',
+  'portal.invite': 'portal members:manage',
+  'portal.changeRole': 'portal members:manage',
+  'portal.removeMember': 'portal session',
+  'portal.invitations': 'portal members:manage',
+  'portal.cancelInvitation': 'portal members:manage',
+  'portal.roles': 'portal roles:read',
+  'portal.breakGlassList': 'portal session',
+  'portal.breakGlassRequest': 'portal break_glass:request',
+  'portal.breakGlassApprove': 'portal break_glass:approve',
+  'portal.breakGlassDeny': 'portal break_glass:approve',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -173,6 +190,8 @@ let server: TestServer;
 const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
 /** Tenant A is the owner's; the stranger's tenant B holds the foreign resources. */
 let tenantA: string;
+/** The owner signed in to the portal, for the portal's id routes. */
+let ownerPortal: PortalBrowser;
 const fixture = {} as {
   ownerKeyId: string;
   pendingRequestId: string;
@@ -206,6 +225,7 @@ beforeAll(async () => {
   for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const)
     users[who] = await signUp(server.url);
   tenantA = users.owner.tenantId;
+  ownerPortal = await portalLogin(server.url, users.owner.email, users.owner.password);
   await addMember(users.admin, 'admin');
   await addMember(users.member, 'member');
   await addMember(users.viewer, 'viewer');
@@ -310,11 +330,13 @@ function requestFor(
   const idOf = (p: string) =>
     p.startsWith('/api-keys')
       ? ids.keyId
-      : p.startsWith('/auth/break-glass')
+      : p.startsWith('/auth/break-glass') || p.startsWith('/api/portal/break-glass')
         ? ids.requestId
-        : p.startsWith('/v1/knowledge')
+        : p.startsWith('/v1/knowledge') || p.startsWith('/api/portal/knowledge')
           ? ids.knowledgeId
-          : ids.memoryId;
+          : p.startsWith('/api/portal/invitations')
+            ? ids.invitationId
+            : ids.memoryId;
   const path = route.path
     .replace('{invitation_id}', ids.invitationId)
     .replace('{type}', 'person')
@@ -329,6 +351,7 @@ function requestFor(
     'tenants.create': { name: 'matrix' },
     'tenants.invite': { email: `nobody-${randomUUID()}@example.test`, role: 'viewer' },
     'tenants.changeRole': { role: 'viewer' },
+    'portal.changeRole': { role: 'viewer' },
     'memories.updateSettings': { contradiction_policy: 'NEWER_WINS' },
     'memories.create': { content: 'matrix' },
     'memories.update': { content: 'matrix' },
@@ -426,6 +449,13 @@ describe('API-key routes: 401 without a key, 403 SCOPE_MISSING without the scope
   }
 });
 
+/** The owner's credential in tenant A for an id route: the key, the portal cookie (with its CSRF token), or a bearer token. */
+function idRouteHeaders(route: Route): Record<string, string> {
+  if (route.auth === 'apiKey') return { 'x-api-key': fixture.allScopesKey };
+  if (route.auth === 'portal') return { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA };
+  return bearer(users.owner.accessToken, tenantA);
+}
+
 /** Routes whose path parameter names no tenant's resource. */
 const notTenantOwned = new Set([
   'roles.get',
@@ -439,8 +469,8 @@ const notTenantOwned = new Set([
 
 describe("another tenant's id is 404 on every {id} route, and the resource is untouched", () => {
   const idRoutes = routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none');
-  it('covers the id routes of both credentials', () => {
-    expect(idRoutes.some((r) => r.auth === 'bearer') && idRoutes.some((r) => r.auth === 'apiKey')).toBe(true);
+  it('covers the id routes of every credential', () => {
+    expect(['bearer', 'apiKey', 'portal'].every((auth) => idRoutes.some((r) => r.auth === auth))).toBe(true);
   });
   for (const route of idRoutes) {
     it(`${route.method} ${route.path}`, async () => {
@@ -453,8 +483,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
-      const res = await http(server.url, route.method, url, { headers, body });
+      const res = await http(server.url, route.method, url, { headers: idRouteHeaders(route), body });
       expect(res.status, res.text.slice(0, 300)).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
 
@@ -556,8 +585,10 @@ describe('the same through /trpc', () => {
         invitationId: foreign.invitationId,
         knowledgeId: foreign.knowledgeId,
       };
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
-      expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(await viaTrpc(route, trpcInput(route, users.owner, ids), idRouteHeaders(route))).toMatchObject({
+        status: 404,
+        code: 'NOT_FOUND',
+      });
     });
   }
 });
