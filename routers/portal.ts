@@ -1,4 +1,7 @@
 import { mergeRouters } from '../server/trpc.js';
+import { portalMemoriesRouter } from './portal/memories.js';
+import { portalMemoryDetailRouter } from './portal/memory-detail.js';
+import { portalSearchRouter } from './portal/search.js';
 import { portalSessionRouter } from './portal/session.js';
 import { portalSsoRouter } from './portal/sso.js';
 import { portalStepUpRouter } from './portal/step-up.js';
@@ -7,4 +10,12 @@ import { portalStepUpRouter } from './portal/step-up.js';
  * The spec's portal facade (`/api/portal/*`): the procedures the web portal calls through the typed
  * client, each also on its REST path. Cookie session only (`server/portal-procedures.ts`).
  */
-export const portalRouter = mergeRouters(portalSessionRouter, portalSsoRouter, portalStepUpRouter);
+export const portalRouter = mergeRouters(
+  portalSessionRouter,
+  portalSsoRouter,
+  portalStepUpRouter,
+  // The memory list and bulk deletion before the detail: /memories/delete must match ahead of /memories/{id}.
+  portalMemoriesRouter,
+  portalMemoryDetailRouter,
+  portalSearchRouter,
+);
