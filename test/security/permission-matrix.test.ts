@@ -6,6 +6,7 @@ import { apiKeyScopes, type ApiKeyScope } from '../../server/principal.js';
 import { builtInRoles, type Permission, type RoleName } from '../../server/services/roles.js';
 import type { RouteMeta } from '../../server/trpc.js';
 import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
+import { portalLogin, type PortalBrowser } from '../support/portal.js';
 import { version } from '../../server/version.js';
 import { operationsOf } from '../support/openapi-operations.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
@@ -115,6 +116,12 @@ const declared: Record<string, string> = {
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
   'portal.stepUp': 'portal session',
+  'portal.memoriesDelete': 'portal data:delete',
+  'portal.memoriesList': 'portal memories:read',
+  'portal.memoryGet': 'portal memories:read',
+  'portal.memoryVersions': 'portal memories:read',
+  'portal.memoryRollback': 'portal memories:write',
+  'portal.memorySearch': 'portal memories:read',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -183,6 +190,14 @@ const fixture = {} as {
   memoryId: string;
   knowledgeId: string;
 };
+let ownerPortal: PortalBrowser;
+/** The owner's credential for a route of the owner's tenant: a key, the portal cookie (and CSRF token), or a bearer token. */
+const ownerHeaders = (route: Route): Record<string, string> =>
+  route.auth === 'apiKey'
+    ? { 'x-api-key': fixture.allScopesKey }
+    : route.auth === 'portal'
+      ? { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA }
+      : bearer(users.owner.accessToken, tenantA);
 const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string; knowledgeId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
@@ -206,6 +221,7 @@ beforeAll(async () => {
   for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const)
     users[who] = await signUp(server.url);
   tenantA = users.owner.tenantId;
+  ownerPortal = await portalLogin(server.url, users.owner.email, users.owner.password);
   await addMember(users.admin, 'admin');
   await addMember(users.member, 'member');
   await addMember(users.viewer, 'viewer');
@@ -333,6 +349,7 @@ function requestFor(
     'memories.create': { content: 'matrix' },
     'memories.update': { content: 'matrix' },
     'memories.rollback': { target_version: 1 },
+    'portal.memoryRollback': { target_version: 1 },
     'knowledge.create': { fields: { name: 'Matrix Person' } },
     'knowledge.update': { fields: { job_title: 'tester' } },
     'knowledgeSettings.update': { web_enrichment: false },
@@ -453,7 +470,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerHeaders(route);
       const res = await http(server.url, route.method, url, { headers, body });
       expect(res.status, res.text.slice(0, 300)).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
@@ -556,7 +573,7 @@ describe('the same through /trpc', () => {
         invitationId: foreign.invitationId,
         knowledgeId: foreign.knowledgeId,
       };
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerHeaders(route);
       expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });
   }
