@@ -1,4 +1,7 @@
 import { mergeRouters } from '../server/trpc.js';
+import { portalMemoriesRouter } from './portal/memories.js';
+import { portalMemoryDetailRouter } from './portal/memory-detail.js';
+import { portalSearchRouter } from './portal/search.js';
 import { portalBreakGlassRouter } from './portal/break-glass.js';
 import { portalKnowledgeRouter } from './portal/knowledge.js';
 import { portalMembersRouter } from './portal/members.js';
@@ -14,6 +17,10 @@ export const portalRouter = mergeRouters(
   portalSessionRouter,
   portalSsoRouter,
   portalStepUpRouter,
+  // The memory list and bulk deletion before the detail: /memories/delete must match ahead of /memories/{id}.
+  portalMemoriesRouter,
+  portalMemoryDetailRouter,
+  portalSearchRouter,
   portalKnowledgeRouter,
   portalMembersRouter,
   portalBreakGlassRouter,

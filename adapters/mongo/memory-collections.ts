@@ -158,6 +158,11 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
     },
     { key: { tenantId: 1, namespace: 1, subjects: 1, committedAt: -1 }, name: 'memories_subjects' },
     { key: { tenantId: 1, mergedInto: 1 }, name: 'memories_merged', partialFilterExpression: { mergedInto: { $type: 'string' } } },
+    // The memory browser's equality filters (list, total, bulk deletion by filter), newest first.
+    ...(['sensitivity', 'status', 'contradictionStatus', 'type', 'namespace'] as const).map((field) => ({
+      key: { tenantId: 1, [field]: 1, createdAt: -1, _id: -1 },
+      name: `memories_list_${field}`,
+    })),
   ]);
   await versions.createIndexes([{ key: { tenantId: 1, memoryId: 1, version: 1 }, name: 'memory_versions_memory', unique: true }]);
   await writes.createIndexes([

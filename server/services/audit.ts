@@ -34,6 +34,8 @@ export const auditEventTypes = [
   'api_key.denied_ip',
   'user.identity_link',
   'memory.delete',
+  // Many memories deleted in one portal call: the count and the selector (ids, filter or all).
+  'memory.bulk_delete',
   'memory.settings_change',
   'knowledge.structure_publish',
   'knowledge.structure_activate',

@@ -3,7 +3,7 @@ import { appRouter } from '../../routers/_app.js';
 import type { RouteMeta } from '../../server/trpc.js';
 import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { createApiKey } from '../support/memory-api.js';
-import { portalLogin, type PortalBrowser } from '../support/portal.js';
+import { portalLogin, portalStepUp } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -64,8 +64,8 @@ for (const [route, p] of Object.entries(procedures)) {
 let server: TestServer;
 let owner: SignedUpUser;
 let apiKey: string;
-/** The owner signed in to the portal: portal routes check the cookie before they read their input. */
-let portal: PortalBrowser;
+/** The owner's portal cookie, CSRF token and a data.delete step-up token (portal routes). */
+let portal: Record<string, string>;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -78,20 +78,16 @@ beforeAll(async () => {
     'knowledge:write',
     'knowledge:admin',
   ]);
-  portal = await portalLogin(server.url, owner.email, owner.password);
+  const browser = await portalLogin(server.url, owner.email, owner.password);
+  const stepUp = await portalStepUp(server.url, browser, 'data.delete', owner.password);
+  portal = { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'x-step-up-token': stepUp };
 });
 afterAll(async () => {
   await server?.close();
 });
 
 const credentials = (f: Field): Record<string, string> =>
-  f.auth === 'apiKey'
-    ? { 'x-api-key': apiKey }
-    : f.auth === 'bearer'
-      ? bearer(owner.accessToken)
-      : f.auth === 'portal'
-        ? { cookie: portal.cookie, 'x-csrf-token': portal.csrf }
-        : {};
+  f.auth === 'apiKey' ? { 'x-api-key': apiKey } : f.auth === 'bearer' ? bearer(owner.accessToken) : f.auth === 'portal' ? portal : {};
 const fieldsNamed = (body: { fields?: { field: string }[] } | undefined) => (body?.fields ?? []).map((x) => x.field);
 
 function urlOf(f: Field, value: string | string[] | null): string {

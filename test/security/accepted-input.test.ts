@@ -7,7 +7,7 @@ import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { contractViolation } from '../support/error-shape.js';
 import { hostileText } from '../support/hostile-values.js';
 import { operationsOf, type JsonSchema } from '../support/openapi-operations.js';
-import { portalLogin } from '../support/portal.js';
+import { portalLogin, portalStepUp } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -22,6 +22,8 @@ let server: TestServer;
 let user: SignedUpUser;
 let key: Record<string, string>;
 let knowledgeKey: Record<string, string>;
+/** The user's portal cookie, CSRF token and a data.delete step-up token (portal routes). */
+let portal: Record<string, string>;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -36,6 +38,9 @@ beforeAll(async () => {
     body: { name: 'accepted-input knowledge', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'] },
   });
   knowledgeKey = { 'x-api-key': k.body.secret };
+  const browser = await portalLogin(server.url, user.email, user.password);
+  const stepUp = await portalStepUp(server.url, browser, 'data.delete', user.password);
+  portal = { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'x-step-up-token': stepUp };
 }, 60_000);
 
 afterAll(async () => {
@@ -205,6 +210,15 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
       headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf },
       body: { reason: 'strict types' },
     };
+  },
+  'POST /api/portal/memories/delete': async () => ({
+    url: '/api/portal/memories/delete',
+    headers: portal,
+    body: { all: true, preview: true },
+  }),
+  'POST /api/portal/memories/{id}/rollback': async () => {
+    const m = await http(server.url, 'POST', '/memories', { headers: key, body: { content: 'strict types' } });
+    return { url: `/api/portal/memories/${m.body.memory_id}/rollback`, headers: portal, body: {} };
   },
 };
 

@@ -132,6 +132,12 @@ const declared: Record<string, string> = {
   'portal.breakGlassRequest': 'portal break_glass:request',
   'portal.breakGlassApprove': 'portal break_glass:approve',
   'portal.breakGlassDeny': 'portal break_glass:approve',
+  'portal.memoriesDelete': 'portal data:delete',
+  'portal.memoriesList': 'portal memories:read',
+  'portal.memoryGet': 'portal memories:read',
+  'portal.memoryVersions': 'portal memories:read',
+  'portal.memoryRollback': 'portal memories:write',
+  'portal.memorySearch': 'portal memories:read',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -190,8 +196,6 @@ let server: TestServer;
 const users = {} as Record<Actor | 'target' | 'stranger', SignedUpUser>;
 /** Tenant A is the owner's; the stranger's tenant B holds the foreign resources. */
 let tenantA: string;
-/** The owner signed in to the portal, for the portal's id routes. */
-let ownerPortal: PortalBrowser;
 const fixture = {} as {
   ownerKeyId: string;
   pendingRequestId: string;
@@ -202,6 +206,14 @@ const fixture = {} as {
   memoryId: string;
   knowledgeId: string;
 };
+let ownerPortal: PortalBrowser;
+/** The owner's credential for a route of the owner's tenant: a key, the portal cookie (and CSRF token), or a bearer token. */
+const ownerHeaders = (route: Route): Record<string, string> =>
+  route.auth === 'apiKey'
+    ? { 'x-api-key': fixture.allScopesKey }
+    : route.auth === 'portal'
+      ? { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA }
+      : bearer(users.owner.accessToken, tenantA);
 const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string; knowledgeId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
@@ -356,6 +368,7 @@ function requestFor(
     'memories.create': { content: 'matrix' },
     'memories.update': { content: 'matrix' },
     'memories.rollback': { target_version: 1 },
+    'portal.memoryRollback': { target_version: 1 },
     'knowledge.create': { fields: { name: 'Matrix Person' } },
     'knowledge.update': { fields: { job_title: 'tester' } },
     'knowledgeSettings.update': { web_enrichment: false },
@@ -449,13 +462,6 @@ describe('API-key routes: 401 without a key, 403 SCOPE_MISSING without the scope
   }
 });
 
-/** The owner's credential in tenant A for an id route: the key, the portal cookie (with its CSRF token), or a bearer token. */
-function idRouteHeaders(route: Route): Record<string, string> {
-  if (route.auth === 'apiKey') return { 'x-api-key': fixture.allScopesKey };
-  if (route.auth === 'portal') return { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA };
-  return bearer(users.owner.accessToken, tenantA);
-}
-
 /** Routes whose path parameter names no tenant's resource. */
 const notTenantOwned = new Set([
   'roles.get',
@@ -483,7 +489,8 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
-      const res = await http(server.url, route.method, url, { headers: idRouteHeaders(route), body });
+      const headers = ownerHeaders(route);
+      const res = await http(server.url, route.method, url, { headers, body });
       expect(res.status, res.text.slice(0, 300)).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
 
@@ -585,10 +592,8 @@ describe('the same through /trpc', () => {
         invitationId: foreign.invitationId,
         knowledgeId: foreign.knowledgeId,
       };
-      expect(await viaTrpc(route, trpcInput(route, users.owner, ids), idRouteHeaders(route))).toMatchObject({
-        status: 404,
-        code: 'NOT_FOUND',
-      });
+      const headers = ownerHeaders(route);
+      expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });
   }
 });
