@@ -39,6 +39,8 @@ export const auditEventTypes = [
   'knowledge.structure_activate',
   'knowledge.object_delete',
   'knowledge.settings_update',
+  // A portal user ticked an onboarding step by hand (steps that tick themselves are not audited).
+  'onboarding.complete',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
