@@ -59,7 +59,10 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
     },
 
     async days(tenantId, fromDay, toDay) {
-      const found = await days.find({ tenantId, day: { $gte: fromDay, $lte: toDay } }).sort({ day: 1 }).toArray();
+      const found = await days
+        .find({ tenantId, day: { $gte: fromDay, $lte: toDay } })
+        .sort({ day: 1 })
+        .toArray();
       return found.map((d) => ({ day: d.day, writes: d.writes ?? 0, reads: d.reads ?? 0, searches: d.searches ?? 0 }));
     },
 
