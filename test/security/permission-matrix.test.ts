@@ -9,6 +9,7 @@ import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.
 import { version } from '../../server/version.js';
 import { operationsOf } from '../support/openapi-operations.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
+import { portalLogin, type PortalBrowser } from '../support/portal.js';
 
 /**
  * The role × route permission matrix, read from the routers' own metadata (`requirePermission` and
@@ -115,6 +116,14 @@ const declared: Record<string, string> = {
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
   'portal.stepUp': 'portal session',
+  'portal.dashboard': 'portal session',
+  'portal.onboarding': 'portal session',
+  'portal.completeOnboardingStep': 'portal memories:write',
+  'portal.listCredentials': 'portal api_keys:read',
+  'portal.createCredential': 'portal api_keys:manage',
+  'portal.rotateCredential': 'portal api_keys:manage',
+  'portal.revokeCredential': 'portal api_keys:manage',
+  'portal.scopes': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -183,6 +192,8 @@ const fixture = {} as {
   memoryId: string;
   knowledgeId: string;
 };
+/** The owner signed in to the web portal (the portal routes' only credential). */
+let ownerPortal: PortalBrowser;
 const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string; knowledgeId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
@@ -206,6 +217,7 @@ beforeAll(async () => {
   for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const)
     users[who] = await signUp(server.url);
   tenantA = users.owner.tenantId;
+  ownerPortal = await portalLogin(server.url, users.owner.email, users.owner.password);
   await addMember(users.admin, 'admin');
   await addMember(users.member, 'member');
   await addMember(users.viewer, 'viewer');
@@ -298,6 +310,13 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The owner's credential for a route of tenant A: the all-scopes key, the portal cookie (and CSRF token), or a bearer token. */
+function ownerCredentialFor(route: Route): Record<string, string> {
+  if (route.auth === 'apiKey') return { 'x-api-key': fixture.allScopesKey };
+  if (route.auth === 'portal') return { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA };
+  return bearer(users.owner.accessToken, tenantA);
+}
+
 /** The path parameters `requestFor` fills: a route with another one fails the guard below until it is added there. */
 const filledParameters = ['invitation_id', 'id', 'user_id', 'name', 'version', 'type'];
 
@@ -308,7 +327,7 @@ function requestFor(
   ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string; knowledgeId: string },
 ) {
   const idOf = (p: string) =>
-    p.startsWith('/api-keys')
+    p.startsWith('/api-keys') || p.startsWith('/api/portal/credentials')
       ? ids.keyId
       : p.startsWith('/auth/break-glass')
         ? ids.requestId
@@ -453,7 +472,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerCredentialFor(route);
       const res = await http(server.url, route.method, url, { headers, body });
       expect(res.status, res.text.slice(0, 300)).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
@@ -556,7 +575,7 @@ describe('the same through /trpc', () => {
         invitationId: foreign.invitationId,
         knowledgeId: foreign.knowledgeId,
       };
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerCredentialFor(route);
       expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });
   }
