@@ -1,4 +1,6 @@
 import { mergeRouters } from '../server/trpc.js';
+import { portalCredentialsRouter } from './portal/credentials.js';
+import { portalDashboardRouter } from './portal/dashboard.js';
 import { portalMemoriesRouter } from './portal/memories.js';
 import { portalMemoryDetailRouter } from './portal/memory-detail.js';
 import { portalSearchRouter } from './portal/search.js';
@@ -17,6 +19,8 @@ export const portalRouter = mergeRouters(
   portalSessionRouter,
   portalSsoRouter,
   portalStepUpRouter,
+  portalDashboardRouter,
+  portalCredentialsRouter,
   // The memory list and bulk deletion before the detail: /memories/delete must match ahead of /memories/{id}.
   portalMemoriesRouter,
   portalMemoryDetailRouter,

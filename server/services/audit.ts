@@ -43,6 +43,8 @@ export const auditEventTypes = [
   'knowledge.settings_update',
   // Someone asked for an enrichment run from the portal (API-key triggers are the agent's own work).
   'knowledge.enrich_request',
+  // A portal user ticked an onboarding step by hand (steps that tick themselves are not audited).
+  'onboarding.complete',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

@@ -8,8 +8,8 @@ import type { RouteMeta } from '../../server/trpc.js';
 import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { version } from '../../server/version.js';
 import { operationsOf } from '../support/openapi-operations.js';
-import { portalLogin, type PortalBrowser } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
+import { portalLogin, type PortalBrowser } from '../support/portal.js';
 
 /**
  * The role × route permission matrix, read from the routers' own metadata (`requirePermission` and
@@ -138,6 +138,14 @@ const declared: Record<string, string> = {
   'portal.memoryVersions': 'portal memories:read',
   'portal.memoryRollback': 'portal memories:write',
   'portal.memorySearch': 'portal memories:read',
+  'portal.dashboard': 'portal session',
+  'portal.onboarding': 'portal session',
+  'portal.completeOnboardingStep': 'portal memories:write',
+  'portal.listCredentials': 'portal api_keys:read',
+  'portal.createCredential': 'portal api_keys:manage',
+  'portal.rotateCredential': 'portal api_keys:manage',
+  'portal.revokeCredential': 'portal api_keys:manage',
+  'portal.scopes': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
@@ -340,7 +348,7 @@ function requestFor(
   ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string; knowledgeId: string },
 ) {
   const idOf = (p: string) =>
-    p.startsWith('/api-keys')
+    p.startsWith('/api-keys') || p.startsWith('/api/portal/credentials')
       ? ids.keyId
       : p.startsWith('/auth/break-glass') || p.startsWith('/api/portal/break-glass')
         ? ids.requestId

@@ -1,3 +1,4 @@
+import type { OnboardingObserver } from '../onboarding.js';
 import { createHash } from 'node:crypto';
 import { AppError, notFound, validation } from '../../errors.js';
 import type {
@@ -111,6 +112,8 @@ export interface MemoryServiceDeps {
   consolidationTrigger?: Pick<ConsolidationTrigger, 'queued'>;
   /** Where deletions and settings changes are recorded. */
   audit: Pick<AuditService, 'record'>;
+  /** Told of every accepted write (the tenant's onboarding checklist); never throws. */
+  onboarding?: OnboardingObserver;
   /** How long an Idempotency-Key is remembered (default 24 h). */
   idempotencyTtlMs?: number;
   /**
@@ -171,6 +174,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     switch (result.kind) {
       case 'accepted':
         deps.consolidationTrigger?.queued(caller.tenantId);
+        await deps.onboarding?.(caller.tenantId, 'sent_first_memory');
         return { ...result.receipt, replayed: false };
       case 'replayed':
         return { ...result.receipt, replayed: true };
