@@ -2,9 +2,10 @@ import { mergeRouters } from '../server/trpc.js';
 import { portalSessionRouter } from './portal/session.js';
 import { portalSsoRouter } from './portal/sso.js';
 import { portalStepUpRouter } from './portal/step-up.js';
+import { portalTenantsRouter } from './portal/tenants.js';
 
 /**
  * The spec's portal facade (`/api/portal/*`): the procedures the web portal calls through the typed
  * client, each also on its REST path. Cookie session only (`server/portal-procedures.ts`).
  */
-export const portalRouter = mergeRouters(portalSessionRouter, portalSsoRouter, portalStepUpRouter);
+export const portalRouter = mergeRouters(portalSessionRouter, portalSsoRouter, portalStepUpRouter, portalTenantsRouter);
