@@ -4,7 +4,9 @@ import { setCsrfToken, trpc } from './api';
 
 /** The portal session (`GET /api/portal/session`): who is signed in, their tenants, the CSRF token. */
 export function useSession() {
-  const session = useQuery({ ...trpc.portal.session.queryOptions({}), retry: false });
+  // A 401 is an answer, not a failure to retry: without retryOnMount each newly mounted reader (the
+  // sign-in page under the start page) would refetch it and blank the page while doing so.
+  const session = useQuery({ ...trpc.portal.session.queryOptions({}), retry: false, retryOnMount: false });
   const token = session.data?.csrf_token;
   useEffect(() => setCsrfToken(token), [token]);
   return session;

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { currentTenantId, trpc } from '../../api';
 import { ErrorBanner, Loading, PageHeader } from '../../ui';
+import { StepUpCheck } from './StepUpCheck';
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -59,6 +60,7 @@ export default function SettingsPage() {
           </dd>
         </dl>
       </section>
+      <StepUpCheck />
     </>
   );
 }
