@@ -15,9 +15,11 @@ export function TenantSwitcher({ tenantId, page }: { tenantId: string; page: str
   return (
     <>
       <DropdownMenu.Root>
-        <DropdownMenu.Trigger className="btn btn-ghost tenant-trigger" aria-label={`Tenant: ${current?.name ?? tenantId}. Switch tenant`}>
+        <DropdownMenu.Trigger className="btn btn-ghost tenant-trigger">
+          <span className="visually-hidden">Tenant: </span>
           <span className="tenant-name">{current?.name ?? 'Tenant'}</span>
           {current && <span className="tenant-role">{current.role}</span>}
+          <span className="visually-hidden">, switch tenant</span>
           <span aria-hidden="true">▾</span>
         </DropdownMenu.Trigger>
         <DropdownMenu.Portal>

@@ -17,7 +17,8 @@ export function UserMenu({ session, tenantId }: { session: PortalSession; tenant
   };
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="btn btn-ghost user-trigger" aria-label={`Account: ${session.email}`}>
+      <DropdownMenu.Trigger className="btn btn-ghost user-trigger">
+        <span className="visually-hidden">Account: </span>
         <span className="user-email">{session.email}</span>
         <span aria-hidden="true">▾</span>
       </DropdownMenu.Trigger>
