@@ -115,6 +115,8 @@ const declared: Record<string, string> = {
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
   'portal.stepUp': 'portal session',
+  'portal.tenants': 'portal session',
+  'portal.createTenant': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
