@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/main.js';
@@ -54,18 +54,14 @@ try {
       body: JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
+    return res.json() as Promise<{ access_token: string }>;
   };
   const email = 'ada@example.com';
   const password = 'correct horse battery staple';
   const user = await post('/auth/signup', { email, password, name: 'Ada Lovelace' });
   await post('/auth/tenants', { name: 'Analytical Engines Ltd' }, { authorization: `Bearer ${user.access_token}` });
 
-  const shoot = async (
-    viewport: { width: number; height: number },
-    name: string,
-    steps: (page: import('playwright-core').Page) => Promise<void>,
-  ) => {
+  const shoot = async (viewport: { width: number; height: number }, name: string, steps: (page: Page) => Promise<void>) => {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await steps(page);
@@ -73,7 +69,7 @@ try {
     console.log(`wrote ${path.join(values.out!, `portal-${name}.png`)}`);
     await context.close();
   };
-  const signIn = async (page: import('playwright-core').Page, pagePath = 'dashboard') => {
+  const signIn = async (page: Page, pagePath = 'dashboard') => {
     await page.goto(`${base}/portal/`);
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill(password);
