@@ -1,3 +1,13 @@
+# The web portal is built with the dev dependencies (Vite, React) in a stage of its own; the image
+# keeps only its output (dist/portal).
+FROM node:24-bookworm-slim AS portal
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY patches ./patches
+COPY scripts ./scripts
+COPY client ./client
+RUN npm ci --no-audit --no-fund
+
 # Node 24 LTS: a version the hosted CI tests (package.json engines: >= 20.19; CI runs 20 and 24).
 FROM node:24-bookworm-slim
 # tini as PID 1: it forwards docker stop's SIGTERM to the service and reaps orphaned children, which
@@ -10,8 +20,10 @@ WORKDIR /app
 # patches/ first: npm ci's postinstall applies them (patch-package).
 COPY package.json package-lock.json ./
 COPY patches ./patches
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts skips `prepare` (the portal build, done in its stage); patch-package runs by hand.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package --error-on-fail && npm cache clean --force
 COPY . .
+COPY --from=portal /app/dist/portal ./dist/portal
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/app/data
 # The default (embedded) profile keeps its libsql file and generated JWT secret in DATA_DIR. The
 # runtime user cannot create directories under /app, so the directory is made here, owned by that

@@ -5,25 +5,39 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { importX } from 'eslint-plugin-import-x';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { layerBlocks } from './scripts/lint-layers.mjs';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'reports/', 'data/', 'models/', '.stryker-tmp/', '.ci/', '.harness/', 'bench/results/', 'coverage/'],
+    ignores: [
+      'node_modules/',
+      'reports/',
+      'data/',
+      'models/',
+      '.stryker-tmp/',
+      '.ci/',
+      '.harness/',
+      'bench/results/',
+      'coverage/',
+      'dist/',
+    ],
   },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
     settings: {
       // How import-x parses the modules it follows (for cycles) and resolves `.js` specifiers to `.ts` files.
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['./tsconfig.json', './client/portal/tsconfig.json'], noWarnOnMultipleProjects: true }),
+      ],
     },
     rules: {
       // A promise nobody awaits loses its error (an unhandled rejection ends the process) and its order.
@@ -42,8 +56,13 @@ export default tseslint.config(
   },
   ...layerBlocks,
   {
+    // The web portal (React): the rules of hooks, and the React Compiler's checks of what breaks them.
+    files: ['client/portal/**/*.ts', 'client/portal/**/*.tsx'],
+    ...reactHooks.configs.flat.recommended,
+  },
+  {
     // A production file with one job stays readable in one sitting; tests and benches are exempt.
-    files: ['server/**/*.ts', 'routers/**/*.ts', 'adapters/**/*.ts', 'jobs/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts'],
+    files: ['server/**/*.ts', 'routers/**/*.ts', 'adapters/**/*.ts', 'jobs/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts', 'client/**/*.tsx'],
     rules: { 'max-lines': ['error', { max: 500 }] },
   },
   {

@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds the web portal when its sources changed since the last build (browser and /portal/ tests).
+    globalSetup: ['test/support/portal-build.global.ts'],
     // Each file gets its own process: tests open real databases and servers on ephemeral ports.
     pool: 'forks',
     // One file per core (vitest's default leaves one core free): the files wait on servers, child

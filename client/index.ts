@@ -14,8 +14,8 @@ export interface ClientOptions {
   apiKey?: string;
   /** Access token for bearer procedures, or a function returning the current one. */
   accessToken?: string | (() => string | undefined);
-  /** Extra headers on every call (e.g. X-Tenant-ID). */
-  headers?: Record<string, string>;
+  /** Extra headers on every call (e.g. X-Tenant-ID), or a function read at each call (the portal's tenant and CSRF token). */
+  headers?: Record<string, string> | (() => Record<string, string>);
   /** Batch concurrent calls into one HTTP request (default true). */
   batch?: boolean;
   /** Attempts for a call that failed at the network level (default 3); see `retriable`. */
@@ -30,9 +30,14 @@ export interface ClientOptions {
 export interface CallContext {
   /** Sent as `Idempotency-Key`: the server answers a retried write once. */
   idempotencyKey?: string;
+  /** Headers for this call only (e.g. the portal's `X-Step-Up-Token`). */
+  headers?: Record<string, string>;
 }
 
 const idempotencyKeyOf = (op: Operation): string | undefined => (op.context as CallContext).idempotencyKey;
+const callHeadersOf = (op: Operation): Record<string, string> | undefined => (op.context as CallContext).headers;
+/** A call with its own headers travels alone, so they cannot apply to other calls of a batch. */
+const travelsAlone = (op: Operation) => idempotencyKeyOf(op) !== undefined || callHeadersOf(op) !== undefined;
 
 /**
  * Network failures (a reset connection, a keep-alive socket closed under us) are retried for reads,
@@ -46,7 +51,7 @@ function retriable(op: Operation, error: { data?: unknown; cause?: unknown }): b
 /** The end-to-end typed tRPC client used by the portal, the bench CLI and TypeScript users. */
 export function createTenantMemoryClient(options: ClientOptions): TRPCClient<AppRouter> {
   const baseHeaders = () => {
-    const h: Record<string, string> = { ...(options.headers ?? {}) };
+    const h: Record<string, string> = { ...(typeof options.headers === 'function' ? options.headers() : (options.headers ?? {})) };
     if (options.apiKey) h['x-api-key'] = options.apiKey;
     const token = typeof options.accessToken === 'function' ? options.accessToken() : options.accessToken;
     if (token) h.authorization = `Bearer ${token}`;
@@ -54,19 +59,20 @@ export function createTenantMemoryClient(options: ClientOptions): TRPCClient<App
   };
   const url = `${options.url.replace(/\/$/, '')}/trpc`;
   const common = { url, transformer: superjson, ...(options.fetch ? { fetch: options.fetch } : {}) };
-  // A call with its own idempotency key travels alone, so its header cannot apply to other calls.
+  // A call with its own idempotency key or headers travels alone, so its headers cannot apply to other calls.
   const single = httpLink({
     ...common,
     headers: ({ op }) => {
       const key = idempotencyKeyOf(op);
-      return key ? { ...baseHeaders(), 'idempotency-key': key } : baseHeaders();
+      const own = { ...baseHeaders(), ...callHeadersOf(op) };
+      return key ? { ...own, 'idempotency-key': key } : own;
     },
   });
   const transport =
     options.batch === false
       ? single
       : splitLink({
-          condition: (op) => idempotencyKeyOf(op) !== undefined,
+          condition: travelsAlone,
           true: single,
           false: httpBatchLink({ ...common, headers: baseHeaders, maxItems: MAX_BATCH_CALLS }),
         });

@@ -10,6 +10,7 @@ import { portalMembersRouter } from './portal/members.js';
 import { portalSessionRouter } from './portal/session.js';
 import { portalSsoRouter } from './portal/sso.js';
 import { portalStepUpRouter } from './portal/step-up.js';
+import { portalTenantsRouter } from './portal/tenants.js';
 
 /**
  * The spec's portal facade (`/api/portal/*`): the procedures the web portal calls through the typed
@@ -19,6 +20,7 @@ export const portalRouter = mergeRouters(
   portalSessionRouter,
   portalSsoRouter,
   portalStepUpRouter,
+  portalTenantsRouter,
   portalDashboardRouter,
   portalCredentialsRouter,
   // The memory list and bulk deletion before the detail: /memories/delete must match ahead of /memories/{id}.

@@ -118,7 +118,8 @@ export const layerBlocks = [
     message: 'Job handlers call services (jobs/context.ts), never adapters or routers.',
   }),
   {
-    files: ['client/**/*.ts'],
+    // The typed client and the web portal built on it (client/portal).
+    files: ['client/**/*.ts', 'client/**/*.tsx'],
     rules: {
       'import-x/no-restricted-paths': [
         'error',

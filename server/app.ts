@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import helmet from 'helmet';
@@ -16,6 +17,7 @@ import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
 import { errorFields, pathOf } from './http/log-fields.js';
 import { createMetrics } from './http/metrics.js';
+import { createPortalHandler } from './http/portal.js';
 import { assignRequestId } from './http/request-id.js';
 import { sendJson, sendText } from './http/respond.js';
 import { createRouteLabeler } from './http/route-labels.js';
@@ -26,7 +28,8 @@ type Next = (err?: unknown) => void;
 
 /**
  * The HTTP layer, on node:http directly: tRPC at /trpc, the spec's REST paths through trpc-to-openapi,
- * the OpenAPI document and its interactive reference, health, readiness and Prometheus metrics.
+ * the OpenAPI document and its interactive reference, the web portal (/portal/), health, readiness and
+ * Prometheus metrics.
  *
  * Every exchange: request id → metrics → request log (pino-http) → security headers (helmet) → CORS
  * when configured → the route. There is no general-purpose framework in between: express alone cost more
@@ -44,7 +47,10 @@ export function createApp(services: Services): RequestListener {
   });
   const allowOrigins = createCors(config.CORS_ORIGINS);
   const metrics = createMetrics(
-    createRouteLabeler({ ...routeTemplates(appRouter), fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*'] }),
+    createRouteLabeler({
+      ...routeTemplates(appRouter),
+      fixed: ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/*', '/portal/*'],
+    }),
     services.indexOutbox.enabled ? { indexOutbox: () => services.indexOutbox.counts() } : {},
   );
   const respondError = errorResponder(logger);
@@ -53,6 +59,8 @@ export function createApp(services: Services): RequestListener {
   // The document changes only with a release: clients and proxies revalidate it for free.
   const documentTag = `"${createHash('sha256').update(documentText).digest('base64url').slice(0, 27)}"`;
   const docs = createDocsHandler('/openapi.json');
+  // The web portal's build (scripts/build-portal.mjs), at the repository root beside server/.
+  const portal = createPortalHandler(fileURLToPath(new URL('../dist/portal', import.meta.url)));
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
@@ -95,6 +103,7 @@ export function createApp(services: Services): RequestListener {
           return sendText(res, 200, 'application/json; charset=utf-8', documentText);
       }
       if (docs(req, res, path, done)) return;
+      if (portal(req, res, path, q === -1 ? '' : url.slice(q), done)) return;
     }
     if (path === '/trpc' || path.startsWith('/trpc/')) {
       // A streamed (jsonl) answer sends its headers before the procedures run, so a portal call's cookie

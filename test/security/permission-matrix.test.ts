@@ -146,6 +146,8 @@ const declared: Record<string, string> = {
   'portal.rotateCredential': 'portal api_keys:manage',
   'portal.revokeCredential': 'portal api_keys:manage',
   'portal.scopes': 'portal session',
+  'portal.tenants': 'portal session',
+  'portal.createTenant': 'portal session',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
