@@ -17,6 +17,8 @@ import { knowledgeMigration } from './0050_knowledge.js';
 import { knowledgeSettingsMigration } from './0051_knowledge_settings.js';
 import { knowledgeIdentityKeysMigration } from './0052_knowledge_identity_keys.js';
 import { portalSessionsMigration } from './0060_portal_sessions.js';
+import { retentionMigration } from './0063_retention.js';
+import { auditFiltersMigration } from './0065_audit_filters.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -38,4 +40,6 @@ export const migrations: readonly Migration[] = [
   knowledgeSettingsMigration,
   knowledgeIdentityKeysMigration,
   portalSessionsMigration,
+  retentionMigration,
+  auditFiltersMigration,
 ];

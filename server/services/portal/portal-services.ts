@@ -2,12 +2,15 @@ import type { Config } from '../../config.js';
 import type { StoragePorts } from '../../ports/index.js';
 import type { AuditService } from '../audit.js';
 import type { Clock } from '../clock.js';
+import { createRetentionService, type RetentionService } from '../retention.js';
 import { createPortalSessionService, type PortalSessionService } from './portal-sessions.js';
 
 /** What the web portal's facade (`/api/portal`) adds to the services every area shares. */
 export interface PortalServices {
   /** Cookie sessions and their CSRF tokens. */
   sessions: PortalSessionService;
+  /** Per-tenant retention settings and their enforcement (the `maintenance.retention` job). */
+  retention: RetentionService;
 }
 
 /** The shared pieces the portal's services are built from (the container passes them once). */
@@ -21,5 +24,8 @@ export interface PortalServicesDeps {
 /** Builds the portal's services from the shared ones (called once by the container). */
 export function createPortalServices(deps: PortalServicesDeps): PortalServices {
   const { config, ports, audit, clock } = deps;
-  return { sessions: createPortalSessionService({ config, sessions: ports.sessions, audit, clock }) };
+  return {
+    sessions: createPortalSessionService({ config, sessions: ports.sessions, audit, clock }),
+    retention: createRetentionService({ retention: ports.retention, audit, clock }),
+  };
 }
