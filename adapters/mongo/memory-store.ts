@@ -117,9 +117,9 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
       return { items: docs.map(toRecord), total };
     },
 
-    async listAfter(tenantId, after, limit) {
+    async listAfter(tenantId, after, limit, options) {
       if (limit <= 0) return [];
-      const filter: Filter<MemoryDoc> = { tenantId, mergedInto: null, ...keysetBefore(after) };
+      const filter: Filter<MemoryDoc> = { tenantId, ...(options?.includeMerged ? {} : { mergedInto: null }), ...keysetBefore(after) };
       return (await memories.find(filter).sort(NEWEST_FIRST).limit(limit).toArray()).map(toRecord);
     },
 
