@@ -1,5 +1,6 @@
 import { mergeRouters } from '../server/trpc.js';
 import { portalAuditRouter } from './portal/audit.js';
+import { portalExportRouter } from './portal/export.js';
 import { portalRetentionRouter } from './portal/retention.js';
 import { portalSessionRouter } from './portal/session.js';
 import { portalSsoRouter } from './portal/sso.js';
@@ -15,4 +16,5 @@ export const portalRouter = mergeRouters(
   portalStepUpRouter,
   portalAuditRouter,
   portalRetentionRouter,
+  portalExportRouter,
 );

@@ -103,7 +103,7 @@ export function assertSameOrigin(ctx: Pick<RequestContext, 'origin' | 'header' |
   if (!own.includes(origin)) throw new AppError('CSRF_FAILED', 'request from another origin refused');
 }
 
-interface PortalRequirement {
+export interface PortalRequirement {
   /** Refuse a suspended tenant (403 TENANT_SUSPENDED); off for the user's own routes (session, tenants). */
   tenantMustBeActive: boolean;
   permission?: Permission;
@@ -118,9 +118,10 @@ export interface PortalContext {
 /**
  * Cookie → live portal session → CSRF (mutations) → `X-User-ID` (must be the session's user) →
  * tenant (`X-Tenant-ID`, else the session's) and the user's role there → permission → step-up token
- * bound to this user, tenant, session and action.
+ * bound to this user, tenant, session and action. Exported for the one portal route served outside
+ * tRPC (the streamed export, `server/http/portal-export.ts`), so it is judged exactly as the others.
  */
-async function portalPrincipal(ctx: RequestContext, type: string, required: PortalRequirement): Promise<PortalContext> {
+export async function portalPrincipal(ctx: RequestContext, type: string, required: PortalRequirement): Promise<PortalContext> {
   assertSameOrigin(ctx);
   const cookie = portalCookieOf(ctx);
   if (!cookie) throw unauthenticated('sign in to the portal first (no portal session cookie)');

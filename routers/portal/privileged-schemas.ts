@@ -3,6 +3,8 @@ import { timestamp } from '../../server/schemas/common.js';
 import { safeText } from '../../server/schemas/safe-text.js';
 import { RETENTION_MAX_DAYS } from '../../server/services/retention.js';
 import { auditListInput } from '../auth/schemas.js';
+import { knowledgeObjectOutput } from '../knowledge/schemas.js';
+import { memoryDetailOutput, memoryVersionOutput } from '../memories/schemas.js';
 
 /** Shapes of the portal's privileged and audit routes (`/api/portal/audit`, `retention`, `export`). */
 
@@ -41,3 +43,30 @@ export const retentionOutput = z.object({
   updated_at: timestamp.nullable().meta({ description: 'Last change; null when never set (everything kept)' }),
   updated_by: z.string().nullable().meta({ description: 'The user who made the last change' }),
 });
+
+export const exportMemory = memoryDetailOutput.extend({
+  versions: z.array(memoryVersionOutput).meta({ description: 'Every stored version, oldest first (retention may have purged old ones)' }),
+});
+
+export const exportKnowledgeObject = knowledgeObjectOutput.omit({ missing_fields: true });
+
+export const exportCounts = z.object({
+  memories: z.number().int(),
+  versions: z.number().int(),
+  knowledge_objects: z.number().int(),
+});
+
+/** The export document. Streamed on the REST path, in this key order, so a reader can parse it as it arrives. */
+export const exportDocument = z
+  .object({
+    format: z.literal('tenant-memory-export'),
+    format_version: z.literal(1),
+    tenant_id: z.uuid(),
+    exported_at: timestamp,
+    memories: z.array(exportMemory).meta({ description: 'Every memory, merged duplicates included, newest first' }),
+    knowledge_objects: z
+      .array(exportKnowledgeObject)
+      .meta({ description: 'Every knowledge object with its fields’ provenance, by type then id' }),
+    counts: exportCounts,
+  })
+  .meta({ description: 'Everything the tenant stored: memories with their versions, and knowledge objects' });

@@ -4,6 +4,7 @@ import type { AuditService } from '../audit.js';
 import type { Clock } from '../clock.js';
 import { createRetentionService, type RetentionService } from '../retention.js';
 import { createPortalSessionService, type PortalSessionService } from './portal-sessions.js';
+import { createTenantExport, type TenantExport } from './tenant-export.js';
 
 /** What the web portal's facade (`/api/portal`) adds to the services every area shares. */
 export interface PortalServices {
@@ -11,6 +12,8 @@ export interface PortalServices {
   sessions: PortalSessionService;
   /** Per-tenant retention settings and their enforcement (the `maintenance.retention` job). */
   retention: RetentionService;
+  /** The tenant data export, read page by page (`POST /api/portal/export`). */
+  export: TenantExport;
 }
 
 /** The shared pieces the portal's services are built from (the container passes them once). */
@@ -27,5 +30,6 @@ export function createPortalServices(deps: PortalServicesDeps): PortalServices {
   return {
     sessions: createPortalSessionService({ config, sessions: ports.sessions, audit, clock }),
     retention: createRetentionService({ retention: ports.retention, audit, clock }),
+    export: createTenantExport({ memories: ports.memories, knowledgeObjects: ports.knowledgeObjects, audit }),
   };
 }
