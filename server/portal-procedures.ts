@@ -157,8 +157,11 @@ export async function portalPrincipal(ctx: RequestContext, type: string, require
 }
 
 function portalAuthenticated(required: PortalRequirement) {
-  const meta =
-    required.permission === undefined ? { auth: 'portal' as const } : { auth: 'portal' as const, permission: required.permission };
+  const meta = {
+    auth: 'portal' as const,
+    ...(required.permission === undefined ? {} : { permission: required.permission }),
+    ...(required.stepUp === undefined ? {} : { stepUp: required.stepUp }),
+  };
   return bareProcedure.meta(meta).use(({ ctx, type, next }) =>
     appErrorsMapped(async () => {
       const added = await portalPrincipal(ctx, type, required);

@@ -3,6 +3,7 @@ import { appRouter } from '../../routers/_app.js';
 import type { RouteMeta } from '../../server/trpc.js';
 import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { createApiKey } from '../support/memory-api.js';
+import { portalLogin, portalStepUp, type PortalBrowser } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -28,11 +29,14 @@ interface Field {
   method: string;
   path: string;
   auth: RouteMeta['auth'];
+  stepUp: RouteMeta['stepUp'];
   name: string;
   kind: 'number' | 'boolean';
   inPath: boolean;
   body: boolean;
   valid: string;
+  /** null is a value of the field (retention days: null keeps forever), so it is not a wrong type. */
+  nullable: boolean;
 }
 
 const procedures = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { meta?: RouteMeta; inputs: Schema[] } }> } })._def
@@ -51,11 +55,13 @@ for (const [route, p] of Object.entries(procedures)) {
       method: meta.openapi.method,
       path: meta.openapi.path,
       auth: meta.auth,
+      stepUp: meta.stepUp,
       name,
       kind,
       inPath: meta.openapi.path.includes(`{${name}}`),
       body: meta.openapi.method === 'POST' || meta.openapi.method === 'PUT' || meta.openapi.method === 'PATCH',
       valid,
+      nullable: schema.safeParse(null).success,
     });
   }
 }
@@ -63,6 +69,9 @@ for (const [route, p] of Object.entries(procedures)) {
 let server: TestServer;
 let owner: SignedUpUser;
 let apiKey: string;
+let browser: PortalBrowser;
+/** A step-up token of the portal session for each action a portal route in the table requires. */
+const stepUps = new Map<string, string>();
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -75,13 +84,22 @@ beforeAll(async () => {
     'knowledge:write',
     'knowledge:admin',
   ]);
+  browser = await portalLogin(server.url, owner.email, owner.password);
+  for (const action of new Set(fields.flatMap((f) => (f.stepUp ? [f.stepUp] : []))))
+    stepUps.set(action, await portalStepUp(server.url, browser, action, owner.password));
 });
 afterAll(async () => {
   await server?.close();
 });
 
-const credentials = (f: Field): Record<string, string> =>
-  f.auth === 'apiKey' ? { 'x-api-key': apiKey } : f.auth === 'bearer' ? bearer(owner.accessToken) : {};
+function credentials(f: Field): Record<string, string> {
+  if (f.auth === 'apiKey') return { 'x-api-key': apiKey };
+  if (f.auth === 'bearer') return bearer(owner.accessToken);
+  if (f.auth !== 'portal') return {};
+  const headers: Record<string, string> = { cookie: browser.cookie, 'x-csrf-token': browser.csrf };
+  if (f.stepUp) headers['x-step-up-token'] = stepUps.get(f.stepUp)!;
+  return headers;
+}
 const fieldsNamed = (body: { fields?: { field: string }[] } | undefined) => (body?.fields ?? []).map((x) => x.field);
 
 function urlOf(f: Field, value: string | string[] | null): string {
@@ -130,7 +148,9 @@ const bodyFields = fields.filter((f) => f.body && !f.inPath);
 const urlFields = fields.filter((f) => !f.body || f.inPath);
 
 describe.each(bodyFields.map((f) => [`${f.method} ${f.path} ${f.name}`, f] as const))('JSON body %s', (_name, f) => {
-  const wrong = f.kind === 'number' ? [true, '5', [1], null, '1e3'] : ['true', 1, [true], null];
+  const wrong = (f.kind === 'number' ? [true, '5', [1], null, '1e3'] : ['true', 1, [true], null]).filter(
+    (w) => !(f.nullable && w === null),
+  );
   it.each(wrong.map((w) => [JSON.stringify(w), w]))('refuses %s with 400 naming the field', async (_label, w) => {
     const res = await http(server.url, f.method, urlOf(f, null), { headers: credentials(f), body: { [f.name]: w } });
     expect(res.status).toBe(400);
