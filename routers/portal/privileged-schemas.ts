@@ -9,8 +9,7 @@ import { memoryDetailOutput, memoryVersionOutput } from '../memories/schemas.js'
 /** Shapes of the portal's privileged and audit routes (`/api/portal/audit`, `retention`, `export`). */
 
 export const portalAuditInput = auditListInput.extend({
-  type: z
-    .string()
+  type: safeText()
     .regex(/^[a-z][a-z_]*(\.[a-z_]*)?$/, 'an event type (auth.login) or an area prefix ending in "." (auth.)')
     .max(64)
     .optional()

@@ -7,6 +7,7 @@ import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { contractViolation } from '../support/error-shape.js';
 import { hostileText } from '../support/hostile-values.js';
 import { operationsOf, type JsonSchema } from '../support/openapi-operations.js';
+import { portalLogin, portalStepUp, type PortalBrowser } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -197,7 +198,18 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     return { url: `/v1/knowledge/person/${o.body.id}`, headers: knowledgeKey, body: {} };
   },
   'PUT /settings/knowledge': async () => ({ url: '/settings/knowledge', headers: knowledgeKey, body: {} }),
+  'POST /api/portal/retention': async () => {
+    portal ??= await portalLogin(server.url, user.email, user.password);
+    const token = await portalStepUp(server.url, portal, 'retention.override', user.password);
+    return {
+      url: '/api/portal/retention',
+      headers: { cookie: portal.cookie, 'x-csrf-token': portal.csrf, 'x-step-up-token': token },
+      body: { deleted_days: null, superseded_days: null },
+    };
+  },
 };
+/** The owner's portal session, started by the first portal body that needs it. */
+let portal: PortalBrowser | undefined;
 
 describe('JSON types are strict', () => {
   const props = typedProperties();
