@@ -122,7 +122,7 @@ async function runChild(variant: Variant, calls: number): Promise<void> {
         query: () => undefined,
         origin: () => null,
         services,
-        response: { headers: {} },
+        response: { headers: {}, cookies: [] },
       });
     const withKey = { 'x-api-key': secret };
     const run: Record<(typeof CASES)[number], () => Promise<unknown>> = {

@@ -29,7 +29,8 @@ interface ActorContext {
   userAgent: string | null;
   requestId: string;
 }
-const keyManagerOf = (ctx: ActorContext) => ({
+/** The key service's actor for a management call (also the portal's credentials routes). */
+export const keyManagerOf = (ctx: ActorContext) => ({
   tenantId: ctx.principal.tenantId,
   userId: ctx.principal.userId,
   // The caller's own role, never a grant: it bounds the scopes of keys they create or rotate.

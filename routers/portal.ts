@@ -1,4 +1,12 @@
 import { mergeRouters } from '../server/trpc.js';
+import { portalCredentialsRouter } from './portal/credentials.js';
+import { portalDashboardRouter } from './portal/dashboard.js';
+import { portalMemoriesRouter } from './portal/memories.js';
+import { portalMemoryDetailRouter } from './portal/memory-detail.js';
+import { portalSearchRouter } from './portal/search.js';
+import { portalBreakGlassRouter } from './portal/break-glass.js';
+import { portalKnowledgeRouter } from './portal/knowledge.js';
+import { portalMembersRouter } from './portal/members.js';
 import { portalAuditRouter } from './portal/audit.js';
 import { portalExportRouter } from './portal/export.js';
 import { portalRetentionRouter } from './portal/retention.js';
@@ -14,6 +22,15 @@ export const portalRouter = mergeRouters(
   portalSessionRouter,
   portalSsoRouter,
   portalStepUpRouter,
+  portalDashboardRouter,
+  portalCredentialsRouter,
+  // The memory list and bulk deletion before the detail: /memories/delete must match ahead of /memories/{id}.
+  portalMemoriesRouter,
+  portalMemoryDetailRouter,
+  portalSearchRouter,
+  portalKnowledgeRouter,
+  portalMembersRouter,
+  portalBreakGlassRouter,
   portalAuditRouter,
   portalRetentionRouter,
   portalExportRouter,

@@ -14,7 +14,7 @@ export const roleSchema = z.object({
   permissions: z.array(z.enum(permissions)),
 });
 
-const toRole = (r: RoleDefinition) => ({ name: r.name, description: r.description, permissions: [...r.permissions] });
+export const toRole = (r: RoleDefinition) => ({ name: r.name, description: r.description, permissions: [...r.permissions] });
 
 /** `/roles`: the built-in roles and the permissions each carries. */
 export const rolesRouter = router({

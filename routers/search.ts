@@ -1,6 +1,7 @@
 import { requireScope } from '../server/procedures.js';
 import { router } from '../server/trpc.js';
 import { searchInput, searchOutput } from './search/schemas.js';
+import { fromSearchInput, toSearchResponse } from './search/wire.js';
 
 /**
  * `GET /memories/search`. Registered before the memories router in `_app.ts`: trpc-to-openapi matches
@@ -20,39 +21,12 @@ export const searchRouter = router({
     })
     .input(searchInput)
     .output(searchOutput)
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.search.search(
-        { tenantId: ctx.principal.tenantId, namespaces: ctx.principal.namespaces },
-        {
-          q: input.q,
-          k: input.k,
-          mode: input.mode,
-          offset: input.offset,
-          cursor: input.cursor,
-          minQuality: input.min_quality,
-          agentId: input.agent_id,
-          namespace: input.namespace,
-          includeSuperseded: input.include_superseded,
-          includeFlagged: input.include_flagged,
-        },
-      );
-      return {
-        results: page.results.map((r) => ({
-          memory_id: r.memory.id,
-          title: r.title,
-          content: r.content,
-          score: r.score,
-          created_at: r.memory.createdAt,
-          tags: r.tags,
-          namespace: r.memory.namespace,
-          agent_id: r.agentId,
-          metadata: r.metadata,
-          injection_flagged: r.memory.injectionFlagged,
-        })),
-        total: page.total,
-        offset: page.offset,
-        k: page.k,
-        next_cursor: page.nextCursor,
-      };
-    }),
+    .query(async ({ ctx, input }) =>
+      toSearchResponse(
+        await ctx.services.search.search(
+          { tenantId: ctx.principal.tenantId, namespaces: ctx.principal.namespaces },
+          fromSearchInput(input),
+        ),
+      ),
+    ),
 });

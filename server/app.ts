@@ -8,7 +8,7 @@ import { routeTemplates } from '../adapters/rest/route-templates.js';
 import { appRouter } from '../routers/_app.js';
 import { exportDocumentText } from '../routers/portal/export-document.js';
 import type { Services } from './container.js';
-import { createRequestContext } from './context.js';
+import { createRequestContext, type RequestContext } from './context.js';
 import { createAccessLog } from './http/access-log.js';
 import { jsonBody } from './http/body.js';
 import { compileTrust } from './http/client-address.js';
@@ -62,7 +62,7 @@ export function createApp(services: Services): RequestListener {
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     // A procedure's cookie and caching headers hold on /trpc too (the portal signs in there); its REST
     // status, Location and ETag describe the REST answer only.
-    responseMeta: ({ ctx }) => ({ headers: trpcHeadersOf(ctx?.response.headers ?? {}) }),
+    responseMeta: ({ ctx, paths }) => ({ headers: trpcHeadersOf(ctx?.response, paths) }),
     onError: ({ error, req }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR')
         logger.error({ err: errorFields(error.cause ?? error), path: pathOf(req.url) }, 'unhandled error in tRPC procedure');
@@ -101,6 +101,9 @@ export function createApp(services: Services): RequestListener {
       if (docs(req, res, path, done)) return;
     }
     if (path === '/trpc' || path.startsWith('/trpc/')) {
+      // A streamed (jsonl) answer sends its headers before the procedures run, so a portal call's cookie
+      // and no-store would be lost: portal procedures always answer in one piece.
+      if (callsPortal(path)) delete req.headers['trpc-accept'];
       return body(req, res, (err) => (err ? done(err) : trpc(req, res)));
     }
     if (req.method === 'POST' && path === PORTAL_EXPORT_PATH) {
@@ -136,10 +139,22 @@ function ifNoneMatch(req: IncomingMessage, tag: string): boolean {
   });
 }
 
-const TRPC_RESPONSE_HEADERS = ['Set-Cookie', 'Cache-Control'];
+/** Any portal procedure in a /trpc path, however the path is escaped (over-matching only costs streaming). */
+const callsPortal = (path: string) => /portal(\.|%2e)/i.test(path);
 
-function trpcHeadersOf(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of TRPC_RESPONSE_HEADERS) if (headers[name] !== undefined) out[name] = headers[name];
+/**
+ * The headers a /trpc answer keeps from its procedures: cookies and caching (the portal signs in there).
+ * Any batch with a portal call is `no-store` whatever the procedures got to say: a failed call may end
+ * before its middleware set the header, and a portal answer is never for a shared cache.
+ */
+function trpcHeadersOf(
+  response: RequestContext['response'] | undefined,
+  paths: readonly string[] | undefined,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const cacheControl = response?.headers['Cache-Control'];
+  if (cacheControl !== undefined) out['Cache-Control'] = cacheControl;
+  if (paths?.some((p) => p.startsWith('portal.'))) out['Cache-Control'] = 'no-store';
+  if (response && response.cookies.length > 0) out['Set-Cookie'] = response.cookies;
   return out;
 }

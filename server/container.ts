@@ -47,6 +47,7 @@ import type { TenantRecord, TenantStatus } from './ports/tenants.js';
 import { createUsersService, type UsersService } from './services/users.js';
 import { createUsageService, type UsageService } from './services/usage.js';
 import { createPortalServices, type PortalServices } from './services/portal/portal-services.js';
+import { createOnboardingService } from './services/onboarding.js';
 import { batchedUsageStore } from './services/usage-batching.js';
 import { createReadiness, type HealthReport } from './services/health.js';
 
@@ -313,7 +314,10 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     ),
     clock,
   });
+  // Ticked by the services that see the checklist's events (key created, write accepted, search answered).
+  const onboarding = createOnboardingService({ store: ports.onboarding, audit, logger, clock });
   const apiKeys = createApiKeyService({
+    onboarding: onboarding.observe,
     store: ports.apiKeys,
     tenants: ports.tenants,
     logger,
@@ -366,6 +370,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     contentMaxBytes: config.MEMORY_CONTENT_MAX_BYTES,
     consolidationTrigger,
     audit,
+    onboarding: onboarding.observe,
   });
   // Facts are extracted ahead of need only on a thread: in line, the detector extracts them on demand.
   const analysis: WriteAnalysisOptions = {
@@ -394,6 +399,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     usage,
     cursors: createCursorCodec(config.jwtSecret),
     logger,
+    onboarding: onboarding.observe,
   });
   const knowledge = createKnowledgeService({
     structures: ports.knowledgeStructures,
@@ -436,7 +442,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
         : null),
     ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
   });
-  const portal = createPortalServices({ config, ports, audit, clock });
+  const portal = createPortalServices({ config, ports, audit, clock, usage, onboarding });
   const services: Services = {
     embedder,
     search,

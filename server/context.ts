@@ -25,8 +25,11 @@ export interface RequestContext {
    */
   origin(): string | null;
   services: Services;
-  /** A procedure may set the REST status (201, 202) and extra headers; /trpc always answers 200. */
-  response: { status?: number; headers: Record<string, string> };
+  /**
+   * A procedure may set the REST status (201, 202) and extra headers (/trpc always answers 200), and
+   * cookies: each `Set-Cookie` value its own header line, on REST and /trpc alike.
+   */
+  response: { status?: number; headers: Record<string, string>; cookies: string[] };
 }
 
 export function createRequestContext(services: Services, req: IncomingMessage, res: ServerResponse, trust: TrustFn): RequestContext {
@@ -46,7 +49,7 @@ export function createRequestContext(services: Services, req: IncomingMessage, r
     },
     origin: () => requestOrigin(req, trust),
     services,
-    response: { headers: {} },
+    response: { headers: {}, cookies: [] },
   };
 }
 

@@ -7,7 +7,7 @@ import type { StepUpAction } from './services/auth.js';
 import type { PortalSession } from './services/portal/portal-sessions.js';
 import type { Permission } from './services/roles.js';
 import { assertTenantActive } from './services/tenants.js';
-import { appErrorsMapped, bareProcedure } from './trpc.js';
+import { appErrorsMapped, bareProcedure, type RouteMeta } from './trpc.js';
 
 /*
  * The web portal's credential: a session cookie, and nothing else. These builders never read
@@ -20,9 +20,15 @@ const PLAIN_COOKIE = 'tm_portal';
 /** Over HTTPS: `__Host-` makes the browser refuse it unless Secure, host-only and Path=/. */
 const HOST_COOKIE = '__Host-tm_portal';
 
-type CookieContext = Pick<RequestContext, 'origin' | 'header'>;
+type CookieContext = Pick<RequestContext, 'origin' | 'header' | 'services'>;
 
-const overHttps = (ctx: CookieContext) => ctx.origin()?.startsWith('https:') === true;
+/**
+ * HTTPS as the browser sees it: the request came over HTTPS (directly, or per a trusted proxy), or the
+ * deployment says it is served over HTTPS (`PUBLIC_URL`), e.g. behind a proxy that is not configured
+ * as trusted. Either way the cookie is `__Host-` and Secure.
+ */
+const overHttps = (ctx: CookieContext) =>
+  ctx.origin()?.startsWith('https:') === true || ctx.services.config.PUBLIC_URL?.startsWith('https:') === true;
 
 /** The Set-Cookie value that signs a browser in: HttpOnly, SameSite=Lax, Path=/; `__Host-` and Secure over HTTPS. */
 export function portalSessionCookie(ctx: CookieContext, token: string, maxAgeSeconds: number): string {
@@ -58,9 +64,17 @@ export function portalCookieOf(ctx: CookieContext): string | null {
 }
 
 const SSO_COOKIE = 'tm_portal_sso';
-/** Over HTTPS: `__Secure-` (a `__Host-` cookie must have Path=/, and this one only goes to the SSO routes). */
-const SECURE_SSO_COOKIE = '__Secure-tm_portal_sso';
+/** Over HTTPS: `__Host-` (Secure, host-only, Path=/), so a sibling host cannot plant or overwrite it. */
+const HOST_SSO_COOKIE = '__Host-tm_portal_sso';
+/** Over plain HTTP the binding cookie only goes to the SSO routes. */
 const SSO_COOKIE_PATH = '/api/portal/sso';
+
+const ssoCookieAttributes = (secure: boolean) => ({
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  secure,
+  path: secure ? '/' : SSO_COOKIE_PATH,
+});
 
 /**
  * Binds a portal SSO sign-in to the browser that started it: the callback completes only when the
@@ -70,20 +84,20 @@ const SSO_COOKIE_PATH = '/api/portal/sso';
  */
 export function ssoBindingCookie(ctx: CookieContext, state: string): string {
   const secure = overHttps(ctx);
-  return serializeCookie(secure ? SECURE_SSO_COOKIE : SSO_COOKIE, state, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    path: SSO_COOKIE_PATH,
-    maxAge: 600,
-  });
+  return serializeCookie(secure ? HOST_SSO_COOKIE : SSO_COOKIE, state, { ...ssoCookieAttributes(secure), maxAge: 600 });
+}
+
+/** Removes the binding cookie once the callback used it: a state works once. */
+export function clearedSsoBindingCookie(ctx: CookieContext): string {
+  const secure = overHttps(ctx);
+  return serializeCookie(secure ? HOST_SSO_COOKIE : SSO_COOKIE, '', { ...ssoCookieAttributes(secure), maxAge: 0, expires: new Date(0) });
 }
 
 /** The SSO binding cookie's value, or null. */
 export function ssoBindingOf(ctx: CookieContext): string | null {
   const header = ctx.header('cookie');
   if (!header) return null;
-  return parseCookies(header)[overHttps(ctx) ? SECURE_SSO_COOKIE : SSO_COOKIE] ?? null;
+  return parseCookies(header)[overHttps(ctx) ? HOST_SSO_COOKIE : SSO_COOKIE] ?? null;
 }
 
 /**
@@ -103,7 +117,7 @@ export function assertSameOrigin(ctx: Pick<RequestContext, 'origin' | 'header' |
   if (!own.includes(origin)) throw new AppError('CSRF_FAILED', 'request from another origin refused');
 }
 
-export interface PortalRequirement {
+interface PortalRequirement {
   /** Refuse a suspended tenant (403 TENANT_SUSPENDED); off for the user's own routes (session, tenants). */
   tenantMustBeActive: boolean;
   permission?: Permission;
@@ -116,19 +130,31 @@ export interface PortalContext {
 }
 
 /**
- * Cookie → live portal session → CSRF (mutations) → `X-User-ID` (must be the session's user) →
- * tenant (`X-Tenant-ID`, else the session's) and the user's role there → permission → step-up token
- * bound to this user, tenant, session and action. Exported for the one portal route served outside
- * tRPC (the streamed export, `server/http/portal-export.ts`), so it is judged exactly as the others.
+ * Cookie → live portal session → CSRF (state-changing calls) → `X-User-ID` (must be the session's
+ * user). What every portal route checks, before any tenant is involved.
  */
-export async function portalPrincipal(ctx: RequestContext, type: string, required: PortalRequirement): Promise<PortalContext> {
+async function portalSessionOf(ctx: RequestContext, changesState: boolean): Promise<PortalSession> {
   assertSameOrigin(ctx);
   const cookie = portalCookieOf(ctx);
   if (!cookie) throw unauthenticated('sign in to the portal first (no portal session cookie)');
   const session = await ctx.services.portal.sessions.authenticate(cookie);
-  if (type === 'mutation') ctx.services.portal.sessions.verifyCsrf(session.sessionId, ctx.header('x-csrf-token'));
+  if (changesState) ctx.services.portal.sessions.verifyCsrf(session.sessionId, ctx.header('x-csrf-token'));
   const claimedUser = ctx.header('x-user-id');
   if (claimedUser !== undefined && claimedUser !== session.userId) throw forbidden('X-User-ID is not the signed-in user');
+  return session;
+}
+
+/**
+ * The portal session, then the tenant (`X-Tenant-ID`, else the session's) and the user's role there →
+ * permission → step-up token bound to this user, tenant, session and action. Exported for the one
+ * portal route served outside tRPC (the streamed export), so it passes the same doors.
+ */
+export async function authenticatePortalRequest(
+  ctx: RequestContext,
+  changesState: boolean,
+  required: PortalRequirement,
+): Promise<PortalContext> {
+  const session = await portalSessionOf(ctx, changesState);
   const tenantId = ctx.header('x-tenant-id') ?? session.tenantId;
   const access = await ctx.services.bearerAuth.accessOf(tenantId, session.userId);
   if (!access) throw forbidden('not a member of this tenant');
@@ -156,23 +182,44 @@ export async function portalPrincipal(ctx: RequestContext, type: string, require
   return { principal, portalSession: session };
 }
 
+/**
+ * State-changing: a tRPC mutation, or any REST method but GET. Both are asked so a procedure declared
+ * as a query on a POST path (or the reverse) still needs the CSRF token; the portal matrix also checks
+ * that every portal mutation is a non-GET route and the reverse.
+ */
+const changesStateOf = (type: string, meta: RouteMeta | undefined) => type === 'mutation' || (meta?.openapi?.method ?? 'GET') !== 'GET';
+
 function portalAuthenticated(required: PortalRequirement) {
   const meta = {
     auth: 'portal' as const,
     ...(required.permission === undefined ? {} : { permission: required.permission }),
     ...(required.stepUp === undefined ? {} : { stepUp: required.stepUp }),
   };
-  return bareProcedure.meta(meta).use(({ ctx, type, next }) =>
+  return bareProcedure.meta(meta).use(({ ctx, type, meta: routeMeta, next }) =>
     appErrorsMapped(async () => {
-      const added = await portalPrincipal(ctx, type, required);
+      const added = await authenticatePortalRequest(ctx, changesStateOf(type, routeMeta), required);
       ctx.response.headers['Cache-Control'] = 'no-store';
       return next({ ctx: added });
     }),
   );
 }
 
-/** Portal routes about the signed-in user (session, sign-out, their tenants): they work while the current tenant is suspended. */
-export const portalUserProcedure = portalAuthenticated({ tenantMustBeActive: false });
+/**
+ * Portal routes about the signed-in user (session, sign-out, their tenants). They need no membership
+ * of any tenant — a user removed from the tenant they signed in to can still read their session and
+ * sign out — but an `X-Tenant-ID`, when sent, must still be one of theirs (403).
+ */
+export const portalUserProcedure = bareProcedure.meta({ auth: 'portal' as const }).use(({ ctx, type, meta: routeMeta, next }) =>
+  appErrorsMapped(async () => {
+    const portalSession = await portalSessionOf(ctx, changesStateOf(type, routeMeta));
+    const tenantId = ctx.header('x-tenant-id');
+    if (tenantId !== undefined && !(await ctx.services.bearerAuth.accessOf(tenantId, portalSession.userId))) {
+      throw forbidden('not a member of this tenant');
+    }
+    ctx.response.headers['Cache-Control'] = 'no-store';
+    return next({ ctx: { portalSession } });
+  }),
+);
 
 /** Portal routes acting on the current tenant, open to every role. */
 export const portalProcedure = portalAuthenticated({ tenantMustBeActive: true });

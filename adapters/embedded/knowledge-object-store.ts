@@ -96,6 +96,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const dropEmptyCount = db.prepare(
     'DELETE FROM knowledge_object_counts WHERE tenant_id = ? AND type = ? AND status = ? AND completeness = ? AND n <= 0',
   );
+  const countsByType = db.prepare(
+    'SELECT type, SUM(n) AS n FROM knowledge_object_counts WHERE tenant_id = ? GROUP BY type HAVING SUM(n) > 0 ORDER BY type',
+  );
   const moveCounts = (tenantId: string, type: string, before: CountKey | null, after: CountKey | null) => {
     for (const m of countMoves(before, after)) {
       addCount.run([tenantId, type, m.status, m.completenessScore, m.by]);
@@ -158,14 +161,19 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
     async list(tenantId, type, q) {
       const { countWhere, countParams, where, params, order } = listQuery(tenantId, type, q);
       // One statement per filter combination (at most eight texts), kept for the connection's life.
-      const rows = preparedStatement(db, `SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE ${where} ORDER BY ${order} LIMIT ?`).all([
-        ...params,
-        q.limit,
-      ]) as ObjectRow[];
+      const rows = preparedStatement(
+        db,
+        `SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      ).all([...params, q.limit, q.offset ?? 0]) as ObjectRow[];
       const { n } = preparedStatement(db, `SELECT COALESCE(SUM(n), 0) AS n FROM knowledge_object_counts WHERE ${countWhere}`).get(
         countParams,
       ) as { n: number };
       return { objects: rows.map(toObjectRecord), total: n };
+    },
+
+    async countByType(tenantId) {
+      const rows = countsByType.all([tenantId]) as { type: string; n: number }[];
+      return Object.fromEntries(rows.map((r) => [r.type, r.n]));
     },
 
     async update(next, expectRevision, quota, entries = []) {

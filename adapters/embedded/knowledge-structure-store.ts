@@ -35,6 +35,7 @@ function toRecord(r: StructureRow): StructureRecord {
 export function createEmbeddedKnowledgeStructureStore(db: EmbeddedDatabase): KnowledgeStructureStore {
   const list = db.prepare(`SELECT ${COLUMNS} FROM knowledge_structures WHERE tenant_id = ? AND type = ? ORDER BY created_at, id`);
   const get = db.prepare(`SELECT ${COLUMNS} FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND version = ?`);
+  const types = db.prepare('SELECT DISTINCT type FROM knowledge_structures WHERE tenant_id = ? ORDER BY type');
   const statusOf = db.prepare('SELECT status FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND version = ?');
   const activeVersion = db.prepare("SELECT version FROM knowledge_structures WHERE tenant_id = ? AND type = ? AND status = 'ACTIVE'");
   const insert = db.prepare(`INSERT INTO knowledge_structures (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -75,6 +76,9 @@ export function createEmbeddedKnowledgeStructureStore(db: EmbeddedDatabase): Kno
   return {
     async list(tenantId, type) {
       return (list.all([tenantId, type]) as StructureRow[]).map(toRecord);
+    },
+    async types(tenantId) {
+      return (types.all([tenantId]) as { type: string }[]).map((r) => r.type);
     },
     async get(tenantId, type, version) {
       const row = get.get([tenantId, type, version]) as StructureRow | undefined;

@@ -30,6 +30,7 @@ import {
   type CandidateRow,
 } from './memory-rows.js';
 import type { EmbeddedDatabase } from './database.js';
+import { whereOf } from './memory-filter-sql.js';
 
 /**
  * Where the memory store writes search index rows, synchronously, inside its own transactions (bound
@@ -38,16 +39,6 @@ import type { EmbeddedDatabase } from './database.js';
 export interface EmbeddedIndexWriter {
   upsert(tenantId: string, doc: IndexedMemory): void;
   remove(tenantId: string, memoryId: string): void;
-}
-
-/** `?, ?, …` for n parameters. */
-function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
-}
-
-/** SQLite LIKE pattern matching `text` literally (escape character `\`). */
-function likeLiteral(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
@@ -277,50 +268,29 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
     },
 
     async list(tenantId, q: MemoryListQuery) {
-      if (q.namespaces !== null && q.namespaces.length === 0) return { items: [], total: 0 };
-      const where = ['tenant_id = ?'];
-      const params: unknown[] = [tenantId];
-      if (q.namespaces !== null) {
-        where.push(`namespace IN (${placeholders(q.namespaces.length)})`);
-        params.push(...q.namespaces);
-      }
-      if (q.text) {
-        where.push("(title LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')");
-        const pattern = likeLiteral(q.text);
-        params.push(pattern, pattern);
-      }
-      if (q.type) {
-        where.push('type = ?');
-        params.push(q.type);
-      }
-      if (q.sensitivity) {
-        where.push('sensitivity = ?');
-        params.push(q.sensitivity);
-      }
-      if (q.status) {
-        where.push('status = ?');
-        params.push(q.status);
-      }
-      if (q.contradiction) {
-        where.push('contradiction_status = ?');
-        params.push(q.contradiction);
-      }
-      if (q.from) {
-        where.push('created_at >= ?');
-        params.push(q.from);
-      }
-      if (q.to) {
-        where.push('created_at <= ?');
-        params.push(q.to);
-      }
-      if (!q.includeMerged) where.push('merged_into IS NULL');
-      const clause = where.join(' AND ');
-      const { n } = db.prepare(`SELECT COUNT(*) AS n FROM memories WHERE ${clause}`).get(params) as { n: number };
+      const where = whereOf(tenantId, q);
+      if (!where) return { items: [], total: 0 };
+      const { n } = db.prepare(`SELECT COUNT(*) AS n FROM memories WHERE ${where.clause}`).get(where.params) as { n: number };
       const rows = db
-        .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+        .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where.clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
         .raw(true)
-        .all([...params, q.limit, q.offset]) as unknown[][];
+        .all([...where.params, q.limit, q.offset]) as unknown[][];
       return { items: rows.map(toMemoryRecord), total: n };
+    },
+
+    async count(tenantId, q) {
+      const where = whereOf(tenantId, q);
+      if (!where) return 0;
+      return (db.prepare(`SELECT COUNT(*) AS n FROM memories WHERE ${where.clause}`).get(where.params) as { n: number }).n;
+    },
+
+    async matchingIds(tenantId, q, limit) {
+      const where = whereOf(tenantId, q);
+      if (!where || limit <= 0) return [];
+      const rows = db
+        .prepare(`SELECT id FROM memories WHERE ${where.clause} ORDER BY created_at DESC, id DESC LIMIT ?`)
+        .all([...where.params, limit]) as { id: string }[];
+      return rows.map((r) => r.id);
     },
 
     async listAfter(tenantId, after, limit, options) {

@@ -1,10 +1,12 @@
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
 import type { EmbeddedDatabase } from './database.js';
 
-/** Usage counters and totals of the embedded profile (tables of migration 10). */
+/** Usage counters and totals of the embedded profile (tables of migration 10; per-day counters of migration 61, kept by its triggers). */
 export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
   const counters = db.prepare('SELECT writes, reads, searches FROM usage_periods WHERE tenant_id = ? AND period = ?');
   const totals = db.prepare('SELECT memory_count, storage_bytes FROM usage_totals WHERE tenant_id = ?');
+  const days = db.prepare(`SELECT day, writes, reads, searches FROM usage_days
+    WHERE tenant_id = ? AND day >= ? AND day <= ? ORDER BY day`);
   const pending = db.prepare('SELECT COUNT(*) AS n FROM memory_writes WHERE tenant_id = ?');
   const inNamespaces = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size_bytes), 0) AS bytes FROM memories
     WHERE tenant_id = ?1 AND namespace IN (SELECT value FROM json_each(?2)) AND merged_into IS NULL`);
@@ -45,6 +47,14 @@ export function createEmbeddedUsageStore(db: EmbeddedDatabase): UsageStore {
         storageBytes: t.storage_bytes,
         pendingWrites: p,
       };
+    },
+    async days(tenantId, fromDay, toDay) {
+      return (days.all([tenantId, fromDay, toDay]) as { day: string; writes: number; reads: number; searches: number }[]).map((r) => ({
+        day: r.day,
+        writes: r.writes,
+        reads: r.reads,
+        searches: r.searches,
+      }));
     },
     async namespaceTotals(tenantId, namespaces) {
       const list = JSON.stringify(namespaces);

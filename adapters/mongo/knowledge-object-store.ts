@@ -105,10 +105,24 @@ export function createMongoKnowledgeObjectStore(
     async list(tenantId, type, q) {
       const { filter, page, sort } = listQuery(tenantId, type, q);
       const [docs, summed] = await Promise.all([
-        q.limit > 0 ? objects.find(page).sort(sort).limit(q.limit).toArray() : [],
+        q.limit > 0
+          ? objects
+              .find(page)
+              .sort(sort)
+              .skip(q.offset ?? 0)
+              .limit(q.limit)
+              .toArray()
+          : [],
         counts.aggregate<{ n: number }>([{ $match: filter }, { $group: { _id: null, n: { $sum: '$n' } } }]).toArray(),
       ]);
       return { objects: docs.map(toRecord), total: summed[0]?.n ?? 0 };
+    },
+
+    async countByType(tenantId) {
+      const rows = await counts
+        .aggregate<{ _id: string; n: number }>([{ $match: { tenantId } }, { $group: { _id: '$type', n: { $sum: '$n' } } }])
+        .toArray();
+      return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r._id, r.n]));
     },
 
     async update(next, expectRevision, quota, entries = []) {

@@ -18,6 +18,10 @@ export function createMongoKnowledgeStructureStore(
       return (await structures.find({ tenantId, type }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toRecord);
     },
 
+    async types(tenantId) {
+      return (await structures.distinct('type', { tenantId })).sort();
+    },
+
     async get(tenantId, type, version) {
       const d = await structures.findOne({ tenantId, type, version });
       return d ? toRecord(d) : null;

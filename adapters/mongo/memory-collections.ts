@@ -16,7 +16,7 @@
  *  - `memory_index_outbox`: search index work recorded in the same transactions and applied to the
  *    search index (Qdrant) right after commit; what an outage or a crash left behind is applied by the
  *    recurring drain job. Its other collections and indexes are `index-outbox.ts`'s.
- *  - `idempotency_keys` (TTL on `expiresAt`), `usage_periods`, `usage_totals`, `memory_settings`.
+ *  - `idempotency_keys` (TTL on `expiresAt`), `usage_periods`, `usage_days`, `usage_totals`, `memory_settings`.
  */
 import { MongoServerError, type ClientSession, type Collection, type Db, type MongoClient } from 'mongodb';
 import { dropIndexesIfPresent, ensureCollections } from './collections-setup.js';
@@ -86,6 +86,32 @@ export interface UsagePeriodDoc {
   searches: number;
 }
 
+/** One UTC day's counters of a tenant (`_id`: `<tenantId>:<YYYY-MM-DD>`), for the dashboard's history. */
+export interface UsageDayDoc {
+  _id: string;
+  tenantId: string;
+  day: string;
+  writes?: number;
+  reads?: number;
+  searches?: number;
+}
+
+/** Adds to today's (UTC) counter of a tenant; outside any transaction unless `session` is given. */
+export function countUsageDay(
+  days: Collection<UsageDayDoc>,
+  tenantId: string,
+  counter: 'writes' | 'reads' | 'searches',
+  by: number,
+  session?: ClientSession,
+) {
+  const day = new Date().toISOString().slice(0, 10);
+  return days.updateOne(
+    { _id: `${tenantId}:${day}` },
+    { $inc: { [counter]: by }, $setOnInsert: { tenantId, day } },
+    { upsert: true, ...(session ? { session } : {}) },
+  );
+}
+
 export interface UsageTotalsDoc {
   _id: string;
   memoryCount: number;
@@ -106,6 +132,8 @@ export interface MemoryCollections {
   outbox: Collection<OutboxDoc>;
   idem: Collection<IdempotencyDoc>;
   periods: Collection<UsagePeriodDoc>;
+  /** Per-day counters, moved with `periods` (the dashboard's 30-day history). */
+  days: Collection<UsageDayDoc>;
   totals: Collection<UsageTotalsDoc>;
   settings: Collection<SettingsDoc>;
   /** Runs `fn` in one snapshot-read, majority-write transaction. */
@@ -125,6 +153,7 @@ export const MEMORY_COLLECTION_NAMES = {
   outbox: 'memory_index_outbox',
   idem: 'idempotency_keys',
   periods: 'usage_periods',
+  days: 'usage_days',
   totals: 'usage_totals',
   settings: 'memory_settings',
 } as const;
@@ -146,6 +175,7 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
   const outbox: Collection<OutboxDoc> = db.collection<OutboxDoc>(n.outbox);
   const idem: Collection<IdempotencyDoc> = db.collection<IdempotencyDoc>(n.idem);
   const periods: Collection<UsagePeriodDoc> = db.collection<UsagePeriodDoc>(n.periods);
+  const days: Collection<UsageDayDoc> = db.collection<UsageDayDoc>(n.days);
   const totals: Collection<UsageTotalsDoc> = db.collection<UsageTotalsDoc>(n.totals);
   const settings: Collection<SettingsDoc> = db.collection<SettingsDoc>(n.settings);
 
@@ -158,6 +188,11 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
     },
     { key: { tenantId: 1, namespace: 1, subjects: 1, committedAt: -1 }, name: 'memories_subjects' },
     { key: { tenantId: 1, mergedInto: 1 }, name: 'memories_merged', partialFilterExpression: { mergedInto: { $type: 'string' } } },
+    // The memory browser's equality filters (list, total, bulk deletion by filter), newest first.
+    ...(['sensitivity', 'status', 'contradictionStatus', 'type', 'namespace'] as const).map((field) => ({
+      key: { tenantId: 1, [field]: 1, createdAt: -1, _id: -1 },
+      name: `memories_list_${field}`,
+    })),
   ]);
   await versions.createIndexes([{ key: { tenantId: 1, memoryId: 1, version: 1 }, name: 'memory_versions_memory', unique: true }]);
   await writes.createIndexes([
@@ -171,6 +206,7 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
     { key: { tenantId: 1, key: 1 }, name: 'idempotency_keys_tenant_key', unique: true },
   ]);
   await periods.createIndexes([{ key: { tenantId: 1, period: 1 }, name: 'usage_periods_tenant_period', unique: true }]);
+  await days.createIndexes([{ key: { tenantId: 1, day: 1 }, name: 'usage_days_tenant_day', unique: true }]);
 
   const inTransaction = <T>(fn: (session: ClientSession) => Promise<T>): Promise<T> =>
     client.withSession((session) =>
@@ -180,5 +216,5 @@ export async function openMemoryCollections(client: MongoClient, db: Db): Promis
   const adjustTotals = (tenantId: string, memoriesDelta: number, bytes: number, session: ClientSession) =>
     totals.updateOne({ _id: tenantId }, { $inc: { memoryCount: memoriesDelta, storageBytes: bytes } }, { upsert: true, session });
 
-  return { memories, versions, writes, counters, outbox, idem, periods, totals, settings, inTransaction, adjustTotals };
+  return { memories, versions, writes, counters, outbox, idem, periods, days, totals, settings, inTransaction, adjustTotals };
 }

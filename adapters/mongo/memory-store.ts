@@ -13,6 +13,7 @@ import { appliedWriteProjection, memoryUpdateProjection } from '../../server/sto
 import { deletionUsage } from '../../server/storage-rules/memory-deletion.js';
 import type { IndexOutbox } from './index-outbox.js';
 import { NEWEST_FIRST, keysetBefore } from './keyset.js';
+import { memoryFilterOf } from './memory-filter.js';
 import { isDuplicateKey, type MemoryCollections, type MemoryDoc, type VersionDoc } from './memory-collections.js';
 
 function toRecord(d: MemoryDoc): MemoryRecord {
@@ -37,10 +38,6 @@ const HIT_PROJECTION = {
 function toVersion(d: VersionDoc): MemoryVersionRecord {
   const { _id, tenantId: _t, ...rest } = d;
   return rest;
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -97,24 +94,29 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
     },
 
     async list(tenantId, q) {
-      if (q.namespaces !== null && q.namespaces.length === 0) return { items: [], total: 0 };
-      const filter: Filter<MemoryDoc> = { tenantId };
-      if (q.namespaces !== null) filter.namespace = { $in: [...q.namespaces] };
-      if (q.text) {
-        const re = new RegExp(escapeRegex(q.text), 'i');
-        filter.$or = [{ title: re }, { content: re }];
-      }
-      if (q.type) filter.type = q.type;
-      if (q.sensitivity) filter.sensitivity = q.sensitivity;
-      if (q.status) filter.status = q.status;
-      if (q.contradiction) filter.contradictionStatus = q.contradiction;
-      if (q.from || q.to) filter.createdAt = { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lte: q.to } : {}) };
-      if (!q.includeMerged) filter.mergedInto = null;
+      const filter = memoryFilterOf(tenantId, q);
+      if (!filter) return { items: [], total: 0 };
       const [total, docs] = await Promise.all([
         memories.countDocuments(filter),
         memories.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.offset).limit(q.limit).toArray(),
       ]);
       return { items: docs.map(toRecord), total };
+    },
+
+    async count(tenantId, q) {
+      const filter = memoryFilterOf(tenantId, q);
+      return filter ? memories.countDocuments(filter) : 0;
+    },
+
+    async matchingIds(tenantId, q, limit) {
+      const filter = memoryFilterOf(tenantId, q);
+      if (!filter || limit <= 0) return [];
+      const docs = await memories
+        .find(filter, { projection: { _id: 1 } })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => d._id);
     },
 
     async listAfter(tenantId, after, limit, options) {

@@ -1,11 +1,11 @@
 import type { Filter } from 'mongodb';
 import type { UsageCounter, UsageStore } from '../../server/ports/usage.js';
 import { nextConsumeStep, type ConsumeOutcome } from './consume-retry.js';
-import { isDuplicateKey, type MemoryCollections, type UsagePeriodDoc } from './memory-collections.js';
+import { countUsageDay, isDuplicateKey, type MemoryCollections, type UsagePeriodDoc } from './memory-collections.js';
 
 /** Usage counters on MongoDB: per-period counts in `usage_periods`, memory and byte totals in `usage_totals`. */
 export function createMongoUsageStore(c: MemoryCollections): UsageStore {
-  const { memories, writes, periods, totals } = c;
+  const { memories, writes, periods, days, totals } = c;
   return {
     async consume(tenantId, period, counter: UsageCounter, limit, by = 1) {
       const id = `${tenantId}:${period}`;
@@ -31,7 +31,11 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
           error = err;
         }
         const step = nextConsumeStep(upsert, outcome);
-        if (step.kind === 'answer') return step.value;
+        if (step.kind === 'answer') {
+          // The day's count follows a counted request (a separate update: a crash between them only undercounts the history).
+          if (step.value !== null) await countUsageDay(days, tenantId, counter, by);
+          return step.value;
+        }
         if (step.kind === 'fail') throw error;
         upsert = step.upsert;
       }
@@ -52,6 +56,14 @@ export function createMongoUsageStore(c: MemoryCollections): UsageStore {
         storageBytes: t?.storageBytes ?? 0,
         pendingWrites: pending,
       };
+    },
+
+    async days(tenantId, fromDay, toDay) {
+      const found = await days
+        .find({ tenantId, day: { $gte: fromDay, $lte: toDay } })
+        .sort({ day: 1 })
+        .toArray();
+      return found.map((d) => ({ day: d.day, writes: d.writes ?? 0, reads: d.reads ?? 0, searches: d.searches ?? 0 }));
     },
 
     async namespaceTotals(tenantId, namespaces) {

@@ -1,7 +1,7 @@
 import type { ClientSession } from 'mongodb';
 import type { EnqueueRequest, EnqueueResult, QueuedWrite, WriteQueue, WriteReceipt } from '../../server/ports/write-queue.js';
 import { decideWrite, type WriteSnapshot } from '../../server/storage-rules/write-acceptance.js';
-import type { MemoryCollections, WriteDoc } from './memory-collections.js';
+import { countUsageDay, type MemoryCollections, type WriteDoc } from './memory-collections.js';
 import { nextWritePosition } from './write-counters.js';
 
 function toWrite(d: WriteDoc): QueuedWrite {
@@ -23,7 +23,7 @@ function toWrite(d: WriteDoc): QueuedWrite {
  * documents it reads and its effects are written (memory head, queued write, usage, idempotency).
  */
 export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
-  const { memories, versions, writes, counters, idem, periods, totals, inTransaction, adjustTotals } = c;
+  const { memories, versions, writes, counters, idem, periods, days, totals, inTransaction, adjustTotals } = c;
 
   /**
    * What `decideWrite` may ask of the store for this request, read up front inside the transaction
@@ -102,6 +102,7 @@ export function createMongoWriteQueue(c: MemoryCollections): WriteQueue {
           { $inc: { writes: 1 }, $setOnInsert: { tenantId, period: w.usage.period, reads: 0, searches: 0 } },
           { upsert: true, session },
         );
+        await countUsageDay(days, tenantId, 'writes', 1, session);
         const i = w.idempotency;
         if (i) {
           await idem.replaceOne(

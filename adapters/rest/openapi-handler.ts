@@ -26,7 +26,8 @@ export function createRestHandler(router: AppRouter, services: Services, trust: 
     createContext: ({ req, res }) => createRequestContext(services, req, res, trust),
     responseMeta: ({ ctx, errors }) => {
       const context = ctx as RequestContext | undefined;
-      const headers: Record<string, string> = { ...(context?.response.headers ?? {}) };
+      const headers: Record<string, string | string[]> = { ...(context?.response.headers ?? {}) };
+      if (context && context.response.cookies.length > 0) headers['Set-Cookie'] = context.response.cookies;
       if (errors.length > 0) {
         const first = errors[0]!;
         const body = toErrorBody(first, context?.requestId ?? 'unknown');

@@ -1,6 +1,12 @@
 import type { RequestContext } from '../../server/context.js';
 import { unauthenticated } from '../../server/errors.js';
-import { clearedPortalCookie, portalSessionCookie, portalSignInProcedure, portalUserProcedure } from '../../server/portal-procedures.js';
+import {
+  clearedPortalCookie,
+  portalCookieOf,
+  portalSessionCookie,
+  portalSignInProcedure,
+  portalUserProcedure,
+} from '../../server/portal-procedures.js';
 import { emptyInput } from '../../server/schemas/common.js';
 import type { PortalSession } from '../../server/services/portal/portal-sessions.js';
 import { router } from '../../server/trpc.js';
@@ -40,8 +46,13 @@ export const portalSessionRouter = router({
     .output(portalSessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { userId, tenantId } = await ctx.services.auth.authenticatePassword(input, metaOf(ctx));
-      const started = await ctx.services.portal.sessions.start(userId, tenantId, { ...metaOf(ctx), method: 'password' });
-      ctx.response.headers['Set-Cookie'] = portalSessionCookie(ctx, started.token, started.maxAgeSeconds);
+      const started = await ctx.services.portal.sessions.start(
+        userId,
+        tenantId,
+        { ...metaOf(ctx), method: 'password' },
+        portalCookieOf(ctx),
+      );
+      ctx.response.cookies.push(portalSessionCookie(ctx, started.token, started.maxAgeSeconds));
       return sessionBody(ctx, started.session, started.csrfToken);
     }),
 
@@ -72,8 +83,8 @@ export const portalSessionRouter = router({
     .input(emptyInput)
     .output(portalLogoutOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.portal.sessions.end(ctx.portalSession, ctx.principal.tenantId, metaOf(ctx));
-      ctx.response.headers['Set-Cookie'] = clearedPortalCookie(ctx);
+      await ctx.services.portal.sessions.end(ctx.portalSession, ctx.portalSession.tenantId, metaOf(ctx));
+      ctx.response.cookies.push(clearedPortalCookie(ctx));
       return { signed_out: true as const };
     }),
 });

@@ -1,7 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, unauthenticated } from '../../server/errors.js';
-import { portalSessionCookie, portalSignInProcedure, ssoBindingCookie, ssoBindingOf } from '../../server/portal-procedures.js';
+import {
+  clearedSsoBindingCookie,
+  portalCookieOf,
+  portalSessionCookie,
+  portalSignInProcedure,
+  ssoBindingCookie,
+  ssoBindingOf,
+} from '../../server/portal-procedures.js';
 import { publicProcedure } from '../../server/procedures.js';
 import { PORTAL_SSO_CALLBACK_PATH } from '../../server/services/sso.js';
 import { router } from '../../server/trpc.js';
@@ -33,7 +40,7 @@ export const portalSsoRouter = router({
     .output(z.object({ authorization_url: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const started = await ctx.services.sso.startLogin(input.provider, ctx.origin(), metaOf(ctx), PORTAL_SSO_CALLBACK_PATH);
-      ctx.response.headers['Set-Cookie'] = ssoBindingCookie(ctx, started.state);
+      ctx.response.cookies.push(ssoBindingCookie(ctx, started.state));
       return { authorization_url: started.authorization_url };
     }),
 
@@ -44,7 +51,7 @@ export const portalSsoRouter = router({
         path: '/api/portal/sso/callback',
         tags,
         summary:
-          "The provider's redirect target for portal sign-ins: starts a portal session and answers 302 to /portal/ (with ?sso_error=… when the sign-in failed)",
+          "The provider's redirect target for portal sign-ins: starts a portal session and answers 302 to /portal/ (with ?sso_error=<error code> when the sign-in failed)",
       },
       auth: 'none',
     })
@@ -54,16 +61,19 @@ export const portalSsoRouter = router({
       ctx.response.headers['Cache-Control'] = 'no-store';
       ctx.response.status = 302;
       let target = PORTAL_HOME;
+      const bound = ssoBindingOf(ctx);
+      if (bound !== null) ctx.response.cookies.push(clearedSsoBindingCookie(ctx)); // a state is good for one callback
       try {
-        const bound = ssoBindingOf(ctx);
         if (!bound || !sameSecret(bound, input.state)) throw unauthenticated('this sign-in was not started in this browser; start again');
         const { userId, tenantId } = await ctx.services.sso.resolveSignIn(input, metaOf(ctx), PORTAL_SSO_CALLBACK_PATH);
-        const started = await ctx.services.portal.sessions.start(userId, tenantId, { ...metaOf(ctx), method: 'sso' });
-        ctx.response.headers['Set-Cookie'] = portalSessionCookie(ctx, started.token, started.maxAgeSeconds);
+        const started = await ctx.services.portal.sessions.start(userId, tenantId, { ...metaOf(ctx), method: 'sso' }, portalCookieOf(ctx));
+        ctx.response.cookies.push(portalSessionCookie(ctx, started.token, started.maxAgeSeconds));
       } catch (err) {
-        // A browser arrives here from the provider: it gets the portal's sign-in page with the reason, not a JSON body.
+        // A browser arrives here from the provider: it gets the portal's sign-in page with the reason, not a
+        // JSON body. Only the error code travels (the page words it): the query string is the provider's to
+        // fill, and a free-text message there would let anyone put their words on our sign-in page.
         if (!(err instanceof AppError)) throw err;
-        target = `${PORTAL_HOME}?sso_error=${encodeURIComponent(err.message.slice(0, 300))}`;
+        target = `${PORTAL_HOME}?sso_error=${err.code}`;
       }
       ctx.response.headers.Location = target;
       return { redirect_to: target };

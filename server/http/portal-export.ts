@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../container.js';
 import { createRequestContext } from '../context.js';
-import { portalPrincipal } from '../portal-procedures.js';
+import { authenticatePortalRequest } from '../portal-procedures.js';
 import type { UserPrincipal } from '../principal.js';
 import type { RequestMeta } from '../services/audit.js';
 import { EXPORT_PERMISSION, EXPORT_STEP_UP } from '../services/portal/tenant-export.js';
@@ -14,7 +14,7 @@ export type ExportDocumentText = (services: Services, principal: UserPrincipal, 
 
 /**
  * `POST /api/portal/export` on its REST path. tRPC answers with one JSON value built in memory, so the
- * export is served here instead: the same portal checks as every portal procedure (`portalPrincipal`:
+ * export is served here instead: the same portal checks as every portal procedure (`authenticatePortalRequest`:
  * same origin, cookie session, CSRF, tenant membership, `data:export`, a `data.export` step-up token),
  * then the document written piece by piece, waiting for the socket to drain whenever its buffer is
  * full. A client that goes away stops the reading (the audit event then says `complete: false`); a
@@ -24,7 +24,7 @@ export function createPortalExportHandler(services: Services, trust: TrustFn, do
   return async (req: IncomingMessage, res: ServerResponse, done: (err?: unknown) => void): Promise<void> => {
     try {
       const ctx = createRequestContext(services, req, res, trust);
-      const { principal } = await portalPrincipal(ctx, 'mutation', {
+      const { principal } = await authenticatePortalRequest(ctx, true, {
         tenantMustBeActive: true,
         permission: EXPORT_PERMISSION,
         stepUp: EXPORT_STEP_UP,

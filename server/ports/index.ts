@@ -10,6 +10,7 @@ import type { UserStore } from './users.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { MemoryStore } from './memories.js';
 import type { UsageStore } from './usage.js';
+import type { OnboardingStore } from './onboarding.js';
 import type { WriteQueue } from './write-queue.js';
 import type { SearchIndex } from './search-index.js';
 import type { AttemptCounters } from './attempt-counters.js';
@@ -40,6 +41,8 @@ export interface StoragePorts {
   writeQueue: WriteQueue;
   /** Per-tenant usage counters and totals. */
   usage: UsageStore;
+  /** Each tenant's onboarding checklist (the portal's dashboard and `/api/portal/onboarding`). */
+  onboarding: OnboardingStore;
   /** Idempotency-Key records (the write queue shares them). */
   idempotency: IdempotencyStore;
   /** Keyword, dense and graph retrieval over consolidated memories (embedded index or Qdrant). */

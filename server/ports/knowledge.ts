@@ -27,6 +27,8 @@ export type SaveDraftResult = 'created' | 'replaced' | 'not_draft';
 export interface KnowledgeStructureStore {
   /** The tenant's published versions of `type`, oldest first. */
   list(tenantId: string, type: string): Promise<StructureRecord[]>;
+  /** The types the tenant published any version of, in name order (the portal's type list; built-ins are added by the service). */
+  types(tenantId: string): Promise<string[]>;
   get(tenantId: string, type: string, version: string): Promise<StructureRecord | null>;
   /**
    * Stores a DRAFT: inserts it, or replaces the schema of the same (type, version) while it is still a
@@ -90,6 +92,11 @@ export interface ObjectListQuery {
   completenessLt?: number;
   status?: ObjectStatus;
   after?: ObjectListCursor;
+  /**
+   * Objects to skip, in the list's order, after the cursor if one is given: the portal pages by offset
+   * (the spec's `limit`/`offset`), the REST route by cursor.
+   */
+  offset?: number;
 }
 
 export interface ObjectListPage {
@@ -148,6 +155,8 @@ export interface KnowledgeObjectStore {
   create(record: KnowledgeObjectRecord, quota: StorageQuota): Promise<'ok' | 'quota_exceeded'>;
   get(tenantId: string, id: string): Promise<KnowledgeObjectRecord | null>;
   list(tenantId: string, type: string, query: ObjectListQuery): Promise<ObjectListPage>;
+  /** Live objects per type of the tenant (types without objects are absent), read from the list counts. */
+  countByType(tenantId: string): Promise<Record<string, number>>;
   /**
    * Replaces the object with `next` if it is still at `expectRevision` (next.revision must be
    * expectRevision + 1), moves the tenant's storage total by the size difference (`quota_exceeded`

@@ -158,6 +158,9 @@ export interface MemoryListQuery {
   offset: number;
 }
 
+/** What a list query selects, without its page: what counting and bulk deletion take. */
+export type MemoryFilterQuery = Omit<MemoryListQuery, 'limit' | 'offset'>;
+
 /** A memory's place in the newest-first order (created_at, then id): where a keyset page starts after. */
 export interface MemoryOrderKey {
   createdAt: string;
@@ -272,6 +275,13 @@ export interface MemoryStore {
    */
   getHits(tenantId: string, memoryIds: readonly string[]): Promise<MemoryHitRecord[]>;
   list(tenantId: string, query: MemoryListQuery): Promise<MemoryPage>;
+  /** How many memories `list` would total for the same filters, without reading a page. */
+  count(tenantId: string, query: MemoryFilterQuery): Promise<number>;
+  /**
+   * Ids of up to `limit` memories the filters select, newest first: one batch of a bulk deletion
+   * (ids only, so a batch never reads a thousand contents it is about to delete).
+   */
+  matchingIds(tenantId: string, query: MemoryFilterQuery, limit: number): Promise<string[]>;
   /**
    * The tenant's memories newest first (created_at, then id) after `after`, merged duplicates left out,
    * no total: keyset paging, so each page is one range of the (tenant, created_at, id) index however

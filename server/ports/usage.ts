@@ -18,6 +18,14 @@ export interface UsageSnapshot {
   pendingWrites: number;
 }
 
+/** One UTC day's counters (`day`: `YYYY-MM-DD`). */
+export interface UsageDay {
+  day: string;
+  writes: number;
+  reads: number;
+  searches: number;
+}
+
 export interface UsageStore {
   /**
    * Adds `by` to the tenant's counter for the period unless the result would exceed `limit`
@@ -25,6 +33,11 @@ export interface UsageStore {
    */
   consume(tenantId: string, period: string, counter: UsageCounter, limit: number | null, by?: number): Promise<number | null>;
   snapshot(tenantId: string, period: string): Promise<UsageSnapshot>;
+  /**
+   * The tenant's per-day counters from `fromDay` to `toDay` (inclusive, `YYYY-MM-DD`, UTC), oldest first;
+   * days without any counted request are left out. Kept by the same paths that count the period.
+   */
+  days(tenantId: string, fromDay: string, toDay: string): Promise<UsageDay[]>;
   /**
    * What can be counted per namespace, for a key restricted to some: the live memories (as
    * `memoryCount` counts them) and their bytes, and the accepted writes not yet consolidated, in

@@ -17,6 +17,7 @@ import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
 import type { IndexInfo } from '../ports/search-index.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
+import { createEmbeddedOnboardingStore } from '../../adapters/embedded/onboarding-store.js';
 import { createEmbeddedWriteQueue } from '../../adapters/embedded/write-queue.js';
 import { createEmbeddedSessionStore } from '../../adapters/embedded/sessions.js';
 import { createEmbeddedSsoStateStore } from '../../adapters/embedded/sso-state.js';
@@ -65,6 +66,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     // Index rows commit in the memory's own transaction: there is nothing to drain.
     indexOutbox: null,
     usage: createEmbeddedUsageStore(db),
+    onboarding: createEmbeddedOnboardingStore(db),
     idempotency: createEmbeddedIdempotencyStore(db),
     knowledgeStructures: createEmbeddedKnowledgeStructureStore(db),
     knowledgeObjects: createEmbeddedKnowledgeObjectStore(db),

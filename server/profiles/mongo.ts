@@ -12,6 +12,7 @@ import {
 } from '../../adapters/mongo/identity.js';
 import { createMongoRetentionStore } from '../../adapters/mongo/retention.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
+import { createMongoOnboardingStore } from '../../adapters/mongo/onboarding-store.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -67,6 +68,7 @@ async function openPorts(
     audit: await createMongoAuditStore(db),
     apiKeys: await createMongoApiKeyStore(db),
     ssoStates: await createMongoSsoStateStore(db),
+    onboarding: createMongoOnboardingStore(db),
     jobStore: { profile: 'mongo', mongoDb: db },
     // Index work is recorded in a MongoDB outbox in the commit's transaction, then applied to Qdrant
     // (what an outage leaves behind by the `search.drain-index-outbox` job).

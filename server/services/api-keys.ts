@@ -1,3 +1,4 @@
+import type { OnboardingObserver } from './onboarding.js';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { AppError, notFound, unauthenticated } from '../errors.js';
@@ -139,6 +140,8 @@ export interface ApiKeyServiceDeps {
   usageGranularityMs?: number;
   /** Delay before recorded uses are written (default 1 000 ms). */
   usageFlushMs?: number;
+  /** Told of every key created (the tenant's onboarding checklist); never throws. */
+  onboarding?: OnboardingObserver;
 }
 
 /**
@@ -348,6 +351,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         ip_allowlist: ipAllowlist,
         prefix: secretPrefix,
       });
+      await deps.onboarding?.(actor.tenantId, 'created_api_key');
       return { key: view(record), secret };
     },
 

@@ -35,11 +35,17 @@ export const auditEventTypes = [
   'api_key.denied_ip',
   'user.identity_link',
   'memory.delete',
+  // Many memories deleted in one portal call: the count and the selector (ids, filter or all).
+  'memory.bulk_delete',
   'memory.settings_change',
   'knowledge.structure_publish',
   'knowledge.structure_activate',
   'knowledge.object_delete',
   'knowledge.settings_update',
+  // Someone asked for an enrichment run from the portal (API-key triggers are the agent's own work).
+  'knowledge.enrich_request',
+  // A portal user ticked an onboarding step by hand (steps that tick themselves are not audited).
+  'onboarding.complete',
   // The portal's privileged actions: a tenant data export, a retention change, and the job's purge.
   'portal.export',
   'retention.change',

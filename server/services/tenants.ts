@@ -10,6 +10,8 @@ export interface TenantActor {
   userId: string;
   tenantId: string;
   role: RoleName;
+  /** The portal's session: a step-up token the actor shows must have been earned in it (bearer callers leave it out). */
+  sessionId?: string;
 }
 
 /**

@@ -119,6 +119,12 @@ export function batchedUsageStore(inner: UsageStore, options: UsageBatchingOptio
       return inner.snapshot(tenantId, period);
     },
 
+    async days(tenantId, fromDay, toDay) {
+      // A process's own pending counts are written first, as for a snapshot.
+      for (const e of entries.values()) if (e.tenantId === tenantId) await write(e);
+      return inner.days(tenantId, fromDay, toDay);
+    },
+
     // Totals of memories and queued writes, never batched here: nothing to write first.
     namespaceTotals: (tenantId, namespaces) => inner.namespaceTotals(tenantId, namespaces),
 

@@ -1,6 +1,7 @@
 import type { PlanLimit, PlanLimits } from '../schemas/plan-limits.js';
 import { AppError } from '../errors.js';
-import type { UsageStore } from '../ports/usage.js';
+import type { UsageDay, UsageStore } from '../ports/usage.js';
+import { dailyHistory, historyBounds } from '../usage-days.js';
 import type { WriteQuota } from '../ports/write-queue.js';
 import type { Clock } from './clock.js';
 import type { AllowedNamespaces } from '../namespace-access.js';
@@ -57,6 +58,8 @@ export interface UsageService {
    * tenant-wide period counters are withheld, so the key learns nothing of namespaces it cannot read.
    */
   snapshot(tenantId: string, namespaces?: AllowedNamespaces): Promise<UsageReport>;
+  /** The tenant's last `days` UTC days ending today, oldest first, one entry per day (zeros where nothing was counted). */
+  history(tenantId: string, days: number): Promise<UsageDay[]>;
   /** The 429 a caller gets when a limit is reached. */
   quotaExceeded(what: 'writes' | 'reads' | 'searches' | 'storage' | 'memories'): AppError;
 }
@@ -116,6 +119,11 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     },
     recordRead: (tenantId) => consume(tenantId, 'reads'),
     recordSearch: (tenantId) => consume(tenantId, 'searches'),
+    async history(tenantId, days) {
+      const now = deps.clock();
+      const { from, to } = historyBounds(now, days);
+      return dailyHistory(now, days, await deps.store.days(tenantId, from, to));
+    },
     async snapshot(tenantId, namespaces = null) {
       const now = deps.clock();
       const { plan, limits } = await planOf(tenantId);

@@ -7,11 +7,12 @@ import { createEmbeddedKnowledgeSettingsStore } from '../../adapters/embedded/kn
 import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
 import { createEmbeddedUsageStore } from '../../adapters/embedded/usage-store.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
-import { describeKnowledgeStoreContract } from './knowledge-store.contract.js';
+import { describeKnowledgeStoreContract, type KnowledgeStoresFixture } from './knowledge-store.contract.js';
+import { describeKnowledgeTypeCountsContract } from './knowledge-type-counts.contract.js';
 
 const PERIOD = '2031-03';
 
-describeKnowledgeStoreContract('embedded (libsql)', async () => {
+async function embedded(): Promise<KnowledgeStoresFixture> {
   const db = openInMemoryDatabase();
   const usage = createEmbeddedUsageStore(db);
   return {
@@ -23,13 +24,15 @@ describeKnowledgeStoreContract('embedded (libsql)', async () => {
       db.close();
     },
   };
-});
+}
+describeKnowledgeStoreContract('embedded (libsql)', embedded);
+describeKnowledgeTypeCountsContract('embedded (libsql)', embedded);
 
 // The server profile's adapters run the same suite when a MongoDB server (a replica set: the adapters
 // use transactions) is reachable, in a database of their own.
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
-  describeKnowledgeStoreContract('mongodb', async () => {
+  const mongo = async (): Promise<KnowledgeStoresFixture> => {
     const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     await client.connect();
     const db = client.db(`tm_contract_${randomUUID().replace(/-/g, '')}`);
@@ -44,7 +47,9 @@ if (mongoUrl) {
         await client.close();
       },
     };
-  });
+  };
+  describeKnowledgeStoreContract('mongodb', mongo);
+  describeKnowledgeTypeCountsContract('mongodb', mongo);
 } else {
   describe('knowledge store contract: mongodb', () => {
     it.skip('skipped: set MONGODB_URL (a replica set) to run the knowledge store contract against MongoDB', () => {});

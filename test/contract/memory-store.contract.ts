@@ -608,6 +608,28 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       const page = await list({ limit: 2, offset: 1 });
       expect(page.total).toBe(4);
       expect(page.items.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+
+      // count and matchingIds select exactly what the list does, for the same filters.
+      const filters: Partial<Parameters<MemoryStore['count']>[1]>[] = [
+        {},
+        { namespaces: ['a'] },
+        { namespaces: [] },
+        { text: 'CATS' },
+        { sensitivity: 'high' },
+        { contradiction: 'flagged' },
+        { status: 'archived', includeMerged: true },
+        { from: '2030-01-02T00:00:00.000Z', to: '2030-01-03T00:00:00.000Z' },
+      ];
+      for (const q of filters) {
+        const listed = await list(q);
+        expect(await f.memories.count(tenant, { namespaces: null, ...q })).toBe(listed.total);
+        expect(await f.memories.matchingIds(tenant, { namespaces: null, ...q }, 10)).toEqual(listed.items.map((m) => m.id));
+      }
+      expect(await f.memories.matchingIds(tenant, { namespaces: null }, 2)).toEqual([ids[4], ids[2]]);
+      expect(await f.memories.matchingIds(tenant, { namespaces: null }, 0)).toEqual([]);
+      const other = randomUUID();
+      expect(await f.memories.count(other, { namespaces: null })).toBe(0);
+      expect(await f.memories.matchingIds(other, { namespaces: null }, 10)).toEqual([]);
     });
 
     it('pages every memory by keyset, newest first with ties in id order, merged duplicates left out', async () => {

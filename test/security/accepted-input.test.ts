@@ -22,6 +22,8 @@ let server: TestServer;
 let user: SignedUpUser;
 let key: Record<string, string>;
 let knowledgeKey: Record<string, string>;
+/** The user's portal cookie, CSRF token and a data.delete step-up token (portal routes). */
+let portal: Record<string, string>;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -36,6 +38,9 @@ beforeAll(async () => {
     body: { name: 'accepted-input knowledge', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'] },
   });
   knowledgeKey = { 'x-api-key': k.body.secret };
+  const browser = await portalLogin(server.url, user.email, user.password);
+  const stepUp = await portalStepUp(server.url, browser, 'data.delete', user.password);
+  portal = { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'x-step-up-token': stepUp };
 }, 60_000);
 
 afterAll(async () => {
@@ -198,18 +203,35 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     return { url: `/v1/knowledge/person/${o.body.id}`, headers: knowledgeKey, body: {} };
   },
   'PUT /settings/knowledge': async () => ({ url: '/settings/knowledge', headers: knowledgeKey, body: {} }),
+  'POST /api/portal/break-glass/request': async () => {
+    const browser = await portalLogin(server.url, user.email, user.password);
+    return {
+      url: '/api/portal/break-glass/request',
+      headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf },
+      body: { reason: 'strict types' },
+    };
+  },
+  'POST /api/portal/memories/delete': async () => ({
+    url: '/api/portal/memories/delete',
+    headers: portal,
+    body: { all: true, preview: true },
+  }),
+  'POST /api/portal/memories/{id}/rollback': async () => {
+    const m = await http(server.url, 'POST', '/memories', { headers: key, body: { content: 'strict types' } });
+    return { url: `/api/portal/memories/${m.body.memory_id}/rollback`, headers: portal, body: {} };
+  },
   'POST /api/portal/retention': async () => {
-    portal ??= await portalLogin(server.url, user.email, user.password);
-    const token = await portalStepUp(server.url, portal, 'retention.override', user.password);
+    retentionBrowser ??= await portalLogin(server.url, user.email, user.password);
+    const token = await portalStepUp(server.url, retentionBrowser, 'retention.override', user.password);
     return {
       url: '/api/portal/retention',
-      headers: { cookie: portal.cookie, 'x-csrf-token': portal.csrf, 'x-step-up-token': token },
+      headers: { cookie: retentionBrowser.cookie, 'x-csrf-token': retentionBrowser.csrf, 'x-step-up-token': token },
       body: { deleted_days: null, superseded_days: null },
     };
   },
 };
-/** The owner's portal session, started by the first portal body that needs it. */
-let portal: PortalBrowser | undefined;
+/** The owner's portal session for the retention body, started by the first call that needs it. */
+let retentionBrowser: PortalBrowser | undefined;
 
 describe('JSON types are strict', () => {
   const props = typedProperties();

@@ -9,6 +9,7 @@ import { addToTenant, bearer, signUp, type SignedUpUser } from '../support/auth.
 import { version } from '../../server/version.js';
 import { operationsOf } from '../support/openapi-operations.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
+import { portalLogin, type PortalBrowser } from '../support/portal.js';
 
 /**
  * The role × route permission matrix, read from the routers' own metadata (`requirePermission` and
@@ -115,6 +116,36 @@ const declared: Record<string, string> = {
   'portal.ssoLogin': 'public',
   'portal.ssoCallback': 'public',
   'portal.stepUp': 'portal session',
+  'portal.knowledgeTypes': 'portal knowledge:read',
+  'portal.knowledgeList': 'portal knowledge:read',
+  'portal.knowledgeGet': 'portal knowledge:read',
+  'portal.knowledgeLog': 'portal knowledge:read',
+  'portal.knowledgeEnrich': 'portal knowledge:write',
+  'portal.members': 'portal members:read',
+  'portal.invite': 'portal members:manage',
+  'portal.changeRole': 'portal members:manage',
+  'portal.removeMember': 'portal session',
+  'portal.invitations': 'portal members:manage',
+  'portal.cancelInvitation': 'portal members:manage',
+  'portal.roles': 'portal roles:read',
+  'portal.breakGlassList': 'portal session',
+  'portal.breakGlassRequest': 'portal break_glass:request',
+  'portal.breakGlassApprove': 'portal break_glass:approve',
+  'portal.breakGlassDeny': 'portal break_glass:approve',
+  'portal.memoriesDelete': 'portal data:delete, step-up data.delete',
+  'portal.memoriesList': 'portal memories:read',
+  'portal.memoryGet': 'portal memories:read',
+  'portal.memoryVersions': 'portal memories:read',
+  'portal.memoryRollback': 'portal memories:write',
+  'portal.memorySearch': 'portal memories:read',
+  'portal.dashboard': 'portal session',
+  'portal.onboarding': 'portal session',
+  'portal.completeOnboardingStep': 'portal memories:write',
+  'portal.listCredentials': 'portal api_keys:read',
+  'portal.createCredential': 'portal api_keys:manage',
+  'portal.rotateCredential': 'portal api_keys:manage',
+  'portal.revokeCredential': 'portal api_keys:manage',
+  'portal.scopes': 'portal session',
   'portal.audit': 'portal audit:read',
   'portal.auditVerify': 'portal audit:read',
   'portal.retention': 'portal tenant:read',
@@ -191,6 +222,14 @@ const fixture = {} as {
   memoryId: string;
   knowledgeId: string;
 };
+let ownerPortal: PortalBrowser;
+/** The owner's credential for a route of the owner's tenant: a key, the portal cookie (and CSRF token), or a bearer token. */
+const ownerHeaders = (route: Route): Record<string, string> =>
+  route.auth === 'apiKey'
+    ? { 'x-api-key': fixture.allScopesKey }
+    : route.auth === 'portal'
+      ? { cookie: ownerPortal.cookie, 'x-csrf-token': ownerPortal.csrf, 'x-tenant-id': tenantA }
+      : bearer(users.owner.accessToken, tenantA);
 const foreign = {} as { keyId: string; keySecret: string; requestId: string; memoryId: string; invitationId: string; knowledgeId: string };
 
 async function must(res: Promise<{ status: number; body: any; text: string }>, status: number) {
@@ -214,6 +253,7 @@ beforeAll(async () => {
   for (const who of ['owner', 'admin', 'member', 'viewer', 'breakGlass', 'target', 'stranger'] as const)
     users[who] = await signUp(server.url);
   tenantA = users.owner.tenantId;
+  ownerPortal = await portalLogin(server.url, users.owner.email, users.owner.password);
   await addMember(users.admin, 'admin');
   await addMember(users.member, 'member');
   await addMember(users.viewer, 'viewer');
@@ -316,13 +356,15 @@ function requestFor(
   ids: { keyId: string; requestId: string; memberId: string; memoryId: string; invitationId: string; knowledgeId: string },
 ) {
   const idOf = (p: string) =>
-    p.startsWith('/api-keys')
+    p.startsWith('/api-keys') || p.startsWith('/api/portal/credentials')
       ? ids.keyId
-      : p.startsWith('/auth/break-glass')
+      : p.startsWith('/auth/break-glass') || p.startsWith('/api/portal/break-glass')
         ? ids.requestId
-        : p.startsWith('/v1/knowledge')
+        : p.startsWith('/v1/knowledge') || p.startsWith('/api/portal/knowledge')
           ? ids.knowledgeId
-          : ids.memoryId;
+          : p.startsWith('/api/portal/invitations')
+            ? ids.invitationId
+            : ids.memoryId;
   const path = route.path
     .replace('{invitation_id}', ids.invitationId)
     .replace('{type}', 'person')
@@ -337,10 +379,12 @@ function requestFor(
     'tenants.create': { name: 'matrix' },
     'tenants.invite': { email: `nobody-${randomUUID()}@example.test`, role: 'viewer' },
     'tenants.changeRole': { role: 'viewer' },
+    'portal.changeRole': { role: 'viewer' },
     'memories.updateSettings': { contradiction_policy: 'NEWER_WINS' },
     'memories.create': { content: 'matrix' },
     'memories.update': { content: 'matrix' },
     'memories.rollback': { target_version: 1 },
+    'portal.memoryRollback': { target_version: 1 },
     'knowledge.create': { fields: { name: 'Matrix Person' } },
     'knowledge.update': { fields: { job_title: 'tester' } },
     'knowledgeSettings.update': { web_enrichment: false },
@@ -447,8 +491,8 @@ const notTenantOwned = new Set([
 
 describe("another tenant's id is 404 on every {id} route, and the resource is untouched", () => {
   const idRoutes = routes.filter((r) => r.path.includes('{') && !notTenantOwned.has(r.name) && r.auth !== 'none');
-  it('covers the id routes of both credentials', () => {
-    expect(idRoutes.some((r) => r.auth === 'bearer') && idRoutes.some((r) => r.auth === 'apiKey')).toBe(true);
+  it('covers the id routes of every credential', () => {
+    expect(['bearer', 'apiKey', 'portal'].every((auth) => idRoutes.some((r) => r.auth === auth))).toBe(true);
   });
   for (const route of idRoutes) {
     it(`${route.method} ${route.path}`, async () => {
@@ -461,7 +505,7 @@ describe("another tenant's id is 404 on every {id} route, and the resource is un
         knowledgeId: foreign.knowledgeId,
       };
       const { url, body } = requestFor(route, users.owner, ids);
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerHeaders(route);
       const res = await http(server.url, route.method, url, { headers, body });
       expect(res.status, res.text.slice(0, 300)).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
@@ -564,7 +608,7 @@ describe('the same through /trpc', () => {
         invitationId: foreign.invitationId,
         knowledgeId: foreign.knowledgeId,
       };
-      const headers = route.auth === 'apiKey' ? { 'x-api-key': fixture.allScopesKey } : bearer(users.owner.accessToken, tenantA);
+      const headers = ownerHeaders(route);
       expect(await viaTrpc(route, trpcInput(route, users.owner, ids), headers)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     });
   }

@@ -81,6 +81,18 @@ it('there are portal routes, and each is on a path under /api/portal', () => {
   for (const r of routes) expect(r.path, r.name).toMatch(/^\/api\/portal\//);
 });
 
+it('every other route under /api/portal is one of the sign-in routes, which open no session by themselves', () => {
+  const others = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: RouteMeta } }>)
+    .filter(([, p]) => p._def.meta?.openapi?.path.startsWith('/api/portal/') && p._def.meta.auth !== 'portal')
+    .map(([name]) => name)
+    .sort();
+  expect(others).toEqual(['portal.login', 'portal.ssoCallback', 'portal.ssoLogin']);
+});
+
+it('a mutation is exactly a route of another method than GET (CSRF follows either)', () => {
+  for (const r of routes) expect(r.type === 'mutation', `${r.name}: ${r.method}`).toBe(r.method !== 'GET');
+});
+
 describe('the cookie is the only credential', () => {
   for (const route of routes) {
     it(`${route.method} ${route.path}: 401 without it, with a bearer token, with an API key`, async () => {
@@ -98,9 +110,18 @@ describe('the cookie is the only credential', () => {
 describe('refused from another site, and without the CSRF token on a mutation', () => {
   for (const route of routes) {
     it(`${route.method} ${route.path}`, async () => {
-      const cross = await call(route, 'owner', { 'sec-fetch-site': 'cross-site' });
-      expect(cross.status, cross.text.slice(0, 200)).toBe(403);
-      expect(cross.body.code).toBe('CSRF_FAILED');
+      const foreignSites: Record<string, string>[] = [
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' }, // a sibling subdomain is another site to us
+        { origin: 'https://evil.example' },
+        { origin: 'null' }, // sandboxed frames and some redirects
+        { origin: server.url.replace('127.0.0.1', 'localhost') }, // same host, another origin
+      ];
+      for (const headers of foreignSites) {
+        const cross = await call(route, 'owner', headers);
+        expect(cross.status, `${JSON.stringify(headers)}: ${cross.text.slice(0, 200)}`).toBe(403);
+        expect(cross.body.code).toBe('CSRF_FAILED');
+      }
       if (route.type !== 'mutation') return;
       for (const token of ['', 'not-the-token', browsers.viewer.csrf]) {
         const res = await call(route, 'owner', { 'x-csrf-token': token });
@@ -138,5 +159,28 @@ describe.runIf(routes.some((r) => r.permission !== undefined))("403 exactly when
         }
       });
     }
+  }
+});
+
+describe('the same doors on /trpc, where the web portal calls them', () => {
+  const trpcCall = (route: PortalRoute, headers: Record<string, string>) => {
+    const common = { cookie: browsers.owner.cookie, 'x-tenant-id': tenantA(), ...headers };
+    return route.type === 'query'
+      ? fetch(`${server.url}/trpc/${route.name}?input=${encodeURIComponent('{"json":{}}')}`, { headers: common })
+      : fetch(`${server.url}/trpc/${route.name}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...common },
+          body: '{"json":{}}',
+        });
+  };
+  for (const route of routes) {
+    it(`${route.name}`, async () => {
+      const anonymous = await trpcCall(route, { cookie: '' });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('cache-control')).toBe('no-store');
+      expect((await trpcCall(route, { 'sec-fetch-site': 'cross-site', 'x-csrf-token': browsers.owner.csrf })).status).toBe(403);
+      expect((await trpcCall(route, { 'x-tenant-id': users.stranger.tenantId, 'x-csrf-token': browsers.owner.csrf })).status).toBe(403);
+      if (route.type === 'mutation') expect((await trpcCall(route, {})).status).toBe(403);
+    });
   }
 });

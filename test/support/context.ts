@@ -26,7 +26,7 @@ export function createInnerContext(
     query: (name) => options.query?.[name],
     origin: () => options.origin ?? null,
     services: onlyServices(options.services ?? {}),
-    response: { headers: {} },
+    response: { headers: {}, cookies: [] },
   };
 }
 

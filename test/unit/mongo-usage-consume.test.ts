@@ -34,7 +34,9 @@ function periodsCollection(docs: Map<string, Doc> = new Map()) {
   return { collection, docs: collection.docs, attempts };
 }
 
-const storeOver = (periods: unknown) => createMongoUsageStore({ periods } as unknown as MemoryCollections);
+/** The day counters (`usage_days`) on a stand-in of their own: these tests look at the period's document. */
+const storeOver = (periods: unknown) =>
+  createMongoUsageStore({ periods, days: new FakeDb().collection('usage_days') } as unknown as MemoryCollections);
 
 describe('MongoDB usage.consume', () => {
   it('counts both of two first requests of a period that race on the upsert', async () => {

@@ -20,6 +20,7 @@ function recordingCollections(db: FakeDb): MemoryCollections {
     outbox: rec('outbox'),
     idem: rec('idem'),
     periods: rec('periods'),
+    days: rec('days'),
     totals: rec('totals'),
     settings: rec('settings'),
     inTransaction: db.inTransaction,

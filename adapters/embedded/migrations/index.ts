@@ -17,7 +17,10 @@ import { knowledgeMigration } from './0050_knowledge.js';
 import { knowledgeSettingsMigration } from './0051_knowledge_settings.js';
 import { knowledgeIdentityKeysMigration } from './0052_knowledge_identity_keys.js';
 import { portalSessionsMigration } from './0060_portal_sessions.js';
+import { usageDaysMigration } from './0061_usage_days.js';
+import { onboardingMigration } from './0062_onboarding.js';
 import { retentionMigration } from './0063_retention.js';
+import { memoryListIndexesMigration } from './0064_memory_list_indexes.js';
 import { auditFiltersMigration } from './0065_audit_filters.js';
 
 /**
@@ -40,6 +43,9 @@ export const migrations: readonly Migration[] = [
   knowledgeSettingsMigration,
   knowledgeIdentityKeysMigration,
   portalSessionsMigration,
+  usageDaysMigration,
+  onboardingMigration,
   retentionMigration,
+  memoryListIndexesMigration,
   auditFiltersMigration,
 ];

@@ -13,6 +13,7 @@ import { timeOrderedId } from '../time-ordered-id.js';
 import type { UsageService } from '../usage.js';
 import type { MissingField } from './completeness.js';
 import { checkCreateFields, checkPatchFields, type FieldValuesOutcome } from './field-values.js';
+import { BUILTIN_TYPES, isBuiltinType } from './builtin-structures.js';
 import type { FieldValue, JsonValue, ObjectStatus } from './model.js';
 import { decodeObjectCursor, encodeObjectCursor } from './object-cursor.js';
 import { agentValue, derivedState, knownNoneValue } from './object-state.js';
@@ -44,6 +45,18 @@ export interface ObjectListInput {
   completenessLt?: number;
   status?: ObjectStatus;
   cursor?: string;
+  /** Objects to skip first (the portal pages by offset); `nextCursor` is then null. */
+  offset?: number;
+}
+
+/** One knowledge type of a tenant as the portal lists it: built in or published, its ACTIVE version and live objects. */
+export interface KnowledgeTypeSummary {
+  type: string;
+  builtin: boolean;
+  /** null while the type has only drafts. */
+  activeVersion: string | null;
+  versions: number;
+  objectCount: number;
 }
 
 /** A page of an object's enrichment log: after the entry `after` (the previous page's last), at most `limit` (default the maximum). */
@@ -132,6 +145,24 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       return list;
     },
 
+    /** Every type the tenant can use or has objects of (built-ins first, then by name), with its object count. */
+    async types(tenantId: string): Promise<KnowledgeTypeSummary[]> {
+      const [published, counts] = await Promise.all([deps.structures.types(tenantId), deps.objects.countByType(tenantId)]);
+      const names = [...new Set([...BUILTIN_TYPES, ...[...published, ...Object.keys(counts)].sort()])];
+      return Promise.all(
+        names.map(async (type) => {
+          const versions = await catalog.list(tenantId, type);
+          return {
+            type,
+            builtin: isBuiltinType(type),
+            activeVersion: versions.find((v) => v.status === 'ACTIVE')?.version ?? null,
+            versions: versions.length,
+            objectCount: counts[type] ?? 0,
+          };
+        }),
+      );
+    },
+
     async publishStructure(tenantId: string, type: string, body: unknown, by: KnowledgeActedBy): Promise<StructureView> {
       const at = isoAt(clock());
       const published = await catalog.publish(tenantId, type, body, at, (version) => deps.objects.usesVersion(tenantId, type, version));
@@ -205,10 +236,11 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         ...(byCompleteness ? { completenessLt: input.completenessLt } : {}),
         ...(input.status ? { status: input.status } : {}),
         ...(after ? { after } : {}),
+        ...(input.offset ? { offset: input.offset } : {}),
       });
       const last = page.objects.at(-1);
       const nextCursor =
-        last && page.objects.length === input.limit
+        last && page.objects.length === input.limit && !input.offset
           ? encodeObjectCursor({
               ...(byCompleteness ? { completenessScore: last.completenessScore } : {}),
               createdAt: last.createdAt,

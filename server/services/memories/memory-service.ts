@@ -1,30 +1,30 @@
+import type { OnboardingObserver } from '../onboarding.js';
 import { createHash } from 'node:crypto';
 import { AppError, notFound, validation } from '../../errors.js';
 import type {
   ContradictionPolicy,
   MemoryContent,
-  MemoryListQuery,
   MemoryMetadata,
   MemoryPage,
   MemoryHitRecord,
   MemoryRecord,
   MemorySettings,
-  MemoryStatus,
   MemoryStore,
   MemoryType,
   MemoryVersionRecord,
   Sensitivity,
-  ContradictionStatus,
 } from '../../ports/memories.js';
 import type { EnqueueRequest, EnqueueResult, WriteQueue, WriteReceipt } from '../../ports/write-queue.js';
 import { DEFAULT_NAMESPACE } from '../../schemas/namespace.js';
-import { assertNamespaceAllowed, mayUseNamespace, namespacesInScope } from '../../namespace-access.js';
+import { assertNamespaceAllowed, mayUseNamespace } from '../../namespace-access.js';
 import type { Clock } from '../clock.js';
 import { canonicalJson, type AuditService, type RequestMeta } from '../audit.js';
 import type { AuditActor } from '../../ports/audit.js';
 import type { UsageService } from '../usage.js';
 import { timeOrderedId } from '../time-ordered-id.js';
 import type { ConsolidationTrigger } from './consolidation-trigger.js';
+import { createBulkDelete, type BulkDelete } from './bulk-delete.js';
+import { memoryFilterQuery, type MemoryFilters } from './memory-filters.js';
 
 /** Who is calling: the API key's tenant and the namespaces it may use (null = all). */
 export interface MemoryCaller {
@@ -50,15 +50,7 @@ export interface WriteOptions {
   ifMatch?: number | undefined;
 }
 
-export interface MemoryListFilters {
-  q?: string | undefined;
-  type?: MemoryType | undefined;
-  sensitivity?: Sensitivity | undefined;
-  status?: MemoryStatus | undefined;
-  contradiction?: ContradictionStatus | undefined;
-  namespace?: string | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
+export interface MemoryListFilters extends MemoryFilters {
   limit: number;
   offset: number;
 }
@@ -92,6 +84,8 @@ export interface MemoryService {
   version(caller: MemoryCaller, memoryId: string, version: number): Promise<MemoryVersionRecord>;
   /** Deletes for good, from reads, lists and every index at once; recorded in the tenant's audit log. */
   delete(caller: MemoryCaller, memoryId: string, by: AuditedBy): Promise<void>;
+  /** Deletion of many memories by ids, filter or all (the portal): preview, or one bounded batch per call. */
+  bulkDelete: BulkDelete;
   /**
    * Turns search hits into memories the caller may see: drops ids that no longer exist, are in a
    * namespace the key may not use, or are not consolidated; keeps the hits' order and scores.
@@ -118,6 +112,8 @@ export interface MemoryServiceDeps {
   consolidationTrigger?: Pick<ConsolidationTrigger, 'queued'>;
   /** Where deletions and settings changes are recorded. */
   audit: Pick<AuditService, 'record'>;
+  /** Told of every accepted write (the tenant's onboarding checklist); never throws. */
+  onboarding?: OnboardingObserver;
   /** How long an Idempotency-Key is remembered (default 24 h). */
   idempotencyTtlMs?: number;
   /**
@@ -178,6 +174,7 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     switch (result.kind) {
       case 'accepted':
         deps.consolidationTrigger?.queued(caller.tenantId);
+        await deps.onboarding?.(caller.tenantId, 'sent_first_memory');
         return { ...result.receipt, replayed: false };
       case 'replayed':
         return { ...result.receipt, replayed: true };
@@ -255,23 +252,9 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
     },
 
     async list(caller, f) {
-      const namespaces = namespacesInScope(caller.namespaces, f.namespace);
-      if (f.from && f.to && f.from > f.to) throw validation('from', 'must not be after `to`');
+      const query = memoryFilterQuery(caller.namespaces, f);
       await deps.usage.recordRead(caller.tenantId);
-      const query: MemoryListQuery = {
-        namespaces,
-        text: f.q,
-        type: f.type,
-        sensitivity: f.sensitivity,
-        status: f.status,
-        contradiction: f.contradiction,
-        from: f.from,
-        to: f.to,
-        includeMerged: f.status === 'archived',
-        limit: f.limit,
-        offset: f.offset,
-      };
-      return deps.memories.list(caller.tenantId, query);
+      return deps.memories.list(caller.tenantId, { ...query, limit: f.limit, offset: f.offset });
     },
 
     async versions(caller, memoryId) {
@@ -300,6 +283,8 @@ export function createMemoryService(deps: MemoryServiceDeps): MemoryService {
         details: { namespace: memory.namespace, version: memory.version },
       });
     },
+
+    bulkDelete: createBulkDelete({ memories: deps.memories, audit: deps.audit }),
 
     async resolveHits(caller, hits) {
       const found = await deps.memories.getHits(

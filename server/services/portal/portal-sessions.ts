@@ -30,8 +30,17 @@ export interface StartedPortalSession {
 }
 
 export interface PortalSessionService {
-  /** Starts a portal session for an authenticated user (password or SSO); records `auth.login` with `channel: portal`. */
-  start(userId: string, tenantId: string, origin: RequestMeta & { method: 'password' | 'sso' }): Promise<StartedPortalSession>;
+  /**
+   * Starts a portal session for an authenticated user (password or SSO); records `auth.login` with
+   * `channel: portal`. `replacing`: the cookie the browser still held, whose session ends now (one
+   * browser, one live session: signing in again does not leave the old one working until it expires).
+   */
+  start(
+    userId: string,
+    tenantId: string,
+    origin: RequestMeta & { method: 'password' | 'sso' },
+    replacing?: string | null,
+  ): Promise<StartedPortalSession>;
   /** The live session of a cookie value; 401 when it is malformed, unknown, expired, revoked or not a portal session. */
   authenticate(token: string): Promise<PortalSession>;
   /** Ends the session (sign-out); records `auth.revoke`, in the tenant the request acted in. */
@@ -74,8 +83,27 @@ export function createPortalSessionService(deps: PortalSessionDeps): PortalSessi
     expiresAt: s.expiresAt,
   });
 
+  const liveSessionOf = async (token: string): Promise<SessionRecord> => {
+    const parsed = parseOpaqueToken(token, PORTAL_TOKEN_PREFIX);
+    if (!parsed) throw unauthenticated('invalid portal session');
+    const stored = await sessions.findRefreshToken(parsed.id);
+    if (!stored || !secretMatches(parsed.secret, stored.secretHash)) throw unauthenticated('invalid portal session');
+    const session = await sessions.get(stored.sessionId);
+    // A bearer session's refresh token has the same form: it never opens the portal.
+    if (!session || session.channel !== 'portal') throw unauthenticated('invalid portal session');
+    if (session.revokedAt !== null || session.expiresAt <= isoAt(now())) throw unauthenticated('portal session has ended; sign in again');
+    return session;
+  };
+
+  /** Ends the session of a cookie the browser replaces; a cookie that no longer works needs nothing. */
+  const endReplaced = async (token: string) => {
+    const old = await liveSessionOf(token).catch(() => null);
+    if (old) await sessions.revoke(old.id, isoAt(now()), 'replaced_by_sign_in');
+  };
+
   return {
-    async start(userId, tenantId, origin) {
+    async start(userId, tenantId, origin, replacing) {
+      if (replacing) await endReplaced(replacing);
       const nowMs = now();
       const at = isoAt(nowMs);
       const credential = newOpaqueToken(PORTAL_TOKEN_PREFIX);
@@ -118,15 +146,7 @@ export function createPortalSessionService(deps: PortalSessionDeps): PortalSessi
     },
 
     async authenticate(token) {
-      const parsed = parseOpaqueToken(token, PORTAL_TOKEN_PREFIX);
-      if (!parsed) throw unauthenticated('invalid portal session');
-      const stored = await sessions.findRefreshToken(parsed.id);
-      if (!stored || !secretMatches(parsed.secret, stored.secretHash)) throw unauthenticated('invalid portal session');
-      const session = await sessions.get(stored.sessionId);
-      // A bearer session's refresh token has the same form: it never opens the portal.
-      if (!session || session.channel !== 'portal') throw unauthenticated('invalid portal session');
-      if (session.revokedAt !== null || session.expiresAt <= isoAt(now())) throw unauthenticated('portal session has ended; sign in again');
-      return toPortalSession(session);
+      return toPortalSession(await liveSessionOf(token));
     },
 
     async end(session, tenantId, meta) {

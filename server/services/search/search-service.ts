@@ -1,3 +1,4 @@
+import type { OnboardingObserver } from '../onboarding.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { Embedder } from '../../ports/embedder.js';
@@ -60,6 +61,8 @@ export interface SearchServiceDeps {
   usage: Pick<UsageService, 'recordSearch'>;
   cursors: CursorCodec;
   logger: Logger;
+  /** Told of every search answered (the tenant's onboarding checklist); never throws. */
+  onboarding?: OnboardingObserver;
 }
 
 /**
@@ -125,6 +128,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       const results: SearchHitView[] = [];
       for (const hit of resolved) results.push({ memory: hit.memory, score: hit.score, ...(await consolidatedView(caller, hit.memory)) });
       const next = offset + params.k;
+      await deps.onboarding?.(caller.tenantId, 'ran_first_search');
       return {
         results,
         total: found.total,
