@@ -1,5 +1,6 @@
 import type { Clock } from '../server/services/clock.js';
 import type { MaintenanceService } from '../server/services/maintenance.js';
+import type { RetentionService } from '../server/services/retention.js';
 import type { ConsolidationTrigger } from '../server/services/memories/consolidation-trigger.js';
 import type { ConsolidationService } from '../server/services/memories/consolidation.js';
 import type { EnrichmentService } from '../server/services/knowledge/enrichment.js';
@@ -16,6 +17,8 @@ export interface JobServices {
   /** Enqueues the drains a run leaves to a continuation, and the sweep's. */
   consolidationTrigger: ConsolidationTrigger;
   maintenance: MaintenanceService;
+  /** Per-tenant retention (`maintenance.retention`). */
+  retention: Pick<RetentionService, 'enforce'>;
   /** The search index outbox the drain job empties (server profile; a no-op where there is none). */
   indexOutbox: IndexOutboxService;
   /** Knowledge enrichment runs (`knowledge.enrich`). */

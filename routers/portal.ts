@@ -7,6 +7,9 @@ import { portalSearchRouter } from './portal/search.js';
 import { portalBreakGlassRouter } from './portal/break-glass.js';
 import { portalKnowledgeRouter } from './portal/knowledge.js';
 import { portalMembersRouter } from './portal/members.js';
+import { portalAuditRouter } from './portal/audit.js';
+import { portalExportRouter } from './portal/export.js';
+import { portalRetentionRouter } from './portal/retention.js';
 import { portalSessionRouter } from './portal/session.js';
 import { portalSsoRouter } from './portal/sso.js';
 import { portalStepUpRouter } from './portal/step-up.js';
@@ -30,4 +33,7 @@ export const portalRouter = mergeRouters(
   portalKnowledgeRouter,
   portalMembersRouter,
   portalBreakGlassRouter,
+  portalAuditRouter,
+  portalRetentionRouter,
+  portalExportRouter,
 );

@@ -7,6 +7,7 @@ import { buildOpenApiDocument } from '../adapters/rest/openapi-document.js';
 import { createRestHandler } from '../adapters/rest/openapi-handler.js';
 import { routeTemplates } from '../adapters/rest/route-templates.js';
 import { appRouter } from '../routers/_app.js';
+import { exportDocumentText } from '../routers/portal/export-document.js';
 import type { Services } from './container.js';
 import { createRequestContext, type RequestContext } from './context.js';
 import { createAccessLog } from './http/access-log.js';
@@ -17,6 +18,7 @@ import { createDocsHandler } from './http/docs.js';
 import { errorResponder, sendNotFound } from './http/errors.js';
 import { errorFields, pathOf } from './http/log-fields.js';
 import { createMetrics } from './http/metrics.js';
+import { createPortalExportHandler, PORTAL_EXPORT_PATH } from './http/portal-export.js';
 import { createPortalHandler } from './http/portal.js';
 import { assignRequestId } from './http/request-id.js';
 import { sendJson, sendText } from './http/respond.js';
@@ -75,6 +77,8 @@ export function createApp(services: Services): RequestListener {
     },
   });
   const rest = createRestHandler(appRouter, services, trust);
+  // The one REST path served outside the adapter: the export streams its body (see the handler).
+  const portalExport = createPortalExportHandler(services, trust, exportDocumentText);
 
   function route(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
@@ -110,6 +114,9 @@ export function createApp(services: Services): RequestListener {
       // and no-store would be lost: portal procedures always answer in one piece.
       if (callsPortal(path)) delete req.headers['trpc-accept'];
       return body(req, res, (err) => (err ? done(err) : trpc(req, res)));
+    }
+    if (req.method === 'POST' && path === PORTAL_EXPORT_PATH) {
+      return body(req, res, (err) => (err ? done(err) : void portalExport(req, res, done)));
     }
     body(req, res, (err) => (err ? done(err) : rest(req, res, done)));
   }

@@ -103,8 +103,10 @@ export interface Services {
   indexOutbox: IndexOutboxService;
   /** Usage counters and plan limits (GET /usage, quotas, the search route's `recordSearch`). */
   usage: UsageService;
-  /** The web portal's facade: cookie sessions (`/api/portal`). */
+  /** The web portal's facade: cookie sessions, retention (`/api/portal`). */
   portal: PortalServices;
+  /** The `maintenance.retention` job's pass (the portal's retention service). */
+  retention: JobServices['retention'];
   health: { ready(): Promise<HealthReport> };
   close(): Promise<void>;
 }
@@ -440,6 +442,7 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
         : null),
     ...(options.consolidation?.batchSize !== undefined ? { batchSize: options.consolidation.batchSize } : {}),
   });
+  const portal = createPortalServices({ config, ports, audit, clock, usage, onboarding });
   const services: Services = {
     embedder,
     search,
@@ -468,7 +471,8 @@ export function buildServices(config: Config, logger: Logger, ports: ProfileStor
     sso,
     apiKeyAuth: apiKeys,
     apiKeys,
-    portal: createPortalServices({ config, ports, audit, clock, usage, onboarding }),
+    portal,
+    retention: portal.retention,
     health: createReadiness(ports, indexOutbox),
     close: async () => {
       await jobs.stop(); // running jobs finish before the stores close

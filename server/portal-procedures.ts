@@ -190,8 +190,11 @@ export async function authenticatePortalRequest(
 const changesStateOf = (type: string, meta: RouteMeta | undefined) => type === 'mutation' || (meta?.openapi?.method ?? 'GET') !== 'GET';
 
 function portalAuthenticated(required: PortalRequirement) {
-  const meta =
-    required.permission === undefined ? { auth: 'portal' as const } : { auth: 'portal' as const, permission: required.permission };
+  const meta = {
+    auth: 'portal' as const,
+    ...(required.permission === undefined ? {} : { permission: required.permission }),
+    ...(required.stepUp === undefined ? {} : { stepUp: required.stepUp }),
+  };
   return bareProcedure.meta(meta).use(({ ctx, type, meta: routeMeta, next }) =>
     appErrorsMapped(async () => {
       const added = await authenticatePortalRequest(ctx, changesStateOf(type, routeMeta), required);

@@ -5,6 +5,7 @@ import type { RequestContext } from './context.js';
 import { toErrorBody } from './error-body.js';
 import { AppError, errorCatalog } from './errors.js';
 import type { ApiKeyScope } from './principal.js';
+import type { StepUpAction } from './services/auth.js';
 import type { Permission } from './services/roles.js';
 
 /**
@@ -20,6 +21,8 @@ export type RouteMeta = OpenApiMeta<{
   auth?: 'none' | 'bearer' | 'apiKey' | 'apiKeyOrBearer' | 'portal';
   permission?: Permission;
   scope?: ApiKeyScope;
+  /** The step-up action a portal route always needs (`requirePortalStepUp`), so tests can earn the token. */
+  stepUp?: StepUpAction;
 }>;
 
 /**

@@ -1,5 +1,7 @@
 import type { AuditEventRecord, AuditHead, AuditStore } from '../../server/ports/audit.js';
+import { auditTypeRange, type AuditFilter } from '../../server/storage-rules/audit-filter.js';
 import type { EmbeddedDatabase } from './database.js';
+import { preparedStatement } from './statement-cache.js';
 
 interface Row {
   tenant_id: string;
@@ -41,6 +43,35 @@ function toEvent(r: Row): AuditEventRecord {
   };
 }
 
+/** The WHERE clause of a filtered list: a handful of shapes, so each keeps one prepared statement. */
+function whereOf(tenantId: string, filter: AuditFilter): { where: string; params: unknown[] } {
+  const clauses = ['tenant_id = ?'];
+  const params: unknown[] = [tenantId];
+  if (filter.type !== undefined) {
+    const range = auditTypeRange(filter.type);
+    if ('eq' in range) {
+      clauses.push('type = ?');
+      params.push(range.eq);
+    } else {
+      clauses.push('type >= ? AND type < ?');
+      params.push(range.gte, range.lt);
+    }
+  }
+  if (filter.actor !== undefined) {
+    clauses.push('(actor_user_id = ? OR actor_key_id = ?)');
+    params.push(filter.actor, filter.actor);
+  }
+  if (filter.from !== undefined) {
+    clauses.push('created_at >= ?');
+    params.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    clauses.push('created_at <= ?');
+    params.push(filter.to);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
 /**
  * The audit log in the embedded database. Appends run in an IMMEDIATE transaction that reads the
  * head, inserts the event and moves the head, so two writers (even in two processes) can never
@@ -52,8 +83,6 @@ export function createEmbeddedAuditStore(db: EmbeddedDatabase): AuditStore {
     'INSERT INTO audit_heads (tenant_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT(tenant_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
   );
   const insert = db.prepare(`INSERT INTO audit_events (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const page = db.prepare(`SELECT ${cols} FROM audit_events WHERE tenant_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`);
-  const count = db.prepare('SELECT COUNT(*) AS n FROM audit_events WHERE tenant_id = ?');
   const range = db.prepare(`SELECT ${cols} FROM audit_events WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
 
   const appendTx = db.transaction((tenantId: string, build: (head: AuditHead | null) => AuditEventRecord) => {
@@ -85,9 +114,16 @@ export function createEmbeddedAuditStore(db: EmbeddedDatabase): AuditStore {
     async append(tenantId, build) {
       return appendTx.immediate(tenantId, build);
     },
-    async list(tenantId, { limit, offset }) {
-      const events = (page.all([tenantId, limit, offset]) as Row[]).map(toEvent);
-      const { n } = count.get([tenantId]) as { n: number };
+    async list(tenantId, query) {
+      const { where, params } = whereOf(tenantId, query);
+      const events = (
+        preparedStatement(db, `SELECT ${cols} FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all([
+          ...params,
+          query.limit,
+          query.offset,
+        ]) as Row[]
+      ).map(toEvent);
+      const { n } = preparedStatement(db, `SELECT COUNT(*) AS n FROM audit_events WHERE ${where}`).get(params) as { n: number };
       return { events, total: Number(n) };
     },
     async range(tenantId, afterSeq, limit) {

@@ -84,6 +84,9 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
   const usesVersion = db.prepare('SELECT 1 FROM knowledge_objects WHERE tenant_id = ? AND type = ? AND schema_version = ? LIMIT 1');
   const notAtVersion = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects
     WHERE tenant_id = ? AND type = ? AND id > ? AND schema_version <> ? ORDER BY id LIMIT ?`);
+  const allFirst = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects WHERE tenant_id = ? ORDER BY type, id LIMIT ?`);
+  const allAfter = db.prepare(`SELECT ${OBJECT_COLUMNS} FROM knowledge_objects
+    WHERE tenant_id = ? AND (type, id) > (?, ?) ORDER BY type, id LIMIT ?`);
   const storedBytes = db.prepare('SELECT storage_bytes FROM usage_totals WHERE tenant_id = ?');
   const adjustBytes = db.prepare(`INSERT INTO usage_totals (tenant_id, memory_count, storage_bytes) VALUES (?, 0, ?)
     ON CONFLICT (tenant_id) DO UPDATE SET storage_bytes = storage_bytes + excluded.storage_bytes`);
@@ -211,6 +214,11 @@ export function createEmbeddedKnowledgeObjectStore(db: EmbeddedDatabase): Knowle
 
     async listNotAtVersion(tenantId, type, version, afterId, limit) {
       return (notAtVersion.all([tenantId, type, afterId ?? '', version, limit]) as ObjectRow[]).map(toObjectRecord);
+    },
+
+    async listAll(tenantId, after, limit) {
+      const rows = after === null ? allFirst.all([tenantId, limit]) : allAfter.all([tenantId, after.type, after.id, limit]);
+      return (rows as ObjectRow[]).map(toObjectRecord);
     },
 
     async log(tenantId, objectId, page) {

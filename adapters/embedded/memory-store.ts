@@ -66,6 +66,14 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
        ORDER BY created_at DESC, id DESC LIMIT ?`,
     )
     .raw(true);
+  const listAllFirst = db
+    .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .raw(true);
+  const listAllAfterKey = db
+    .prepare(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
+    .raw(true);
   const versions = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? ORDER BY version`);
   const version = db.prepare(`SELECT ${VERSION_COLUMNS} FROM memory_versions WHERE tenant_id = ? AND memory_id = ? AND version = ?`);
   const deleteRow = db.prepare('DELETE FROM memories WHERE tenant_id = ? AND id = ? RETURNING size_bytes, merged_into');
@@ -285,10 +293,9 @@ export function createEmbeddedMemoryStore(db: EmbeddedDatabase, index: EmbeddedI
       return rows.map((r) => r.id);
     },
 
-    async listAfter(tenantId, after, limit) {
-      const rows = (
-        after ? listAfterKey.all([tenantId, after.createdAt, after.id, limit]) : listFirst.all([tenantId, limit])
-      ) as unknown[][];
+    async listAfter(tenantId, after, limit, options) {
+      const [first, next] = options?.includeMerged ? [listAllFirst, listAllAfterKey] : [listFirst, listAfterKey];
+      const rows = (after ? next.all([tenantId, after.createdAt, after.id, limit]) : first.all([tenantId, limit])) as unknown[][];
       return rows.map(toMemoryRecord);
     },
 

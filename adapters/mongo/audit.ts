@@ -1,5 +1,6 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import type { AuditEventRecord, AuditHead, AuditStore } from '../../server/ports/audit.js';
+import { auditTypeRange, type AuditFilter } from '../../server/storage-rules/audit-filter.js';
 
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
@@ -39,6 +40,23 @@ const toEvent = (doc: AuditDoc): AuditEventRecord => ({
   hash: doc.hash,
 });
 
+/** The query of a filtered list (the rule: `storage-rules/audit-filter.ts`). */
+function filterOf(tenantId: string, query: AuditFilter): Filter<AuditDoc> {
+  const filter: Filter<AuditDoc> = { tenantId };
+  if (query.type !== undefined) {
+    const range = auditTypeRange(query.type);
+    filter.type = 'eq' in range ? range.eq : { $gte: range.gte, $lt: range.lt };
+  }
+  if (query.actor !== undefined) filter.$or = [{ 'actor.userId': query.actor }, { 'actor.keyId': query.actor }];
+  if (query.from !== undefined || query.to !== undefined) {
+    filter.createdAt = {
+      ...(query.from === undefined ? {} : { $gte: query.from }),
+      ...(query.to === undefined ? {} : { $lte: query.to }),
+    };
+  }
+  return filter;
+}
+
 /**
  * The audit log in MongoDB. The unique (tenantId, seq) index is what keeps the chain from forking:
  * of two appends that read the same head, one insert fails and that append retries on the new head.
@@ -49,6 +67,10 @@ export async function createMongoAuditStore(db: Db): Promise<AuditStore> {
   const events: Collection<AuditDoc> = db.collection<AuditDoc>('audit_events');
   const heads: Collection<HeadDoc> = db.collection<HeadDoc>('audit_heads');
   await events.createIndex({ tenantId: 1, seq: 1 }, { unique: true, name: 'audit_events_chain' });
+  // The portal's filtered audit page (type exact or prefix, actor), newest first.
+  await events.createIndex({ tenantId: 1, type: 1, seq: -1 }, { name: 'audit_events_type' });
+  await events.createIndex({ tenantId: 1, 'actor.userId': 1, seq: -1 }, { name: 'audit_events_actor_user' });
+  await events.createIndex({ tenantId: 1, 'actor.keyId': 1, seq: -1 }, { name: 'audit_events_actor_key' });
 
   async function currentHead(tenantId: string): Promise<AuditHead | null> {
     const [head, last] = await Promise.all([
@@ -97,10 +119,11 @@ export async function createMongoAuditStore(db: Db): Promise<AuditStore> {
       }
       throw new Error(`audit append for tenant ${tenantId} kept losing races`);
     },
-    async list(tenantId, { limit, offset }) {
+    async list(tenantId, query) {
+      const filter = filterOf(tenantId, query);
       const [docs, total] = await Promise.all([
-        events.find({ tenantId }).sort({ seq: -1 }).skip(offset).limit(limit).toArray(),
-        events.countDocuments({ tenantId }),
+        events.find(filter).sort({ seq: -1 }).skip(query.offset).limit(query.limit).toArray(),
+        events.countDocuments(filter),
       ]);
       return { events: docs.map(toEvent), total };
     },

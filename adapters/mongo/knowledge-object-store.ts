@@ -212,6 +212,13 @@ export function createMongoKnowledgeObjectStore(
       return (await objects.find(filter).sort({ _id: 1 }).limit(limit).toArray()).map(toRecord);
     },
 
+    async listAll(tenantId, after, limit) {
+      if (limit <= 0) return [];
+      const filter: Filter<ObjectDoc> =
+        after === null ? { tenantId } : { tenantId, $or: [{ type: { $gt: after.type } }, { type: after.type, _id: { $gt: after.id } }] };
+      return (await objects.find(filter).sort({ type: 1, _id: 1 }).limit(limit).toArray()).map(toRecord);
+    },
+
     async log(tenantId, objectId, page) {
       const filter: Filter<LogDoc> = { tenantId, objectId };
       if (page.runId !== null) filter.runId = page.runId;

@@ -119,9 +119,9 @@ export function createMongoMemoryStore(c: MemoryCollections, indexOutbox: IndexO
       return docs.map((d) => d._id);
     },
 
-    async listAfter(tenantId, after, limit) {
+    async listAfter(tenantId, after, limit, options) {
       if (limit <= 0) return [];
-      const filter: Filter<MemoryDoc> = { tenantId, mergedInto: null, ...keysetBefore(after) };
+      const filter: Filter<MemoryDoc> = { tenantId, ...(options?.includeMerged ? {} : { mergedInto: null }), ...keysetBefore(after) };
       return (await memories.find(filter).sort(NEWEST_FIRST).limit(limit).toArray()).map(toRecord);
     },
 

@@ -4,6 +4,7 @@ import { consolidateWrites, consolidationSweep } from './consolidate-writes.js';
 import { drainIndexOutbox } from './drain-index-outbox.js';
 import { enrichKnowledge } from './enrich-knowledge.js';
 import { purgeEnded } from './purge-ended.js';
+import { enforceRetention } from './enforce-retention.js';
 import { refreshKnowledge } from './refresh-knowledge.js';
 
 /** One handler per catalogue job, under the catalogue's key: the compiler refuses a job without one. */
@@ -12,6 +13,7 @@ const handlers: { [K in keyof JobCatalogue]: AnyJobDefinition & { name: JobCatal
   consolidationSweep,
   drainIndexOutbox,
   purgeEnded,
+  enforceRetention,
   enrichKnowledge,
   refreshKnowledge,
 };

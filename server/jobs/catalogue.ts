@@ -60,11 +60,15 @@ export const refreshKnowledgeJob = job(
 /** Purges sessions that ended over a day ago and closed sign-in throttle windows. */
 export const purgeEndedJob = job('maintenance.purge-ended', z.object({}).optional());
 
+/** Purges, per tenant, what its retention settings no longer keep (superseded memory versions). */
+export const enforceRetentionJob = job('maintenance.retention', z.object({}).optional());
+
 export const jobCatalogue = {
   consolidateWrites: consolidateWritesJob,
   consolidationSweep: consolidationSweepJob,
   drainIndexOutbox: drainIndexOutboxJob,
   purgeEnded: purgeEndedJob,
+  enforceRetention: enforceRetentionJob,
   enrichKnowledge: enrichKnowledgeJob,
   refreshKnowledge: refreshKnowledgeJob,
 } as const;

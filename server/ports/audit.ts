@@ -1,3 +1,5 @@
+import type { AuditFilter } from '../storage-rules/audit-filter.js';
+
 /**
  * The append-only, hash-chained audit log of each tenant. Each event's `hash` covers a canonical
  * serialisation of the event including `seq` and `prevHash`; a per-tenant head (last seq and hash)
@@ -37,6 +39,11 @@ export interface AuditHead {
   hash: string;
 }
 
+export interface AuditListQuery extends AuditFilter {
+  limit: number;
+  offset: number;
+}
+
 export interface AuditStore {
   /**
    * Appends one event, serialised per tenant: `build` receives the current head (null for an empty
@@ -44,8 +51,8 @@ export interface AuditStore {
    * `build` must be synchronous and pure; an adapter may call it again if it lost a race.
    */
   append(tenantId: string, build: (head: AuditHead | null) => AuditEventRecord): Promise<AuditEventRecord>;
-  /** Newest first. */
-  list(tenantId: string, page: { limit: number; offset: number }): Promise<{ events: AuditEventRecord[]; total: number }>;
+  /** Newest first; `total` counts the events the filter selects (see `storage-rules/audit-filter.ts`). */
+  list(tenantId: string, query: AuditListQuery): Promise<{ events: AuditEventRecord[]; total: number }>;
   /** Oldest first: events with seq > afterSeq, at most `limit` (for verification). */
   range(tenantId: string, afterSeq: number, limit: number): Promise<AuditEventRecord[]>;
   head(tenantId: string): Promise<AuditHead | null>;

@@ -17,6 +17,7 @@ import type { AttemptCounters } from './attempt-counters.js';
 import type { IndexOutbox } from './index-outbox.js';
 import type { KnowledgeObjectStore, KnowledgeStructureStore } from './knowledge.js';
 import type { KnowledgeSettingsStore } from './knowledge-settings.js';
+import type { RetentionStore } from './retention.js';
 
 /**
  * The storage ports of every aggregate, as one bundle a profile provides. Each port lives in its
@@ -54,6 +55,8 @@ export interface StoragePorts {
   knowledgeObjects: KnowledgeObjectStore;
   /** Per-tenant Knowledge API settings (which outside engines the tenant opted into). */
   knowledgeSettings: KnowledgeSettingsStore;
+  /** Per-tenant retention settings and the superseded-version purge (`/api/portal/retention`). */
+  retention: RetentionStore;
   /** Windowed attempt counters (the login throttle), shared by every process on the store. */
   attemptCounters: AttemptCounters;
   /** Cheap round trip to the backing store, for /readyz. */

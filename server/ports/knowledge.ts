@@ -189,6 +189,11 @@ export interface KnowledgeObjectStore {
     limit: number,
   ): Promise<KnowledgeObjectRecord[]>;
   /**
+   * Every object of the tenant, of every type, in (type, id) order strictly after `after` (null: from the
+   * first), at most `limit`: keyset pages of the (tenant, type, id) index, for a whole-tenant export.
+   */
+  listAll(tenantId: string, after: { type: string; id: string } | null, limit: number): Promise<KnowledgeObjectRecord[]>;
+  /**
    * One page of the object's log, oldest first: at most `limit` entries, in the order (createdAt, seq,
    * id) where `seq` is an entry's place in the batch it was appended with, strictly after the entry
    * `after` when one is given. `null` when `after` is not an entry of this tenant's log of this object

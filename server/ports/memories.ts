@@ -286,8 +286,9 @@ export interface MemoryStore {
    * The tenant's memories newest first (created_at, then id) after `after`, merged duplicates left out,
    * no total: keyset paging, so each page is one range of the (tenant, created_at, id) index however
    * deep it starts (`tenant-memory reindex` walks every memory so, where `offset` would skip ever more).
+   * `includeMerged`: merged duplicates too (the portal's export of everything the tenant stored).
    */
-  listAfter(tenantId: string, after: MemoryOrderKey | null, limit: number): Promise<MemoryRecord[]>;
+  listAfter(tenantId: string, after: MemoryOrderKey | null, limit: number, options?: { includeMerged?: boolean }): Promise<MemoryRecord[]>;
   /** Every committed version, oldest first; empty when the memory does not exist. */
   listVersions(tenantId: string, memoryId: string): Promise<MemoryVersionRecord[]>;
   getVersion(tenantId: string, memoryId: string, version: number): Promise<MemoryVersionRecord | null>;

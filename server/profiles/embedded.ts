@@ -12,6 +12,7 @@ import { createEmbeddedKnowledgeObjectStore } from '../../adapters/embedded/know
 import { createEmbeddedKnowledgeStructureStore } from '../../adapters/embedded/knowledge-structure-store.js';
 import { createEmbeddedKnowledgeSettingsStore } from '../../adapters/embedded/knowledge-settings-store.js';
 import { createEmbeddedMemoryStore } from '../../adapters/embedded/memory-store.js';
+import { createEmbeddedRetentionStore } from '../../adapters/embedded/retention.js';
 import { deleteIndexRows, writeIndexRows } from '../../adapters/embedded/search/rows.js';
 import { EmbeddedSearchIndex, resetIndexForModel } from '../../adapters/embedded/search-index.js';
 import type { IndexInfo } from '../ports/search-index.js';
@@ -70,6 +71,7 @@ export function createEmbeddedPorts(config: Config, logger: Logger, embedding: I
     knowledgeStructures: createEmbeddedKnowledgeStructureStore(db),
     knowledgeObjects: createEmbeddedKnowledgeObjectStore(db),
     knowledgeSettings: createEmbeddedKnowledgeSettingsStore(db),
+    retention: createEmbeddedRetentionStore(db),
     attemptCounters: createEmbeddedAttemptCounters(db),
     async ping() {
       db.prepare('SELECT 1').get();

@@ -10,6 +10,7 @@ import {
   createMongoTenantStore,
   createMongoUserStore,
 } from '../../adapters/mongo/identity.js';
+import { createMongoRetentionStore } from '../../adapters/mongo/retention.js';
 import { createMongoSsoStateStore } from '../../adapters/mongo/sso-state.js';
 import { createMongoOnboardingStore } from '../../adapters/mongo/onboarding-store.js';
 import { createMongoMemoryPorts } from '../../adapters/mongo/memory-ports.js';
@@ -76,6 +77,7 @@ async function openPorts(
       log: logger.child({ component: 'index-outbox' }),
     })),
     searchIndex,
+    retention: await createMongoRetentionStore(db),
     attemptCounters: createMongoAttemptCounters(db),
     async ping() {
       await db.command({ ping: 1 });

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
-import type { AuditActor, AuditEventRecord, AuditHead, AuditStore, AuditTarget } from '../ports/audit.js';
+import type { AuditActor, AuditEventRecord, AuditHead, AuditListQuery, AuditStore, AuditTarget } from '../ports/audit.js';
+import { canonicalAuditTime } from '../storage-rules/audit-filter.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 
 /** Every kind of audit event. Add new kinds here (one place), keeping the `area.verb` form. */
@@ -45,6 +46,10 @@ export const auditEventTypes = [
   'knowledge.enrich_request',
   // A portal user ticked an onboarding step by hand (steps that tick themselves are not audited).
   'onboarding.complete',
+  // The portal's privileged actions: a tenant data export, a retention change, and the job's purge.
+  'portal.export',
+  'retention.change',
+  'retention.purge',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -73,8 +78,8 @@ export interface AuditService {
   record(input: AuditInput): Promise<AuditEventRecord>;
   /** For events with no tenant (a failed sign-in with an unknown email): a structured log line only. */
   recordUnscoped(type: AuditEventType, facts: { ip?: string | null; userAgent?: string | null; details?: Record<string, unknown> }): void;
-  /** Newest first. */
-  list(tenantId: string, page: { limit: number; offset: number }): Promise<{ events: AuditEventRecord[]; total: number }>;
+  /** Newest first, filtered when the query says so (type exact or `area.` prefix, actor, time bounds). */
+  list(tenantId: string, query: AuditListQuery): Promise<{ events: AuditEventRecord[]; total: number }>;
   verify(tenantId: string): Promise<AuditVerification>;
 }
 
@@ -149,7 +154,12 @@ export function createAuditService(deps: { audit: AuditStore; logger: Logger; cl
       );
     },
 
-    list: (tenantId, page) => audit.list(tenantId, page),
+    list: (tenantId, query) =>
+      audit.list(tenantId, {
+        ...query,
+        ...(query.from === undefined ? {} : { from: canonicalAuditTime(query.from) }),
+        ...(query.to === undefined ? {} : { to: canonicalAuditTime(query.to) }),
+      }),
 
     async verify(tenantId) {
       let expectedSeq = 1;

@@ -392,6 +392,26 @@ export function describeKnowledgeStoreContract(name: string, make: () => Promise
         expect(seen).toEqual([...behind].sort());
       });
 
+      it('listAll pages every object of the tenant, of every type, in (type, id) order', async () => {
+        const mine: KnowledgeObjectRecord[] = [];
+        for (let i = 0; i < 4; i++) mine.push(await created(tenant));
+        for (let i = 0; i < 3; i++) mine.push(await created(tenant, {}, 'person'));
+        await created(other);
+        const seen: string[] = [];
+        let after: { type: string; id: string } | null = null;
+        for (let guard = 0; guard < 20; guard++) {
+          const page = await f.objects.listAll(tenant, after, 3);
+          expect(page.every((o) => o.tenantId === tenant)).toBe(true);
+          seen.push(...page.map((o) => o.id));
+          if (page.length < 3) break;
+          after = { type: page.at(-1)!.type, id: page.at(-1)!.id };
+        }
+        const byKey = (a: KnowledgeObjectRecord, b: KnowledgeObjectRecord) =>
+          a.type < b.type ? -1 : a.type > b.type ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+        expect(seen).toEqual([...mine].sort(byKey).map((o) => o.id));
+        expect(await f.objects.listAll(other, null, 10)).toHaveLength(1);
+      });
+
       it('log: oldest first, a batch stamped alike in the order written, at most limit, per tenant', async () => {
         const o = await created(tenant);
         const run1 = ['name', 'domain', 'industry', 'website'].map((field) => logEntry(o, field, { createdAt: at(60) }));

@@ -660,6 +660,16 @@ export function describeMemoryStoreContract(name: string, make: () => Promise<Me
       expect(seen).toHaveLength(4);
       expect(seen).not.toContain(ids[1]);
       expect(await f.memories.listAfter(tenant, null, 0)).toEqual([]);
+      // With merged duplicates (the portal's export): every memory of the tenant, same order.
+      const all: string[] = [];
+      for (let after: { createdAt: string; id: string } | null = null; ;) {
+        const page = await f.memories.listAfter(tenant, after, 2, { includeMerged: true });
+        all.push(...page.map((m) => m.id));
+        if (page.length < 2) break;
+        after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id };
+      }
+      expect(all).toHaveLength(5);
+      expect(all.filter((id) => id !== ids[1])).toEqual(seen);
     });
 
     it('totals live memories, bytes and queued writes per namespace, for the tenant only', async () => {

@@ -7,7 +7,7 @@ import { bearer, signUp, type SignedUpUser } from '../support/auth.js';
 import { contractViolation } from '../support/error-shape.js';
 import { hostileText } from '../support/hostile-values.js';
 import { operationsOf, type JsonSchema } from '../support/openapi-operations.js';
-import { portalLogin, portalStepUp } from '../support/portal.js';
+import { portalLogin, portalStepUp, type PortalBrowser } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -220,7 +220,18 @@ const validBodies: Record<string, () => Promise<{ url: string; headers: Record<s
     const m = await http(server.url, 'POST', '/memories', { headers: key, body: { content: 'strict types' } });
     return { url: `/api/portal/memories/${m.body.memory_id}/rollback`, headers: portal, body: {} };
   },
+  'POST /api/portal/retention': async () => {
+    retentionBrowser ??= await portalLogin(server.url, user.email, user.password);
+    const token = await portalStepUp(server.url, retentionBrowser, 'retention.override', user.password);
+    return {
+      url: '/api/portal/retention',
+      headers: { cookie: retentionBrowser.cookie, 'x-csrf-token': retentionBrowser.csrf, 'x-step-up-token': token },
+      body: { deleted_days: null, superseded_days: null },
+    };
+  },
 };
+/** The owner's portal session for the retention body, started by the first call that needs it. */
+let retentionBrowser: PortalBrowser | undefined;
 
 describe('JSON types are strict', () => {
   const props = typedProperties();

@@ -132,7 +132,7 @@ const declared: Record<string, string> = {
   'portal.breakGlassRequest': 'portal break_glass:request',
   'portal.breakGlassApprove': 'portal break_glass:approve',
   'portal.breakGlassDeny': 'portal break_glass:approve',
-  'portal.memoriesDelete': 'portal data:delete',
+  'portal.memoriesDelete': 'portal data:delete, step-up data.delete',
   'portal.memoriesList': 'portal memories:read',
   'portal.memoryGet': 'portal memories:read',
   'portal.memoryVersions': 'portal memories:read',
@@ -148,13 +148,21 @@ const declared: Record<string, string> = {
   'portal.scopes': 'portal session',
   'portal.tenants': 'portal session',
   'portal.createTenant': 'portal session',
+  'portal.audit': 'portal audit:read',
+  'portal.auditVerify': 'portal audit:read',
+  'portal.retention': 'portal tenant:read',
+  'portal.setRetention': 'portal retention:override, step-up retention.override',
+  'portal.export': 'portal data:export, step-up data.export',
 };
 
 function requirementOf(p: (typeof procedures)[number]): string {
   const meta = p.meta;
   if (!meta?.openapi) return meta?.permission || meta?.scope ? 'tRPC only, protected' : 'tRPC only, public';
   if (meta.auth === 'apiKeyOrBearer') return `scope ${meta.scope} or ${meta.permission}`;
-  if (meta.auth === 'portal') return meta.permission ? `portal ${meta.permission}` : 'portal session';
+  if (meta.auth === 'portal') {
+    const stepUp = meta.stepUp ? `, step-up ${meta.stepUp}` : '';
+    return meta.permission ? `portal ${meta.permission}${stepUp}` : 'portal session';
+  }
   if (meta.permission) return meta.permission;
   if (meta.scope) return `scope ${meta.scope}`;
   if (meta.auth === 'apiKey') return 'any key';

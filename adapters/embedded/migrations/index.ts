@@ -19,7 +19,9 @@ import { knowledgeIdentityKeysMigration } from './0052_knowledge_identity_keys.j
 import { portalSessionsMigration } from './0060_portal_sessions.js';
 import { usageDaysMigration } from './0061_usage_days.js';
 import { onboardingMigration } from './0062_onboarding.js';
+import { retentionMigration } from './0063_retention.js';
 import { memoryListIndexesMigration } from './0064_memory_list_indexes.js';
+import { auditFiltersMigration } from './0065_audit_filters.js';
 
 /**
  * Every migration, in id order. Each area owns its own file; ids are assigned once and never reused.
@@ -43,5 +45,7 @@ export const migrations: readonly Migration[] = [
   portalSessionsMigration,
   usageDaysMigration,
   onboardingMigration,
+  retentionMigration,
   memoryListIndexesMigration,
+  auditFiltersMigration,
 ];

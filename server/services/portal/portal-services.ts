@@ -5,7 +5,9 @@ import type { Clock } from '../clock.js';
 import type { OnboardingService } from '../onboarding.js';
 import type { UsageService } from '../usage.js';
 import { createDashboardService, type DashboardService } from './dashboard.js';
+import { createRetentionService, type RetentionService } from '../retention.js';
 import { createPortalSessionService, type PortalSessionService } from './portal-sessions.js';
+import { createTenantExport, type TenantExport } from './tenant-export.js';
 
 /** What the web portal's facade (`/api/portal`) adds to the services every area shares. */
 export interface PortalServices {
@@ -15,6 +17,10 @@ export interface PortalServices {
   dashboard: DashboardService;
   /** The tenant's onboarding checklist (its steps tick themselves from API keys, writes and searches). */
   onboarding: OnboardingService;
+  /** Per-tenant retention settings and their enforcement (the `maintenance.retention` job). */
+  retention: RetentionService;
+  /** The tenant data export, read page by page (`POST /api/portal/export`). */
+  export: TenantExport;
 }
 
 /** The shared pieces the portal's services are built from (the container passes them once). */
@@ -35,5 +41,7 @@ export function createPortalServices(deps: PortalServicesDeps): PortalServices {
     sessions: createPortalSessionService({ config, sessions: ports.sessions, audit, clock }),
     dashboard: createDashboardService({ usage, audit, onboarding }),
     onboarding,
+    retention: createRetentionService({ retention: ports.retention, audit, clock }),
+    export: createTenantExport({ memories: ports.memories, knowledgeObjects: ports.knowledgeObjects, audit }),
   };
 }
