@@ -102,6 +102,7 @@ describe('the cookie is the only credential', () => {
         const res = await http(server.url, route.method, urlOf(route), { headers, body });
         expect(res.status, `${JSON.stringify(Object.keys(headers))}: ${res.text.slice(0, 200)}`).toBe(401);
         expect(res.body.code).toBe('UNAUTHENTICATED');
+        expect(res.headers.get('cache-control')).toBe('no-store');
       }
     });
   }
