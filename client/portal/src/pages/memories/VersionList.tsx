@@ -72,9 +72,7 @@ export function VersionList({
               v.version === latest ? (
                 <span className="mem-muted">Current</span>
               ) : (
-                <Button onClick={() => setTarget(v.version)} aria-label={`Roll back to version ${v.version}`}>
-                  Roll back to this version
-                </Button>
+                <Button onClick={() => setTarget(v.version)}>Roll back to version {v.version}</Button>
               ),
           },
         ]
