@@ -81,7 +81,7 @@ export function useDeleteFlow(): { start: (selector: DeleteSelector, what: strin
 
   const element = (
     <>
-      <p role="status" aria-live="polite" className="mem-status">
+      <p role="status" aria-live="polite" className="mem-status" data-testid="delete-status">
         {status}
       </p>
       <ErrorBanner error={error} title="Could not delete" />
