@@ -15,7 +15,15 @@ const empty = Object.fromEntries(FILTER_KEYS.map((k) => [k, ''])) as FilterValue
 export function Filters({ values, onApply }: { values: UrlValues; onApply: (filters: FilterValues) => void }) {
   const fromUrl = pick(values);
   const urlKey = JSON.stringify(fromUrl);
-  return <FilterForm key={urlKey} initial={fromUrl} onApply={onApply} />;
+  const active = FILTER_KEYS.filter((k) => fromUrl[k] !== '').length;
+  // On a phone the form starts folded (unless a filter is on), so the list is on the first screen.
+  const [open, setOpen] = useState(() => active > 0 || !window.matchMedia('(max-width: 760px)').matches);
+  return (
+    <details className="card mem-filters-card" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="mem-summary">Filters{active > 0 ? ` (${active} on)` : ''}</summary>
+      <FilterForm key={urlKey} initial={fromUrl} onApply={onApply} />
+    </details>
+  );
 }
 
 function FilterForm({ initial, onApply }: { initial: FilterValues; onApply: (filters: FilterValues) => void }) {
@@ -26,7 +34,7 @@ function FilterForm({ initial, onApply }: { initial: FilterValues; onApply: (fil
     onApply({ ...f, q: f.q.trim(), namespace: f.namespace.trim() });
   };
   return (
-    <form className="card mem-filters" role="search" aria-label="Filter memories" onSubmit={submit}>
+    <form className="mem-filters" role="search" aria-label="Filter memories" onSubmit={submit}>
       <div className="mem-filter-grid">
         <TextField label="Text in title or content" value={f.q} onChange={set('q')} maxLength={200} />
         <Select label="Type" value={f.type} options={TYPE_OPTIONS} onChange={set('type')} />
@@ -34,8 +42,8 @@ function FilterForm({ initial, onApply }: { initial: FilterValues; onApply: (fil
         <Select label="Status" value={f.status} options={STATUS_OPTIONS} onChange={set('status')} />
         <Select label="Contradiction" value={f.contradiction} options={CONTRADICTION_OPTIONS} onChange={set('contradiction')} />
         <TextField label="Namespace" value={f.namespace} onChange={set('namespace')} maxLength={64} />
-        <TextField label="Created from" type="date" value={f.from} onChange={set('from')} />
-        <TextField label="Created to" type="date" value={f.to} onChange={set('to')} />
+        <TextField label="Created from" type="date" value={f.from} onChange={set('from')} hint="From the start of this day (UTC)" />
+        <TextField label="Created to" type="date" value={f.to} onChange={set('to')} hint="To the end of this day (UTC)" />
       </div>
       <div className="mem-actions">
         <Button type="submit" variant="primary">

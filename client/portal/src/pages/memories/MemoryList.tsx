@@ -50,7 +50,13 @@ export function MemoryList({
           {
             header: 'Select',
             cell: (m: MemoryListItem) => (
-              <Checkbox label={`Select “${m.title || m.id}”`} checked={selected.has(m.id)} onChange={(on) => toggle(m.id, on)} />
+              <input
+                type="checkbox"
+                className="mem-row-check"
+                aria-label={`Select “${m.title || m.id}”`}
+                checked={selected.has(m.id)}
+                onChange={(e) => toggle(m.id, e.target.checked)}
+              />
             ),
           },
         ]
