@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SignedUpUser } from '../support/auth.js';
+import { addToTenant, type SignedUpUser } from '../support/auth.js';
 import { expectAccessible, newUser, openPage, signInThroughForm, startPortalHarness, type PortalHarness } from '../support/browser.js';
 import { createApiKey, waitConsolidated, withKey } from '../support/memory-api.js';
 
@@ -178,6 +178,38 @@ describe('memories page in a browser', () => {
       expect(res.status).toBe(404);
     }
     expect((await s.api('GET', `/memories/${s.ids['Keep me']}`)).status).toBe(200);
+
+    // "Everything matching the filter" counts with the filter first; cancelling deletes nothing.
+    await page.getByLabel('Text in title or content').fill('keep');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('q') === 'keep');
+    await page.getByRole('button', { name: 'Delete all matching' }).click();
+    await stepUp.getByLabel('Password').fill(s.user.password);
+    await stepUp.getByRole('button', { name: 'Confirm' }).click();
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain('This will delete 1 memory (everything matching the filter)');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.getByTestId('delete-status').textContent()).toBe('Deletion cancelled.');
+    expect((await s.api('GET', `/memories/${s.ids['Keep me']}`)).status).toBe(200);
+    await context.close();
+  });
+
+  it('a viewer browses but is offered neither deletion nor rollback', async () => {
+    const s = await seed({ 'Read only': { content: 'Viewers can read this.' } });
+    const viewer = await newUser(harness.server, 'Viewer');
+    await addToTenant(harness.server.url, s.user, viewer, 'viewer');
+    const { context, page } = await openPage(harness.browser);
+    await signInThroughForm(page, harness.server, viewer);
+    await page.goto(memoriesUrl(s));
+    await expect.poll(() => total(page)).toBe('(1 memory)');
+    await page.getByRole('button', { name: 'Read only' }).click();
+    await page.getByRole('heading', { name: 'Versions' }).waitFor();
+    await page.getByRole('cell', { name: '1 (current)' }).waitFor();
+    expect(await page.getByRole('button', { name: /Delete|Roll back/ }).count()).toBe(0);
+    await page.getByRole('button', { name: '← All memories' }).click();
+    await expect.poll(() => total(page)).toBe('(1 memory)');
+    expect(await page.getByRole('button', { name: /Delete/ }).count()).toBe(0);
+    expect(await page.getByRole('checkbox').count()).toBe(0);
     await context.close();
   });
 
