@@ -224,10 +224,9 @@ describe('memories page in a browser', () => {
     await page.getByRole('heading', { name: 'Phone note' }).waitFor();
     await expectAccessible(page, 'memory detail at 390px');
     // The page's own content fits the screen (wide tables scroll inside their own region).
-    const overflow = await page.evaluate(() => {
-      const main = document.querySelector('main')!;
-      return main.scrollWidth - main.clientWidth;
-    });
+    const overflow = await page
+      .locator('main')
+      .evaluate((main: { scrollWidth: number; clientWidth: number }) => main.scrollWidth - main.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'Delete this memory' }).click();
     await page.getByRole('dialog', { name: "Confirm it's you" }).getByLabel('Password').waitFor();
