@@ -208,6 +208,7 @@ describe('memories page in a browser', () => {
     expect(await page.getByRole('button', { name: /Delete|Roll back/ }).count()).toBe(0);
     await page.getByRole('button', { name: '← All memories' }).click();
     await expect.poll(() => total(page)).toBe('(1 memory)');
+    await expect.poll(() => page.locator('#mem-list-heading:focus').count()).toBe(1);
     expect(await page.getByRole('button', { name: /Delete/ }).count()).toBe(0);
     expect(await page.getByRole('checkbox').count()).toBe(0);
     await context.close();

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { trpc } from '../../api';
 import { Button, Checkbox, DataTable, ErrorBanner, Loading, type Column } from '../../ui';
 import { FlagBadges, SensitivityBadge } from './Badges';
@@ -19,16 +19,24 @@ export function MemoryList({
   onOpen,
   canDelete,
   onDelete,
+  focusHeading = false,
 }: {
   values: UrlValues;
   onPage: (page: number) => void;
   onOpen: (id: string) => void;
   canDelete: boolean;
+  /** Coming back from a memory: keyboard focus lands on the list's heading, not on the page's end. */
+  focusHeading?: boolean;
   onDelete: (selector: DeleteSelector, what: string, onDone?: () => void) => void;
 }) {
   const input = listInputOf(values);
   const list = useQuery({ ...trpc.portal.memoriesList.queryOptions(input), placeholderData: keepPreviousData });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = list.isSuccess;
+  useEffect(() => {
+    if (focusHeading && loaded) heading.current?.focus();
+  }, [focusHeading, loaded]);
   if (list.isPending) return <Loading label="Loading memories…" />;
   if (list.isError) return <ErrorBanner error={list.error} title="Could not load the memories" />;
   const rows = list.data.memories;
@@ -85,7 +93,7 @@ export function MemoryList({
   return (
     <section aria-labelledby="mem-list-heading" className="mem-section">
       <div className="mem-toolbar">
-        <h2 id="mem-list-heading">
+        <h2 id="mem-list-heading" ref={heading} tabIndex={-1}>
           {filtered ? 'Matching memories' : 'All memories'}{' '}
           <span className="mem-count" data-testid="memories-total">
             ({memoriesCount(list.data.total)})

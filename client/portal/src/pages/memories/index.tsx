@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Button, PageHeader } from '../../ui';
 import { Filters } from './Filters';
 import { MemoryDetailView } from './MemoryDetail';
@@ -17,6 +18,7 @@ export default function MemoriesPage() {
   const { values, update } = useMemoriesUrl();
   const { canWrite, canDelete } = usePermissions();
   const deletion = useDeleteFlow();
+  const [cameBack, setCameBack] = useState(false);
   const open = (id: string) => update({ open: id });
   const view = values.view === 'search' ? 'search' : 'browse';
 
@@ -28,7 +30,10 @@ export default function MemoriesPage() {
         <MemoryDetailView
           key={values.open}
           id={values.open}
-          onBack={() => update({ open: '' })}
+          onBack={() => {
+            setCameBack(true);
+            update({ open: '' });
+          }}
           onOpen={open}
           canWrite={canWrite}
           canDelete={canDelete}
@@ -61,6 +66,7 @@ export default function MemoriesPage() {
                 onOpen={open}
                 canDelete={canDelete}
                 onDelete={deletion.start}
+                focusHeading={cameBack}
               />
             </>
           ) : (
