@@ -58,9 +58,9 @@ export function ExportCard({ allowed }: { allowed: boolean | undefined }) {
     <section className="card" aria-labelledby="export-heading">
       <h2 id="export-heading">Export</h2>
       <p>
-        Download everything this tenant stores as one JSON file: every memory with all its stored versions (merged duplicates
-        included) and every knowledge object with each field&apos;s provenance and confidence. You will be asked to confirm
-        it&apos;s you first; the export is recorded in the audit log.
+        Download everything this tenant stores as one JSON file: every memory with all its stored versions (merged duplicates included) and
+        every knowledge object with each field&apos;s provenance and confidence. You will be asked to confirm it&apos;s you first; the
+        export is recorded in the audit log.
       </p>
       {allowed === false && <p className="data-note">Only owners and admins can export the tenant&apos;s data.</p>}
       <div className="data-actions">

@@ -19,5 +19,4 @@ export function parseDays(draft: DaysDraft): { value: number | null } | { error:
   return { value: days };
 }
 
-export const describeDays = (value: number | null): string =>
-  value === null ? 'Kept forever' : `${value} day${value === 1 ? '' : 's'}`;
+export const describeDays = (value: number | null): string => (value === null ? 'Kept forever' : `${value} day${value === 1 ? '' : 's'}`);
