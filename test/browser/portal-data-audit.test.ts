@@ -127,9 +127,9 @@ describe('portal data and audit pages in a browser', () => {
     expect((await types()).every((t) => t.startsWith('auth.'))).toBe(true);
 
     // Details unfold with the keyboard; the verification can be run again.
-    await page.getByText('Details', { exact: false }).first().focus();
+    await page.locator('summary').first().focus();
     await page.keyboard.press('Enter');
-    await page.locator('details[open] .audit-json').first().waitFor();
+    await page.locator('details[open]').getByText('Hash').waitFor();
     await expectAccessible(page, 'audit page, filtered, details open');
     await page.getByRole('button', { name: 'Verify again' }).click();
     await expect.poll(() => page.getByTestId('audit-verification').textContent()).toMatch(/^Verified\./);
