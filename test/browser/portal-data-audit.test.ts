@@ -72,6 +72,30 @@ describe('portal data and audit pages in a browser', () => {
     await context.close();
   });
 
+  it("an export the server refuses shows the API's message and code, and saves nothing", async () => {
+    const user = await newUser(server);
+    const { context, page } = await openPage(browser);
+    const seen = watchExports(page);
+    await signInThroughForm(page, server, user);
+    // The request reaches the real server without its step-up token, which it refuses (403 STEP_UP_REQUIRED).
+    await page.route('**/api/portal/export', (route) => {
+      const headers = { ...route.request().headers() };
+      delete headers['x-step-up-token'];
+      return route.continue({ headers });
+    });
+    await page.goto(dataUrl(user.tenantId));
+    await page.getByRole('button', { name: 'Export data' }).click();
+    const dialog = page.getByRole('dialog', { name: "Confirm it's you" });
+    await dialog.getByLabel('Password').fill(user.password);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The export failed' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('STEP_UP_REQUIRED');
+    expect(await page.getByTestId('export-status').textContent()).toBe('');
+    expect(seen).toEqual({ requests: 1, downloads: 0 });
+    await context.close();
+  });
+
   it('saves retention after step-up and shows it after a reload', async () => {
     const user = await newUser(server);
     const { context, page } = await openPage(browser);
