@@ -128,17 +128,29 @@ describe('portal data and audit pages in a browser', () => {
 
   it('filters the audit log by area (kept in the URL across a reload) and shows the chain verified', async () => {
     const user = await newUser(server);
-    await createApiKey(server.url, user); // an api_key.create event the auth. filter must leave out
+    // 25 api_key.create events (which the auth. filter must leave out): more than one page of 25.
+    for (let i = 0; i < 25; i++) await createApiKey(server.url, user);
     const { context, page } = await openPage(browser);
     await signInThroughForm(page, server, user);
     await page.goto(auditUrl(user.tenantId));
     await expect.poll(() => page.getByTestId('audit-verification').textContent()).toMatch(/^Verified\. All \d+ events match/);
-    await page.getByRole('cell', { name: 'api_key.create' }).waitFor();
+    await page.getByRole('cell', { name: 'api_key.create' }).first().waitFor();
     await expectAccessible(page, 'audit page');
+
+    // Paging: the total is shown, Next goes to page 2 and the URL keeps it.
+    const pager = page.getByRole('navigation', { name: 'Audit events, newest first pages' });
+    await expect.poll(() => pager.textContent()).toContain('Page 1 of 2');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await page.waitForURL((url) => url.searchParams.get('page') === '2');
+    await expect.poll(() => pager.textContent()).toContain('Page 2 of 2');
+    const total = Number(/^(\d+) events/.exec((await page.getByTestId('audit-total').textContent())!)![1]);
+    expect(total).toBeGreaterThan(25);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(total - 25);
 
     await page.getByLabel('Event type').fill('auth.');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForURL((url) => url.searchParams.get('type') === 'auth.');
+    // Applying a filter goes back to page 1.
+    await page.waitForURL((url) => url.searchParams.get('type') === 'auth.' && !url.searchParams.has('page'));
     await expect.poll(() => page.getByTestId('audit-total').textContent()).toMatch(/match the filters$/);
     const types = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
     await expect.poll(async () => (await types()).length).toBeGreaterThan(0);
@@ -155,7 +167,9 @@ describe('portal data and audit pages in a browser', () => {
     await page.keyboard.press('Enter');
     await page.locator('details[open]').getByText('Hash').waitFor();
     await expectAccessible(page, 'audit page, filtered, details open');
+    const reverified = page.waitForResponse((r) => r.url().includes('portal.auditVerify') && r.status() === 200);
     await page.getByRole('button', { name: 'Verify again' }).click();
+    await reverified;
     await expect.poll(() => page.getByTestId('audit-verification').textContent()).toMatch(/^Verified\./);
     await context.close();
   });
