@@ -12,7 +12,8 @@ const columns: Column<AuditEvent>[] = [
   { header: 'Event', cell: (e) => <code>{e.type}</code> },
   {
     header: 'Actor',
-    cell: (e) => (e.actor.user_id ? `user ${e.actor.user_id.slice(0, 8)}` : e.actor.key_id ? `key ${e.actor.key_id.slice(0, 8)}` : 'system'),
+    cell: (e) =>
+      e.actor.user_id ? `user ${e.actor.user_id.slice(0, 8)}` : e.actor.key_id ? `key ${e.actor.key_id.slice(0, 8)}` : 'system',
   },
   { header: 'Target', cell: (e) => (e.target ? `${e.target.type} ${e.target.id.slice(0, 8)}` : '—') },
 ];
@@ -24,7 +25,13 @@ export function RecentAudit({ events, canRead }: { events: readonly AuditEvent[]
       <h2 id="audit-heading">Recent activity</h2>
       {canRead ? (
         <>
-          <DataTable caption="Recent audit events, newest first" columns={columns} rows={events} rowKey={(e) => e.id} empty="No events yet." />
+          <DataTable
+            caption="Recent audit events, newest first"
+            columns={columns}
+            rows={events}
+            rowKey={(e) => e.id}
+            empty="No events yet."
+          />
           <p>
             <Link href={`/t/${currentTenantId() ?? ''}/audit`}>See the full audit log</Link>
           </p>

@@ -45,7 +45,13 @@ export function UsageChart({ days }: { days: readonly UsageDay[] }) {
             </g>
           ))}
           {labelled.map((i) => (
-            <text key={i} className="dash-axis" x={x(i)} y={H - 8} textAnchor={i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'}>
+            <text
+              key={i}
+              className="dash-axis"
+              x={x(i)}
+              y={H - 8}
+              textAnchor={i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'}
+            >
               {formatDay(days[i]!.date)}
             </text>
           ))}

@@ -17,8 +17,7 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${integer.format(value)} bytes` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
-export const formatDateTime = (iso: string): string =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const formatDateTime = (iso: string): string => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export const formatDate = (iso: string): string => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
