@@ -52,12 +52,8 @@ export function OnboardingChecklist({ status, canComplete }: { status: Onboardin
                 <div className="dash-muted">{s.hint}</div>
               </div>
               {!done && canComplete && (
-                <Button
-                  busy={complete.isPending && complete.variables === s.step}
-                  onClick={() => complete.mutate(s.step)}
-                  aria-label={`Mark "${s.label}" as done`}
-                >
-                  Mark as done
+                <Button busy={complete.isPending && complete.variables === s.step} onClick={() => complete.mutate(s.step)}>
+                  Mark as done<span className="visually-hidden">: {s.label}</span>
                 </Button>
               )}
             </li>
