@@ -70,6 +70,8 @@ describe('API keys page', () => {
     await create.getByRole('button', { name: 'Create key' }).click();
 
     const secret = await takeSecret(page, /API key ingest worker created/, 'credentials secret dialog');
+    // Keyboard users land back on the button that started it.
+    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Create API key');
     // The key is real: it reads usage, writes a memory, and holds exactly the scopes picked.
     expect(await usageWith(secret)).toBe(200);
     expect((await withKey(server.url, secret)('POST', '/memories', { body: { content: 'from the portal key' } })).status).toBe(202);

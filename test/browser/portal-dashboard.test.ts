@@ -144,15 +144,13 @@ describe('portal dashboard page', () => {
     expect(await page.getByRole('button', { name: /^Mark/ }).count()).toBe(0);
     expect((await apiDashboard(viewer)).recent_audit_events).toEqual([]);
     // Nothing in the page's area is wider than the phone's screen (tables scroll in regions of their own).
-    const tooWide = await page.evaluate(() =>
-      [...document.querySelectorAll('#main *')]
-        .filter(
-          (e) =>
-            !e.closest('.table-scroll, pre, .visually-hidden') &&
-            e.getBoundingClientRect().right > document.documentElement.clientWidth + 1,
-        )
-        .map((e) => `${e.tagName}.${e.className}`),
-    );
+    const tooWide = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const width: number = doc.documentElement.clientWidth;
+      return [...doc.querySelectorAll('#main *')]
+        .filter((e: any) => !e.closest('.table-scroll, pre, .visually-hidden') && e.getBoundingClientRect().right > width + 1)
+        .map((e: any) => `${e.tagName}.${e.className}`);
+    });
     expect(tooWide).toEqual([]);
     await expectAccessible(page, 'dashboard (viewer) at 390px');
     await context.close();

@@ -21,6 +21,8 @@ function CreateForm({ onCreated, onCancel }: { onCreated: (created: Created) => 
   const [tried, setTried] = useState(false);
   const create = useMutation({
     mutationFn: (input: CreateInput) => client.portal.createCredential.mutate(input),
+    // The answer holds the secret: hand it up and keep no copy in the mutation cache.
+    gcTime: 0,
     onSuccess: onCreated,
   });
   if (scopes.isPending) return <Loading label="Loading scopes…" />;

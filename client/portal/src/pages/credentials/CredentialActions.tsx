@@ -19,10 +19,13 @@ export function CredentialActions({
   const [confirm, setConfirm] = useState<'rotate' | 'revoke' | null>(null);
   const rotate = useMutation({
     mutationFn: () => client.portal.rotateCredential.mutate({ id: credential.id }),
+    // The answer holds the new secret: hand it up, then drop it (reset) so no copy stays in the cache.
+    gcTime: 0,
     onSuccess: (rotated) => {
       setConfirm(null);
       onChanged();
       onRotated(rotated);
+      rotate.reset();
     },
   });
   const revoke = useMutation({

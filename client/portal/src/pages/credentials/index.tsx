@@ -8,6 +8,8 @@ import { CredentialsTable } from './CredentialsTable';
 import { SecretDialog } from './SecretDialog';
 import type { Credential, ShownSecret } from './types';
 
+const CREATE_BUTTON_ID = 'create-api-key';
+
 /**
  * The tenant's API keys: list, create (the secret shown once), rotate and revoke. Viewers read only;
  * members manage the keys they created; owners and admins every key.
@@ -32,7 +34,7 @@ export default function CredentialsPage() {
         title="API keys"
         actions={
           canManage && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
+            <Button id={CREATE_BUTTON_ID} variant="primary" onClick={() => setCreating(true)}>
               Create API key
             </Button>
           )
@@ -70,7 +72,15 @@ export default function CredentialsPage() {
           refresh();
         }}
       />
-      <SecretDialog shown={shown} onClose={() => setShown(null)} />
+      <SecretDialog
+        shown={shown}
+        onClose={() => {
+          const after = shown?.kind;
+          setShown(null);
+          // After a create the element focused before the dialog (the form's submit) is gone: go back to "Create API key".
+          if (after === 'created') setTimeout(() => document.getElementById(CREATE_BUTTON_ID)?.focus(), 0);
+        }}
+      />
     </>
   );
 }
