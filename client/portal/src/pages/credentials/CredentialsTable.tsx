@@ -6,17 +6,25 @@ import type { Credential } from './types';
 type Rotated = RouterOutputs['portal']['rotateCredential'];
 
 const when = (iso: string | null, never = '—') =>
-  iso ? <time dateTime={iso}>{new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}</time> : never;
+  iso ? (
+    <time dateTime={iso} title={new Date(iso).toLocaleString()}>
+      {new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}
+    </time>
+  ) : (
+    never
+  );
 
 const list = (items: readonly string[] | null, all: string) =>
   items === null ? (
     <span className="cred-muted">{all}</span>
   ) : (
-    items.map((i) => (
-      <code key={i} className="cred-chip">
-        {i}
-      </code>
-    ))
+    <span className="cred-chips">
+      {items.map((i) => (
+        <code key={i} className="cred-chip">
+          {i}
+        </code>
+      ))}
+    </span>
   );
 
 /** The tenant's keys; actions only on the active keys the user may manage. */
