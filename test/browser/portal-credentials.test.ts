@@ -147,6 +147,27 @@ describe('API keys page', () => {
     await context.close();
   });
 
+  it("a member manages the keys they made, not another's", async () => {
+    const member = await signUp(server.url);
+    await addToTenant(server.url, owner, member, 'member');
+    const made = await http(server.url, 'POST', '/api-keys', {
+      headers: bearer(owner.accessToken),
+      body: { name: 'the owner key', scopes: ['memories:read'] },
+    });
+    expect(made.status).toBe(201);
+    const { context, page } = await openCredentials(member, owner.tenantId);
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const create = page.getByRole('dialog', { name: 'Create an API key' });
+    // A member may not grant what their role lacks.
+    expect(await create.getByRole('checkbox', { name: 'knowledge:admin' }).isDisabled()).toBe(true);
+    await create.getByLabel('Name', { exact: true }).fill('the member key');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    await takeSecret(page, /API key the member key created/);
+    await row(page, 'the member key').getByRole('button', { name: 'Revoke the member key' }).waitFor();
+    expect(await row(page, 'the owner key').getByRole('button').count()).toBe(0);
+    await context.close();
+  });
+
   it('at phone width the create and secret dialogs fit and pass axe', async () => {
     const { context, page } = await openCredentials(owner, owner.tenantId, { width: 390, height: 844 });
     await page.getByRole('button', { name: 'Create API key' }).click();
