@@ -14,3 +14,4 @@ export { Loading, Spinner } from './Spinner';
 export { StepUpCancelled, StepUpDialog, stepUpContext, useStepUp } from './StepUp';
 export { TextField } from './TextField';
 export { useUrlState } from './useUrlState';
+export { usePermissions, type Permissions } from './usePermissions';
