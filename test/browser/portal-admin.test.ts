@@ -48,7 +48,11 @@ async function stepUp(page: Page, user: SignedUpUser, label?: string) {
   await dialog.waitFor({ state: 'detached' });
 }
 
-const statusText = (page: Page) => page.getByRole('status').allTextContents().then((t) => t.join(' '));
+const statusText = (page: Page) =>
+  page
+    .getByRole('status')
+    .allTextContents()
+    .then((t) => t.join(' '));
 
 describe('knowledge page', () => {
   it('shows a REST-created object with completeness and per-field provenance; "Enrich now" fills the log', async () => {
@@ -163,7 +167,8 @@ describe('members page', () => {
     await expectAccessible(page, 'members (member) at 390px');
 
     await page.goto(pageUrl('knowledge'));
-    await page.getByRole('table', { name: /person objects/ }).waitFor();
+    await page.getByLabel('Status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Loading objects' }).waitFor({ state: 'detached' });
     await expectAccessible(page, 'knowledge at 390px');
     await page.goto(pageUrl('break-glass'));
     await page.getByRole('button', { name: 'Send request' }).waitFor();

@@ -58,7 +58,11 @@ export function MembersTable({
       header: 'Actions',
       cell: (m) =>
         mayTouch(m) ? (
-          <Button variant="danger" onClick={() => setRemoving(m)} aria-label={`Remove ${m.email}`}>
+          <Button
+            variant="danger"
+            onClick={() => setRemoving(m)}
+            aria-label={m.user_id === myUserId ? 'Leave this tenant' : `Remove ${m.email}`}
+          >
             {m.user_id === myUserId ? 'Leave' : 'Remove'}
           </Button>
         ) : (
