@@ -25,7 +25,9 @@ export default function BreakGlassPage() {
     <>
       <PageHeader title="Break-glass" />
       <p className="field-hint">Time-boxed emergency elevation. Each request, approval and denial is written to the audit log.</p>
-      <p role="status">{notice}</p>
+      <p role="status" className="mb-notice">
+        {notice}
+      </p>
       <section className="card" aria-labelledby="bg-list-heading">
         <h2 id="bg-list-heading">Requests</h2>
         {requests.isPending ? (

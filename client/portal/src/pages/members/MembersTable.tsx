@@ -28,7 +28,7 @@ export function MembersTable({
   const mayTouch = (m: Member) => canManage && (m.role !== 'owner' || myRole === 'owner');
   const who = (m: Member) => (m.user_id === myUserId ? `${m.email} (you)` : m.email);
   const columns: Column<Member>[] = [
-    { header: 'Email', cell: who },
+    { header: 'Email', cell: (m) => <span className="mb-email">{who(m)}</span> },
     { header: 'Name', cell: (m) => m.name ?? '—' },
     {
       header: 'Role',
