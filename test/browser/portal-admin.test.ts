@@ -88,6 +88,7 @@ describe('knowledge page', () => {
     await expect.poll(() => log.getByRole('row').count(), { timeout: 15_000 }).toBeGreaterThan(1);
     await expect.poll(() => page.getByTestId('kn-object-status').textContent(), { timeout: 15_000 }).not.toBe('ENRICHING');
     expect(await log.getByRole('row').nth(1).textContent()).toMatch(/kg|rule|llm|web/);
+    await expect.poll(() => statusText(page)).toMatch(/Finished: the object is (INCOMPLETE|PARTIALLY_COMPLETE|COMPLETE)\./);
 
     // do_not_enrich: the button is disabled and says why.
     await page.goto(pageUrl('knowledge', `?object=${optedOut}`));
@@ -137,7 +138,7 @@ describe('members page', () => {
     await page.getByLabel(`Role of ${invitee.email}`).selectOption('admin');
     await stepUp(page, owner, 'members: step-up dialog');
     await expect.poll(() => statusText(page)).toContain(`${invitee.email} is now admin.`);
-    expect(await page.getByLabel(`Role of ${invitee.email}`).inputValue()).toBe('admin');
+    await expect.poll(() => page.getByLabel(`Role of ${invitee.email}`).inputValue()).toBe('admin');
 
     await page.getByRole('button', { name: `Remove ${invitee.email}` }).click();
     await page.getByRole('alertdialog').waitFor();

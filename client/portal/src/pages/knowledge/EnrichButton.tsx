@@ -7,7 +7,20 @@ import { Button, ErrorBanner } from '../../ui';
  * "Enrich now": starts a run (the answer says ENRICHING) and refreshes the object and its log. Disabled,
  * with the reason beside it, for an object marked do_not_enrich or a role without knowledge:write.
  */
-export function EnrichButton({ type, id, doNotEnrich, canWrite }: { type: string; id: string; doNotEnrich: boolean; canWrite: boolean }) {
+export function EnrichButton({
+  type,
+  id,
+  doNotEnrich,
+  canWrite,
+  status,
+}: {
+  type: string;
+  id: string;
+  doNotEnrich: boolean;
+  canWrite: boolean;
+  /** The object's current status, to say when the run this button started has ended. */
+  status: string;
+}) {
   const queryClient = useQueryClient();
   const reasonId = useId();
   const enrich = useMutation({
@@ -41,7 +54,9 @@ export function EnrichButton({ type, id, doNotEnrich, canWrite }: { type: string
         </p>
       )}
       <p role="status" className="kn-enrich-status">
-        {enrich.isSuccess ? `Enrichment started: ${enrich.data.status}` : ''}
+        {enrich.isSuccess
+          ? `Enrichment started: ${enrich.data.status}.${status === 'ENRICHING' ? '' : ` Finished: the object is ${status}.`}`
+          : ''}
       </p>
       <ErrorBanner error={enrich.error} title="Could not start enrichment" />
     </div>

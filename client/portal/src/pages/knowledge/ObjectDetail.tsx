@@ -67,7 +67,7 @@ export function ObjectDetail({ type, id, canWrite, onClose }: { type: string; id
           <code>{o.id}</code>
         </dd>
       </dl>
-      <EnrichButton type={type} id={id} doNotEnrich={o.do_not_enrich} canWrite={canWrite} />
+      <EnrichButton type={type} id={id} doNotEnrich={o.do_not_enrich} canWrite={canWrite} status={o.status} />
       <h3>Fields</h3>
       <FieldTable object={o} log={log.data?.entries ?? []} />
       <h3>Enrichment log</h3>

@@ -28,19 +28,23 @@ export function useMemberCall() {
       return false;
     }
     setBusy(true);
+    const refresh = () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.portal.members.queryKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.portal.invitations.queryKey() }),
+      ]);
     try {
       await call(opts);
+      // The lists show the change before the status line says it happened.
+      await refresh();
       setNotice(done);
       return true;
     } catch (err) {
       setError(err);
+      await refresh();
       return false;
     } finally {
       setBusy(false);
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: trpc.portal.members.queryKey() }),
-        queryClient.invalidateQueries({ queryKey: trpc.portal.invitations.queryKey() }),
-      ]);
     }
   };
   const dialogs: ReactNode = (
