@@ -44,7 +44,11 @@ export default function BreakGlassPage() {
           />
         )}
       </section>
-      {access.can('break_glass:request') && <RequestForm />}
+      {access.can('break_glass:request') ? (
+        <RequestForm />
+      ) : (
+        access.ready && <p className="field-hint">Your role ({access.role}) cannot request break-glass access.</p>
+      )}
     </>
   );
 }
