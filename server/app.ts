@@ -115,6 +115,9 @@ export function createApp(services: Services): RequestListener {
       if (callsPortal(path)) delete req.headers['trpc-accept'];
       return body(req, res, (err) => (err ? done(err) : trpc(req, res)));
     }
+    // Portal answers are never for a shared cache, errors included (the portal middleware that sets it
+    // on success runs only after the checks that refuse).
+    if (path.startsWith('/api/portal/')) res.setHeader('Cache-Control', 'no-store');
     if (req.method === 'POST' && path === PORTAL_EXPORT_PATH) {
       return body(req, res, (err) => (err ? done(err) : void portalExport(req, res, done)));
     }

@@ -16,6 +16,12 @@ const toSettings = (r: Row): RetentionSettings => ({
   updatedBy: r.updated_by,
 });
 
+interface Keeper {
+  memory_id: string;
+  keep: number;
+  n: number;
+}
+
 const unset: RetentionSettings = { deletedDays: null, supersededDays: null, updatedAt: null, updatedBy: null };
 
 /** Retention settings and the superseded-version purge in the embedded database. */
@@ -30,17 +36,19 @@ export function createEmbeddedRetentionStore(db: EmbeddedDatabase): RetentionSto
     `SELECT * FROM retention_settings WHERE tenant_id > ? AND (deleted_days IS NOT NULL OR superseded_days IS NOT NULL)
      ORDER BY tenant_id LIMIT ?`,
   );
-  // Per memory, the newest version created before the cutoff; only memories with older versions left.
+  // The next memories (in id order, along the (tenant_id, memory_id, version) index) with versions
+  // before the cutoff: per memory the newest of them, which stays, and how many there are.
   const keepers = db.prepare(
-    `SELECT memory_id, MAX(version) AS keep FROM memory_versions WHERE tenant_id = ? AND created_at < ?
-     GROUP BY memory_id HAVING COUNT(*) > 1 LIMIT ?`,
+    `SELECT memory_id, MAX(version) AS keep, COUNT(*) AS n FROM memory_versions
+     WHERE tenant_id = ? AND memory_id > ? AND created_at < ?
+     GROUP BY memory_id ORDER BY memory_id LIMIT ?`,
   );
   const purge = db.prepare('DELETE FROM memory_versions WHERE memory_id = ? AND tenant_id = ? AND version < ?');
-  const purgeTx = db.transaction((tenantId: string, cutoff: string, maxMemories: number) => {
+  // Only the deletes hold the write lock. Reading first is safe: a version written meanwhile is newer
+  // than `keep`, and only versions older than `keep` are deleted.
+  const purgeTx = db.transaction((tenantId: string, keepers: readonly Keeper[]) => {
     let removed = 0;
-    for (const k of keepers.all([tenantId, cutoff, maxMemories]) as { memory_id: string; keep: number }[]) {
-      removed += purge.run([k.memory_id, tenantId, Number(k.keep)]).changes;
-    }
+    for (const k of keepers) removed += purge.run([k.memory_id, tenantId, Number(k.keep)]).changes;
     return removed;
   });
 
@@ -56,8 +64,11 @@ export function createEmbeddedRetentionStore(db: EmbeddedDatabase): RetentionSto
     async listLimited(afterTenantId, limit) {
       return (limited.all([afterTenantId ?? '', limit]) as Row[]).map((r) => ({ tenantId: r.tenant_id, settings: toSettings(r) }));
     },
-    async purgeSupersededVersions(tenantId, cutoff, maxMemories) {
-      return purgeTx.immediate(tenantId, cutoff, maxMemories);
+    async purgeSupersededVersions(tenantId, cutoff, afterMemoryId, maxMemories) {
+      const page = keepers.all([tenantId, afterMemoryId ?? '', cutoff, maxMemories]) as Keeper[];
+      const purgeable = page.filter((k) => Number(k.n) > 1);
+      const removed = purgeable.length === 0 ? 0 : purgeTx.immediate(tenantId, purgeable);
+      return { removed, next: page.length < maxMemories ? null : page[page.length - 1]!.memory_id };
     },
   };
 }

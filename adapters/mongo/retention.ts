@@ -21,7 +21,7 @@ const toSettings = (d: RetentionDoc): RetentionSettings => ({
 export async function createMongoRetentionStore(db: Db): Promise<RetentionStore> {
   const settings: Collection<RetentionDoc> = db.collection<RetentionDoc>('retention_settings');
   const versions: Collection<VersionDoc> = db.collection<VersionDoc>(MEMORY_COLLECTION_NAMES.versions);
-  await versions.createIndex({ tenantId: 1, createdAt: 1 }, { name: 'memory_versions_tenant_created' });
+  // The walk below follows the versions' own (tenantId, memoryId, version) index (memory-collections.ts).
 
   return {
     async get(tenantId) {
@@ -44,22 +44,33 @@ export async function createMongoRetentionStore(db: Db): Promise<RetentionStore>
         .toArray();
       return docs.map((d) => ({ tenantId: d._id, settings: toSettings(d) }));
     },
-    async purgeSupersededVersions(tenantId, cutoff, maxMemories) {
-      // Per memory, the newest version created before the cutoff; only memories with older versions left.
-      const keepers = await versions
-        .aggregate<{ _id: string; keep: number }>([
-          { $match: { tenantId, createdAt: { $lt: cutoff } } },
-          { $group: { _id: '$memoryId', keep: { $max: '$version' }, n: { $sum: 1 } } },
-          { $match: { n: { $gt: 1 } } },
-          { $limit: maxMemories },
-          { $project: { keep: 1 } },
-        ])
-        .toArray();
-      let removed = 0;
-      for (const k of keepers) {
-        removed += (await versions.deleteMany({ tenantId, memoryId: k._id, version: { $lt: k.keep } })).deletedCount;
+    async purgeSupersededVersions(tenantId, cutoff, afterMemoryId, maxMemories) {
+      // The next memories in id order with versions before the cutoff: per memory the newest of them
+      // (which stays) and how many there are. Read version by version, so a step reads only its memories.
+      const page = new Map<string, { keep: number; n: number }>();
+      const cursor = versions
+        .find(
+          { tenantId, memoryId: { $gt: afterMemoryId ?? '' }, createdAt: { $lt: cutoff } },
+          { projection: { _id: 0, memoryId: 1, version: 1 } },
+        )
+        .sort({ memoryId: 1, version: 1 });
+      let more = false;
+      for await (const v of cursor) {
+        const seen = page.get(v.memoryId);
+        if (seen) {
+          seen.keep = Math.max(seen.keep, v.version);
+          seen.n += 1;
+        } else if (page.size === maxMemories) {
+          more = true;
+          break;
+        } else page.set(v.memoryId, { keep: v.version, n: 1 });
       }
-      return removed;
+      await cursor.close();
+      let removed = 0;
+      for (const [memoryId, k] of page) {
+        if (k.n > 1) removed += (await versions.deleteMany({ tenantId, memoryId, version: { $lt: k.keep } })).deletedCount;
+      }
+      return { removed, next: more ? [...page.keys()].at(-1)! : null };
     },
   };
 }

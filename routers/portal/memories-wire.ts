@@ -30,7 +30,11 @@ export function fromBulkDeleteBody(body: z.output<typeof portalBulkDeleteInput>)
   const given = [body.ids !== undefined, body.filter !== undefined, body.all !== undefined].filter(Boolean).length;
   if (given !== 1) throw validation('ids', 'give exactly one of ids, filter or all');
   if (body.ids !== undefined) return { ids: body.ids };
-  if (body.filter !== undefined) return { filter: fromPortalFilter(body.filter) };
+  if (body.filter !== undefined) {
+    // `{filter: {}}` would select every memory: "everything" is only ever said with `all: true`.
+    if (Object.values(body.filter).every((v) => v === undefined)) throw validation('filter', 'give at least one condition, or all: true');
+    return { filter: fromPortalFilter(body.filter) };
+  }
   return { all: true };
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../container.js';
 import { createRequestContext } from '../context.js';
+import { AppError } from '../errors.js';
 import { authenticatePortalRequest } from '../portal-procedures.js';
 import type { UserPrincipal } from '../principal.js';
 import type { RequestMeta } from '../services/audit.js';
@@ -21,7 +22,11 @@ export type ExportDocumentText = (services: Services, principal: UserPrincipal, 
  * failure after the first byte cuts the connection, so the document is visibly truncated.
  */
 export function createPortalExportHandler(services: Services, trust: TrustFn, documentText: ExportDocumentText) {
+  // One export of a tenant at a time per process: a step-up token allows several calls while it lasts,
+  // and each export reads the whole tenant.
+  const running = new Set<string>();
   return async (req: IncomingMessage, res: ServerResponse, done: (err?: unknown) => void): Promise<void> => {
+    let tenantId: string | null = null;
     try {
       const ctx = createRequestContext(services, req, res, trust);
       const { principal } = await authenticatePortalRequest(ctx, true, {
@@ -29,18 +34,31 @@ export function createPortalExportHandler(services: Services, trust: TrustFn, do
         permission: EXPORT_PERMISSION,
         stepUp: EXPORT_STEP_UP,
       });
+      if (running.has(principal.tenantId)) {
+        throw new AppError('RATE_LIMITED', 'an export of this tenant is already running; try again when it has finished', {
+          retryAfterSeconds: 10,
+        });
+      }
+      tenantId = principal.tenantId;
+      running.add(tenantId);
+      const pieces = documentText(services, principal, { ip: ctx.ip || null, userAgent: ctx.userAgent });
+      // The attachment headers go out with the first piece: a failure before it answers a plain error body.
+      const first = await pieces.next();
       const day = new Date(services.clock()).toISOString().slice(0, 10);
       res.statusCode = 200;
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Content-Disposition', `attachment; filename="tenant-${principal.tenantId}-export-${day}.json"`);
-      for await (const piece of documentText(services, principal, { ip: ctx.ip || null, userAgent: ctx.userAgent })) {
+      if (!first.done) res.write(first.value);
+      for await (const piece of pieces) {
         if (res.destroyed) break;
         if (!res.write(piece)) await drained(res);
       }
       if (!res.destroyed) res.end();
     } catch (err) {
       done(err);
+    } finally {
+      if (tenantId !== null) running.delete(tenantId);
     }
   };
 }

@@ -21,16 +21,24 @@ export interface ConfiguredRetention {
   settings: RetentionSettings;
 }
 
+/** What one step of the superseded-version purge did, and where the next one starts. */
+export interface PurgeStep {
+  removed: number;
+  next: string | null;
+}
+
 export interface RetentionStore {
   get(tenantId: string): Promise<RetentionSettings>;
   put(tenantId: string, settings: RetentionSettings): Promise<RetentionSettings>;
   /** Tenants with at least one limited setting, in tenant id order after `afterTenantId` (the job's pages). */
   listLimited(afterTenantId: string | null, limit: number): Promise<ConfiguredRetention[]>;
   /**
-   * Purges, in at most `maxMemories` of the tenant's memories, every version that a newer version had
-   * replaced before `cutoff`: per memory, the versions older than its newest version created before
-   * `cutoff` (which itself stays, as do all later ones). Returns how many versions were removed; 0 when
-   * nothing is left to purge.
+   * One step of a walk over the tenant's memories in id order: the next `maxMemories` memories after
+   * `afterMemoryId` that have a version created before `cutoff`, and in each, every version that a
+   * newer version had replaced before `cutoff` — the versions older than its newest version created
+   * before `cutoff` (which itself stays, as do all later ones) — is purged. Returns how many versions
+   * were removed and where the walk goes on (`next`: null once past the tenant's last memory), so a
+   * pass reads each version once and each step is bounded.
    */
-  purgeSupersededVersions(tenantId: string, cutoff: string, maxMemories: number): Promise<number>;
+  purgeSupersededVersions(tenantId: string, cutoff: string, afterMemoryId: string | null, maxMemories: number): Promise<PurgeStep>;
 }

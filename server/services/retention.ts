@@ -17,7 +17,7 @@ import { isoAt, type Clock } from './clock.js';
 
 export const RETENTION_MAX_DAYS = 3650;
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Memories purged per storage call (one short transaction each), and tenants per settings page. */
+/** Memories per step of the purge walk (its deletes in one transaction), and tenants per settings page. */
 export const RETENTION_BATCH = 200;
 const TENANT_PAGE = 100;
 
@@ -45,11 +45,12 @@ export function createRetentionService(deps: { retention: RetentionStore; audit:
   async function purgeTenant(tenantId: string, supersededDays: number): Promise<number> {
     const cutoff = isoAt(clock() - supersededDays * DAY_MS);
     let versions = 0;
-    for (;;) {
-      const removed = await retention.purgeSupersededVersions(tenantId, cutoff, RETENTION_BATCH);
-      if (removed === 0) break;
-      versions += removed;
-    }
+    let after: string | null = null;
+    do {
+      const step = await retention.purgeSupersededVersions(tenantId, cutoff, after, RETENTION_BATCH);
+      versions += step.removed;
+      after = step.next;
+    } while (after !== null);
     if (versions > 0) {
       await audit.record({
         tenantId,

@@ -73,10 +73,13 @@ describe('portal sign-in in a browser', () => {
     await context.close();
 
     const failed = await openPage(browser);
-    await failed.page.goto(
-      `${server.url}/portal/?sso_error=${encodeURIComponent('this sign-in was not started in this browser; start again')}`,
-    );
-    expect(await failed.page.getByRole('alert').textContent()).toContain('this sign-in was not started in this browser');
+    // The callback sends a code only; the page words it, and free text in the URL is never shown.
+    await failed.page.goto(`${server.url}/portal/?sso_error=UNAUTHENTICATED`);
+    expect(await failed.page.getByRole('alert').textContent()).toContain('started in another browser');
+    await failed.page.goto(`${server.url}/portal/?sso_error=${encodeURIComponent('Call +1 555 0100 to unlock your account')}`);
+    const alert = await failed.page.getByRole('alert').textContent();
+    expect(alert).toContain('could not be completed');
+    expect(alert).not.toContain('555');
     await failed.context.close();
   });
 

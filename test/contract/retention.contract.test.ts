@@ -47,6 +47,18 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       expect(after.map((r) => r.tenantId)).not.toContain(a);
     });
 
+    /** A whole pass, as the retention service walks it: the versions removed. */
+    const purgeAll = async (tenantId: string, cutoff: string, step: number) => {
+      let removed = 0;
+      let after: string | null = null;
+      do {
+        const r = await p.retention.purgeSupersededVersions(tenantId, cutoff, after, step);
+        removed += r.removed;
+        after = r.next;
+      } while (after !== null);
+      return removed;
+    };
+
     it('purges versions replaced before the cutoff, keeps the newest version before it and every later one, and only in that tenant', async () => {
       const tenant = randomUUID();
       const other = randomUUID();
@@ -55,8 +67,8 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       await p.seed(tenant, m2, [0]); // a single version: never purged
       await p.seed(tenant, m3, [15, 16]); // replaced after the cutoff: kept
       await p.seed(other, m4, [0, 1, 2]); // another tenant's versions: untouched
-      expect(await p.retention.purgeSupersededVersions(tenant, day(10), 1)).toBe(2);
-      expect(await p.retention.purgeSupersededVersions(tenant, day(10), 1)).toBe(0);
+      expect(await purgeAll(tenant, day(10), 1)).toBe(2);
+      expect(await purgeAll(tenant, day(10), 1)).toBe(0);
       expect(await p.versionsOf(tenant, m1)).toEqual([3, 4]);
       expect(await p.versionsOf(tenant, m2)).toEqual([1]);
       expect(await p.versionsOf(tenant, m3)).toEqual([1, 2]);
@@ -64,12 +76,16 @@ function contract(name: string, open: () => Promise<{ ports: Ports; close(): Pro
       expect(await p.versionsOf(other, m1)).toEqual([]);
     });
 
-    it('handles at most the given number of memories per call', async () => {
+    it('walks the memories in id order, at most the given number per step, until it says there is no next', async () => {
       const tenant = randomUUID();
-      for (let i = 0; i < 3; i++) await p.seed(tenant, randomUUID(), [0, 1]);
-      expect(await p.retention.purgeSupersededVersions(tenant, day(5), 2)).toBe(2);
-      expect(await p.retention.purgeSupersededVersions(tenant, day(5), 2)).toBe(1);
-      expect(await p.retention.purgeSupersededVersions(tenant, day(5), 2)).toBe(0);
+      const ids = [randomUUID(), randomUUID(), randomUUID()].sort();
+      for (const id of ids) await p.seed(tenant, id, [0, 1]);
+      const first = await p.retention.purgeSupersededVersions(tenant, day(5), null, 2);
+      expect(first).toEqual({ removed: 2, next: ids[1] });
+      expect(await p.versionsOf(tenant, ids[2]!)).toEqual([1, 2]); // not reached yet
+      expect(await p.retention.purgeSupersededVersions(tenant, day(5), first.next, 2)).toEqual({ removed: 1, next: null });
+      expect(await p.versionsOf(tenant, ids[2]!)).toEqual([2]);
+      expect(await p.retention.purgeSupersededVersions(tenant, day(5), null, 2)).toEqual({ removed: 0, next: ids[1] });
     });
   });
 }

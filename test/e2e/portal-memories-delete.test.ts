@@ -131,6 +131,8 @@ describe('POST /api/portal/memories/delete', () => {
       { ids: [id], all: true },
       { ids: [id], filter: {} },
       { filter: {}, all: true },
+      { filter: {} },
+      { filter: {}, preview: true },
       { all: false },
       { ids: [] },
       { ids: ['not-a-uuid'] },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, logIn, signUp, type SignedUpUser } from '../support/auth.js';
+import { addToTenant, bearer, logIn, signUp, stepUpToken, type SignedUpUser } from '../support/auth.js';
 import { portalCall, portalLogin } from '../support/portal.js';
 import { http, startTestServer, type TestServer } from '../support/server.js';
 
@@ -53,5 +53,29 @@ describe('portal step-up', () => {
     });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body.code).toBe('CSRF_FAILED');
+  });
+
+  it('is bound to the portal session: a bearer route refuses it, as a portal route refuses a bearer one', async () => {
+    const [owner, member] = await Promise.all([signUp(server.url), signUp(server.url)]);
+    await addToTenant(server.url, owner, member, 'member');
+    const browser = await portalLogin(server.url, owner.email, owner.password);
+    const portalToken = (
+      await portalCall(server.url, browser, 'POST', '/api/portal/step-up', { body: { action: 'members.remove', password: owner.password } })
+    ).body.step_up_token;
+    const viaBearer = await http(server.url, 'DELETE', `/auth/members/${member.userId}`, {
+      headers: { ...bearer(owner.accessToken, owner.tenantId), 'x-step-up-token': portalToken },
+    });
+    expect(viaBearer.status).toBe(403);
+    expect(viaBearer.body.code).toBe('STEP_UP_REQUIRED');
+    const bearerToken = await stepUpToken(server.url, owner, 'members.remove');
+    const viaPortal = await portalCall(server.url, browser, 'DELETE', `/api/portal/members/${member.userId}`, {
+      headers: { 'x-step-up-token': bearerToken },
+    });
+    expect(viaPortal.status).toBe(403);
+    expect(viaPortal.body.code).toBe('STEP_UP_REQUIRED');
+    const withOwn = await portalCall(server.url, browser, 'DELETE', `/api/portal/members/${member.userId}`, {
+      headers: { 'x-step-up-token': portalToken },
+    });
+    expect(withOwn.status).toBe(200);
   });
 });

@@ -102,6 +102,7 @@ describe('the cookie is the only credential', () => {
         const res = await http(server.url, route.method, urlOf(route), { headers, body });
         expect(res.status, `${JSON.stringify(Object.keys(headers))}: ${res.text.slice(0, 200)}`).toBe(401);
         expect(res.body.code).toBe('UNAUTHENTICATED');
+        expect(res.headers.get('cache-control')).toBe('no-store');
       }
     });
   }
@@ -183,4 +184,25 @@ describe('the same doors on /trpc, where the web portal calls them', () => {
       if (route.type === 'mutation') expect((await trpcCall(route, {})).status).toBe(403);
     });
   }
+});
+
+describe('a suspended tenant', () => {
+  /** The routes about the signed-in user rather than a tenant: they let members of a suspended tenant move on. */
+  const userRoutes = ['portal.createTenant', 'portal.session', 'portal.tenants'];
+  it("refuses every tenant route with 403 TENANT_SUSPENDED; only the user's own routes answer", async () => {
+    const owner = await signUp(server.url);
+    const browser = await portalLogin(server.url, owner.email, owner.password);
+    await server.services.tenants.setStatus(owner.tenantId, 'suspended', { ip: null, userAgent: null });
+    const answered: string[] = [];
+    for (const route of routes.filter((r) => r.name !== 'portal.logout')) {
+      const res = await portalCall(server.url, browser, route.method, urlOf(route), {
+        tenantId: owner.tenantId,
+        ...(route.method === 'GET' ? {} : { body: {} }),
+      });
+      if (res.body?.code === 'TENANT_SUSPENDED') expect(res.status).toBe(403);
+      else answered.push(route.name);
+    }
+    expect(answered.sort()).toEqual(userRoutes);
+    expect((await portalCall(server.url, browser, 'POST', '/api/portal/logout', { tenantId: owner.tenantId })).status).toBe(200);
+  });
 });

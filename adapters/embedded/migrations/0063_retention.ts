@@ -2,7 +2,7 @@ import type { Migration } from './migration.js';
 
 /**
  * Per-tenant retention (`/api/portal/retention`): null keeps forever. The index lets the retention job
- * find a tenant's versions created before a cutoff without reading every version of every tenant.
+ * walk one tenant's versions in memory order (the table's key starts with memory_id, not the tenant).
  */
 export const retentionMigration: Migration = {
   id: 63,
@@ -15,6 +15,6 @@ export const retentionMigration: Migration = {
       updated_at      TEXT NOT NULL,
       updated_by      TEXT
     );
-    CREATE INDEX memory_versions_tenant_created ON memory_versions(tenant_id, created_at);
+    CREATE INDEX memory_versions_tenant_memory ON memory_versions(tenant_id, memory_id, version);
   `,
 };

@@ -1,6 +1,17 @@
-import { PagePlaceholder } from '../../ui';
+import { PageHeader } from '../../ui';
+import './data.css';
+import { ExportCard } from './ExportCard';
+import { RetentionCard } from './RetentionCard';
+import { usePermissions } from './usePermissions';
 
-/** Placeholder: replace this folder with the Data page. */
+/** The Data page: export everything the tenant stores, and how long replaced versions are kept. */
 export default function DataPage() {
-  return <PagePlaceholder title="Data" purpose="Export this tenant's data and set how long memories are retained." />;
+  const permissions = usePermissions();
+  return (
+    <>
+      <PageHeader title="Data" />
+      <ExportCard allowed={permissions && permissions.has('data:export')} />
+      <RetentionCard allowed={permissions && permissions.has('retention:override')} />
+    </>
+  );
 }

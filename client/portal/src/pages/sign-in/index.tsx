@@ -43,7 +43,7 @@ export default function SignInPage() {
         {ssoError && (
           <div className="banner banner-error" role="alert">
             <strong>Single sign-on failed</strong>
-            <p>{ssoError}</p>
+            <p>{ssoFailureText(ssoError)}</p>
           </div>
         )}
         <form onSubmit={submit} className="form" aria-label="Sign in with email and password">
@@ -68,4 +68,20 @@ export default function SignInPage() {
       </div>
     </main>
   );
+}
+
+/**
+ * The server sends only an error code back from the provider's redirect (never free text, which anyone
+ * could put in the URL); the page words it.
+ */
+const SSO_FAILURES: Record<string, string> = {
+  UNAUTHENTICATED:
+    'The sign-in could not be completed: it was refused, took too long or was started in another browser. Please start again.',
+  FORBIDDEN: 'This account may not sign in here. Ask an administrator of your organisation.',
+  RATE_LIMITED: 'Too many sign-in attempts from here. Wait a few minutes and try again.',
+  DEPENDENCY_UNAVAILABLE: 'The identity provider could not be reached. Try again shortly.',
+};
+
+function ssoFailureText(code: string): string {
+  return SSO_FAILURES[code] ?? 'The sign-in could not be completed. Please start again.';
 }
