@@ -13,5 +13,5 @@ export { Select, type SelectOption } from './Select';
 export { Loading, Spinner } from './Spinner';
 export { StepUpCancelled, StepUpDialog, stepUpContext, useStepUp } from './StepUp';
 export { TextField } from './TextField';
-export { useUrlState } from './useUrlState';
+export { useUrlPatch, useUrlState } from './useUrlState';
 export { usePermissions, type Permissions } from './usePermissions';

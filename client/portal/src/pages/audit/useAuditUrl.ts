@@ -1,5 +1,6 @@
 import { useCallback } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { useSearch } from 'wouter';
+import { useUrlPatch } from '../../ui';
 
 export interface AuditFilters {
   type: string;
@@ -11,20 +12,15 @@ export interface AuditFilters {
 
 const KEYS = ['type', 'actor', 'from', 'to'] as const;
 
-/**
- * The audit page's filters and page number in the query string. The kit's `useUrlState` sets one key
- * per navigation (two calls in one handler would overwrite each other), so applying the filters and
- * going back to page 1 is done here in one replace.
- */
+/** The audit page's filters and page number in the query string; applying filters returns to page 1 in the same step. */
 export function useAuditUrl(): {
   filters: AuditFilters;
   page: number;
   apply: (filters: AuditFilters) => void;
   setPage: (page: number) => void;
 } {
-  const search = useSearch();
-  const [location, navigate] = useLocation();
-  const params = new URLSearchParams(search);
+  const params = new URLSearchParams(useSearch());
+  const patch = useUrlPatch();
   const filters: AuditFilters = {
     type: params.get('type') ?? '',
     actor: params.get('actor') ?? '',
@@ -34,27 +30,10 @@ export function useAuditUrl(): {
   const pageParam = Number(params.get('page') ?? '1');
   const page = Number.isInteger(pageParam) && pageParam >= 1 ? pageParam : 1;
 
-  const write = useCallback(
-    (change: (p: URLSearchParams) => void) => {
-      const next = new URLSearchParams(search);
-      change(next);
-      const query = next.toString();
-      navigate(query ? `${location}?${query}` : location, { replace: true });
-    },
-    [search, location, navigate],
-  );
   const apply = useCallback(
-    (f: AuditFilters) =>
-      write((p) => {
-        for (const key of KEYS) {
-          const value = f[key].trim();
-          if (value) p.set(key, value);
-          else p.delete(key);
-        }
-        p.delete('page');
-      }),
-    [write],
+    (f: AuditFilters) => patch({ ...Object.fromEntries(KEYS.map((key) => [key, f[key].trim()])), page: '' }),
+    [patch],
   );
-  const setPage = useCallback((n: number) => write((p) => (n <= 1 ? p.delete('page') : p.set('page', String(n)))), [write]);
+  const setPage = useCallback((n: number) => patch({ page: n <= 1 ? '' : String(n) }), [patch]);
   return { filters, page, apply, setPage };
 }

@@ -1,11 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { trpc } from '../../api';
-import { ErrorBanner, Loading, PageHeader, Select, useUrlState } from '../../ui';
+import { ErrorBanner, Loading, PageHeader, Select, useUrlPatch, useUrlState } from '../../ui';
 import { useMyAccess } from '../members/permissions';
 import { ObjectDetail } from './ObjectDetail';
 import { ObjectList } from './ObjectList';
 import { TypePicker } from './TypePicker';
-import { useUrlPatch } from './useUrlPatch';
 
 const STATUSES = ['INCOMPLETE', 'ENRICHING', 'PARTIALLY_COMPLETE', 'COMPLETE'] as const;
 

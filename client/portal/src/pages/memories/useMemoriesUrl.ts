@@ -1,5 +1,6 @@
 import { useCallback, useMemo } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { useSearch } from 'wouter';
+import { useUrlPatch } from '../../ui';
 import { dayEnd, dayStart } from './format';
 import { isSearchMode, PAGE_SIZE } from './options';
 import type { ListInput, MemoryFilter, SearchMode } from './types';
@@ -24,28 +25,19 @@ export type UrlValues = Record<UrlKey, string>;
 export const FILTER_KEYS = ['q', 'type', 'sensitivity', 'status', 'contradiction', 'namespace', 'from', 'to'] as const;
 
 /**
- * The page's whole view in the query string, like the kit's `useUrlState` but able to change several
- * keys in one navigation (a filter change also resets the page). Changes push a history entry, so
- * back and forward step through filters, searches and the open memory; a reload restores them.
+ * The page's whole view in the query string (the kit's `useUrlPatch`: a filter change also resets the
+ * page in the same step; back and forward step through filters, searches and the open memory).
  */
 export function useMemoriesUrl() {
   const search = useSearch();
-  const [location, navigate] = useLocation();
+  const patch = useUrlPatch();
   const values = useMemo(() => {
     const params = new URLSearchParams(search);
     return Object.fromEntries(KEYS.map((k) => [k, params.get(k) ?? ''])) as UrlValues;
   }, [search]);
   const update = useCallback(
-    (changes: Partial<UrlValues>) => {
-      const params = new URLSearchParams(search);
-      for (const [key, value] of Object.entries(changes)) {
-        if (value) params.set(key, value);
-        else params.delete(key);
-      }
-      const query = params.toString();
-      navigate(query ? `${location}?${query}` : location);
-    },
-    [search, location, navigate],
+    (changes: Partial<UrlValues>) => patch(Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, v ?? '']))),
+    [patch],
   );
   return { values, update };
 }
