@@ -60,6 +60,7 @@ try {
   const password = 'correct horse battery staple';
   const user = await post('/auth/signup', { email, password, name: 'Ada Lovelace' });
   await post('/auth/tenants', { name: 'Analytical Engines Ltd' }, { authorization: `Bearer ${user.access_token}` });
+  await seed(base, post, user.access_token);
 
   const shoot = async (viewport: { width: number; height: number }, name: string, steps: (page: Page) => Promise<void>) => {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
@@ -88,7 +89,12 @@ try {
     await page.getByRole('button', { name: /switch tenant/ }).click();
     await page.getByRole('menuitem', { name: 'Create tenant…' }).waitFor();
   });
-  await shoot(laptop, 'settings', (page) => signIn(page, 'settings'));
+  for (const name of ['dashboard', 'credentials', 'memories', 'knowledge', 'audit', 'members', 'data', 'settings']) {
+    await shoot(laptop, name, async (page) => {
+      await signIn(page, name);
+      await page.waitForLoadState('networkidle');
+    });
+  }
   await shoot({ width: 390, height: 844 }, 'phone', async (page) => {
     await signIn(page, 'settings');
     await page.getByRole('button', { name: 'Menu' }).click();
@@ -97,4 +103,28 @@ try {
   await browser.close();
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** A tenant with something to show: an API key, memories written and searched with it, knowledge objects. */
+async function seed(base: string, post: (url: string, body: unknown, headers?: Record<string, string>) => Promise<unknown>, token: string) {
+  const scopes = ['memories:read', 'memories:write', 'knowledge:read', 'knowledge:write', 'usage:read'];
+  const key = (await post('/api-keys', { name: 'notebook agent', scopes }, { authorization: `Bearer ${token}` })) as { secret: string };
+  const withKey = { 'x-api-key': key.secret };
+  const facts = [
+    'Ada prefers tea to coffee in the afternoon.',
+    'The Analytical Engine design uses punched cards for programs.',
+    'Charles Babbage is working on the Difference Engine No. 2.',
+    'Ada is writing notes on the Bernoulli numbers algorithm.',
+    'The team meets every Tuesday at the Royal Society.',
+    'Ada lives in London with her family.',
+  ];
+  for (const content of facts) await post('/memories', { content, tags: ['notes'] }, withKey);
+  await post('/v1/knowledge/person', { fields: { name: 'Charles Babbage', job_title: 'Mathematician', employer: 'Cambridge' } }, withKey);
+  await post('/v1/knowledge/organization', { fields: { name: 'Royal Society', website: 'https://royalsociety.org' } }, withKey);
+  for (let i = 0; i < 100; i++) {
+    const usage = (await (await fetch(`${base}/usage`, { headers: withKey })).json()) as { pending_writes?: number };
+    if (usage.pending_writes === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await fetch(`${base}/memories/search?q=${encodeURIComponent('what does Ada drink')}`, { headers: withKey });
 }

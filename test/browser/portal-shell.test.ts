@@ -103,7 +103,9 @@ describe('portal shell in a browser', () => {
         await page.getByRole('button', { name: 'Menu' }).click();
         expect(await page.getByRole('link', { name: 'Members' }).isVisible()).toBe(true);
         // A long email in the top bar shrinks with an ellipsis: the page never scrolls sideways.
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page
+          .locator('html')
+          .evaluate((html: { scrollWidth: number; clientWidth: number }) => html.scrollWidth - html.clientWidth);
         expect(overflow).toBeLessThanOrEqual(0);
       }
       await context.close();
