@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { trpc } from '../../api';
-import { ErrorBanner, Loading, PageHeader } from '../../ui';
-import { useMyAccess } from '../members/permissions';
+import { ErrorBanner, Loading, PageHeader, usePermissions } from '../../ui';
 import { RequestForm } from './RequestForm';
 import { RequestsTable } from './RequestsTable';
 
@@ -11,7 +10,7 @@ import { RequestsTable } from './RequestsTable';
  * a request form, and approve/deny for approvers other than the requester.
  */
 export default function BreakGlassPage() {
-  const access = useMyAccess();
+  const access = usePermissions();
   const requests = useQuery(trpc.portal.breakGlassList.queryOptions({}));
   const members = useQuery(trpc.portal.members.queryOptions({}));
   const [notice, setNotice] = useState('');
@@ -47,7 +46,7 @@ export default function BreakGlassPage() {
       {access.can('break_glass:request') ? (
         <RequestForm />
       ) : (
-        access.ready && <p className="field-hint">Your role ({access.role}) cannot request break-glass access.</p>
+        !access.isPending && <p className="field-hint">Your role ({access.role}) cannot request break-glass access.</p>
       )}
     </>
   );

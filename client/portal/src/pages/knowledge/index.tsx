@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { trpc } from '../../api';
-import { ErrorBanner, Loading, PageHeader, Select, useUrlPatch, useUrlState } from '../../ui';
-import { useMyAccess } from '../members/permissions';
+import { ErrorBanner, Loading, PageHeader, Select, usePermissions, useUrlPatch, useUrlState } from '../../ui';
 import { ObjectDetail } from './ObjectDetail';
 import { ObjectList } from './ObjectList';
 import { TypePicker } from './TypePicker';
@@ -18,7 +17,7 @@ export default function KnowledgePage() {
   const [pageParam, setPage] = useUrlState('page', '1');
   const [selected, setSelected] = useUrlState('object', '');
   const patch = useUrlPatch();
-  const access = useMyAccess();
+  const access = usePermissions();
   const types = useQuery(trpc.portal.knowledgeTypes.queryOptions({}));
   const page = Math.max(1, Number(pageParam) || 1);
   return (

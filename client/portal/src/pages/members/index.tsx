@@ -1,11 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { trpc } from '../../api';
-import { ErrorBanner, Loading, PageHeader } from '../../ui';
+import { ErrorBanner, Loading, PageHeader, usePermissions } from '../../ui';
 import { InviteForm } from './InviteForm';
 import { Invitations } from './Invitations';
 import { MembersTable } from './MembersTable';
 import { RolesPanel } from './RolesPanel';
-import { useMyAccess } from './permissions';
 import { useMemberCall } from './useMemberCall';
 
 /**
@@ -13,7 +12,7 @@ import { useMemberCall } from './useMemberCall';
  * and removals ask for a step-up); every other role sees a read-only list.
  */
 export default function MembersPage() {
-  const access = useMyAccess();
+  const access = usePermissions();
   const members = useQuery(trpc.portal.members.queryOptions({}));
   const calls = useMemberCall();
   const canManage = access.can('members:manage');
@@ -24,7 +23,7 @@ export default function MembersPage() {
         {calls.notice}
       </p>
       <ErrorBanner error={calls.error} title="That did not work" />
-      {access.ready && !canManage && <p className="field-hint">Your role ({access.role}) can see the members but not change them.</p>}
+      {!access.isPending && !canManage && <p className="field-hint">Your role ({access.role}) can see the members but not change them.</p>}
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>
         {members.isPending ? (
