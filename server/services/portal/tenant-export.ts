@@ -27,7 +27,7 @@ export interface TenantExport {
   memories(tenantId: string): AsyncGenerator<{ memory: MemoryRecord; versions: MemoryVersionRecord[] }>;
   /** Every knowledge object of the tenant, in (type, id) order, with each field's provenance. */
   knowledgeObjects(tenantId: string): AsyncGenerator<KnowledgeObjectRecord>;
-  /** Audits `portal.export` with what was written, and whether the whole document reached the client. */
+  /** Audits `portal.export` with what was written, and whether the whole document was handed to the connection (not proof the client read it all). */
   recordExport(actor: { userId: string; tenantId: string }, counts: ExportCounts, complete: boolean, meta: RequestMeta): Promise<void>;
 }
 
