@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, PageHeader } from '../../ui';
+import { Button, PageHeader, usePermissions } from '../../ui';
 import { Filters } from './Filters';
 import { MemoryDetailView } from './MemoryDetail';
 import { MemoryList } from './MemoryList';
@@ -7,7 +7,7 @@ import { SearchForm } from './SearchForm';
 import { SearchResults } from './SearchResults';
 import { useDeleteFlow } from './useDeleteFlow';
 import { modeOf, pageOf, useMemoriesUrl } from './useMemoriesUrl';
-import { usePermissions } from './usePermissions';
+import './memories.css';
 
 /**
  * The memory browser: browse with filters or search (mode selectable), open one memory (`?open=<id>`)
@@ -16,7 +16,9 @@ import { usePermissions } from './usePermissions';
  */
 export default function MemoriesPage() {
   const { values, update } = useMemoriesUrl();
-  const { canWrite, canDelete } = usePermissions();
+  const access = usePermissions();
+  const canWrite = access.can('memories:write');
+  const canDelete = access.can('data:delete');
   const deletion = useDeleteFlow();
   const [cameBack, setCameBack] = useState(false);
   const open = (id: string) => update({ open: id });
