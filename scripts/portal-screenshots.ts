@@ -9,10 +9,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/main.js';
+import { launchBrowser } from '../test/support/browser.js';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/images' }, help: { type: 'boolean' } } });
 if (values.help) {
@@ -32,19 +33,7 @@ const config = loadConfig({
   EMBEDDINGS_PROVIDER: 'hash',
 });
 const server = await startServer(config, createLogger('warn'));
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchBrowser();
 try {
   const base = server.url;
   const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {

@@ -60,15 +60,18 @@ export const patchObjectInput = z.strictObject({
   known_none: knownNoneInput.optional(),
 });
 
+/** A page size of the object lists (the Knowledge API's and the portal's). */
+export const knowledgeListLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(KNOWLEDGE_LIST_MAX_LIMIT, `limit must be at most ${KNOWLEDGE_LIST_MAX_LIMIT}`)
+  .default(KNOWLEDGE_LIST_DEFAULT_LIMIT)
+  .meta({ description: `Page size, 1-${KNOWLEDGE_LIST_MAX_LIMIT} (default ${KNOWLEDGE_LIST_DEFAULT_LIMIT})` });
+
 export const listObjectsInput = z.object({
   type,
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(KNOWLEDGE_LIST_MAX_LIMIT, `limit must be at most ${KNOWLEDGE_LIST_MAX_LIMIT}`)
-    .default(KNOWLEDGE_LIST_DEFAULT_LIMIT)
-    .meta({ description: `Page size, 1-${KNOWLEDGE_LIST_MAX_LIMIT} (default ${KNOWLEDGE_LIST_DEFAULT_LIMIT})` }),
+  limit: knowledgeListLimit,
   completeness_lt: z
     .number()
     .min(0)

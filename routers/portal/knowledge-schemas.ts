@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { OBJECT_STATUSES } from '../../server/services/knowledge/model.js';
-import {
-  KNOWLEDGE_LIST_DEFAULT_LIMIT,
-  KNOWLEDGE_LIST_MAX_LIMIT,
-  enrichmentLogOutput,
-  knowledgeObjectOutput,
-  knowledgeTypeInput,
-} from '../knowledge/schemas.js';
+import { enrichmentLogOutput, knowledgeListLimit, knowledgeObjectOutput, knowledgeTypeInput } from '../knowledge/schemas.js';
 
 /**
  * Shapes of the portal's knowledge pages (`/api/portal/knowledge`). An object is the Knowledge API's
@@ -31,13 +25,7 @@ export const portalKnowledgeTypesOutput = z.object({
 
 export const portalKnowledgeListInput = z.object({
   type: knowledgeTypeInput.shape.type,
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(KNOWLEDGE_LIST_MAX_LIMIT, `limit must be at most ${KNOWLEDGE_LIST_MAX_LIMIT}`)
-    .default(KNOWLEDGE_LIST_DEFAULT_LIMIT)
-    .meta({ description: `Page size, 1-${KNOWLEDGE_LIST_MAX_LIMIT} (default ${KNOWLEDGE_LIST_DEFAULT_LIMIT})` }),
+  limit: knowledgeListLimit,
   offset: z
     .number()
     .int()
